@@ -1,0 +1,36 @@
+//! The Daimon's appraisal (used by daimon, daimon_complex).
+
+use serde::{Deserialize, Serialize};
+use structured_runtime::StructuredOutput;
+
+/// An emotional appraisal as a PAD vector and a Plutchik label.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, StructuredOutput)]
+pub struct DaimonAppraisal {
+    /// Pleasure dimension.
+    #[range(-1.0, 1.0)]
+    pub pleasure: f64,
+    /// Arousal dimension.
+    #[range(-1.0, 1.0)]
+    pub arousal: f64,
+    /// Dominance dimension.
+    #[range(-1.0, 1.0)]
+    pub dominance: f64,
+    /// Primary Plutchik emotion label.
+    #[enum_values(
+        "joy",
+        "trust",
+        "fear",
+        "surprise",
+        "sadness",
+        "disgust",
+        "anger",
+        "anticipation"
+    )]
+    pub primary_emotion: String,
+    /// Optional secondary emotion (blended states).
+    pub secondary_emotion: Option<String>,
+    /// What triggered this appraisal.
+    pub trigger: String,
+    /// How this should bias memory retrieval.
+    pub memory_bias: String,
+}

@@ -1,0 +1,550 @@
+//! Each attribute → a typed value with its span. An unknown key, a duplicate, or a bad literal is
+//! an error at that token; parsing goes on so every mistake is reported at once.
+
+use proc_macro2::Span;
+use syn::parse::Parser;
+use syn::punctuated::Punctuated;
+use syn::spanned::Spanned as _;
+use syn::{Attribute, Expr, ExprLit, Lit, Token, UnOp};
+
+use crate::case::RenameRule;
+use crate::ctxt::Ctxt;
+
+/// A value with the span of the token it came from.
+#[derive(Debug, Clone)]
+pub struct Spanned<T> {
+    pub value: T,
+    pub span: Span,
+}
+
+/// `#[structured(...)]` on the type.
+#[derive(Default)]
+pub struct ContainerAttrs {
+    pub name: Option<Spanned<String>>,
+    pub description: Option<String>,
+}
+
+/// What serde reads differently from the plain declaration. `default` is not here on purpose:
+/// strict mode allows no optional property, so a defaulted field stays required in the schema.
+#[derive(Default)]
+pub struct SerdeContainer {
+    pub rename_all: Option<RenameRule>,
+}
+
+#[derive(Default)]
+pub struct SerdeField {
+    pub rename: Option<String>,
+    pub skip: bool,
+}
+
+/// A numeric literal bound of `#[range]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum BoundValue {
+    Int(i128),
+    Float(f64),
+}
+
+impl BoundValue {
+    pub fn as_f64(self) -> f64 {
+        match self {
+            BoundValue::Int(i) => i as f64,
+            BoundValue::Float(f) => f,
+        }
+    }
+}
+
+impl std::fmt::Display for BoundValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BoundValue::Int(i) => write!(f, "{i}"),
+            BoundValue::Float(x) => write!(f, "{x:?}"),
+        }
+    }
+}
+
+/// `#[range(min, max)]`, `#[range(min = ..)]`, `#[range(max = ..)]`.
+pub struct RangeAttr {
+    /// The `range` path of the attribute.
+    pub span: Span,
+    pub min: Option<Spanned<BoundValue>>,
+    pub max: Option<Spanned<BoundValue>>,
+}
+
+/// `#[enum_values("a", ...)]`.
+pub struct EnumValuesAttr {
+    pub span: Span,
+    pub values: Vec<Spanned<String>>,
+}
+
+/// The field attributes of this crate.
+#[derive(Default)]
+pub struct FieldAttrs {
+    pub range: Option<RangeAttr>,
+    pub enum_values: Option<EnumValuesAttr>,
+}
+
+/// Attribute names this derive owns.
+pub const RANGE: &str = "range";
+pub const ENUM_VALUES: &str = "enum_values";
+pub const FALLBACK_KEYWORD: &str = "fallback_keyword";
+pub const STRUCTURED: &str = "structured";
+
+/// The `///` doc comment, compacted: lines of a paragraph joined by spaces, paragraphs by newlines.
+pub fn doc(attrs: &[Attribute]) -> Option<String> {
+    let mut paragraphs: Vec<String> = Vec::new();
+    let mut current = String::new();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("doc")) {
+        let syn::Meta::NameValue(nv) = &attr.meta else {
+            continue;
+        };
+        let Expr::Lit(ExprLit {
+            lit: Lit::Str(s), ..
+        }) = &nv.value
+        else {
+            continue;
+        };
+        for line in s.value().lines() {
+            let line = line.trim();
+            if line.is_empty() {
+                if !current.is_empty() {
+                    paragraphs.push(std::mem::take(&mut current));
+                }
+            } else {
+                if !current.is_empty() {
+                    current.push(' ');
+                }
+                current.push_str(line);
+            }
+        }
+    }
+    if !current.is_empty() {
+        paragraphs.push(current);
+    }
+    (!paragraphs.is_empty()).then(|| paragraphs.join("\n"))
+}
+
+pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
+    let mut out = ContainerAttrs::default();
+    let mut description_span: Option<Span> = None;
+    for attr in attrs {
+        if is_field_attr(attr) {
+            cx.error_spanned_by(
+                attr.path(),
+                format!("#[{}] goes on a field, not on the type", path_name(attr)),
+            );
+            continue;
+        }
+        if !attr.path().is_ident(STRUCTURED) {
+            continue;
+        }
+        let result = attr.parse_nested_meta(|meta| {
+            let key = meta.path.get_ident().map(ToString::to_string).unwrap_or_default();
+            match key.as_str() {
+                "name" => {
+                    let lit: syn::LitStr = meta.value()?.parse()?;
+                    if out.name.is_some() {
+                        cx.error_spanned_by(&meta.path, "duplicate attribute key `name`");
+                    } else {
+                        out.name = Some(Spanned { value: lit.value(), span: lit.span() });
+                    }
+                }
+                "description" => {
+                    let lit: syn::LitStr = meta.value()?.parse()?;
+                    if description_span.is_some() {
+                        cx.error_spanned_by(&meta.path, "duplicate attribute key `description`");
+                    } else {
+                        description_span = Some(lit.span());
+                        out.description = Some(lit.value());
+                    }
+                }
+                _ => {
+                    cx.error_spanned_by(
+                        &meta.path,
+                        format!(
+                            "unknown attribute key `{}`: #[structured] takes `name = \"..\"` and `description = \"..\"`",
+                            path_text(&meta.path)
+                        ),
+                    );
+                    skip_value(&meta)?;
+                }
+            }
+            Ok(())
+        });
+        if let Err(e) = result {
+            cx.syn_error(e);
+        }
+    }
+    out
+}
+
+/// Field (or variant) attributes of this crate. `what` names the item in messages.
+pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
+    let mut out = FieldAttrs::default();
+    for attr in attrs {
+        let path = attr.path();
+        if path.is_ident(RANGE) {
+            let parsed = range(cx, attr);
+            if out.range.is_some() {
+                cx.error_spanned_by(
+                    path,
+                    "duplicate #[range] attribute: write both bounds in one #[range(min, max)]",
+                );
+            } else {
+                out.range = parsed;
+            }
+        } else if path.is_ident(ENUM_VALUES) {
+            let parsed = enum_values(cx, attr);
+            if out.enum_values.is_some() {
+                cx.error_spanned_by(path, "duplicate #[enum_values] attribute: list every value in one #[enum_values(..)]");
+            } else {
+                out.enum_values = parsed;
+            }
+        } else if path.is_ident(FALLBACK_KEYWORD) {
+            cx.error_spanned_by(
+                path,
+                "#[fallback_keyword] is not supported yet: this version generates no `from_text` fallback; remove the attribute",
+            );
+        } else if path.is_ident(STRUCTURED) {
+            cx.error_spanned_by(
+                path,
+                "#[structured(..)] goes on the type; on a field use #[range(..)] or #[enum_values(..)], and a `///` comment for its description",
+            );
+        }
+    }
+    out
+}
+
+fn is_field_attr(attr: &Attribute) -> bool {
+    let p = attr.path();
+    p.is_ident(RANGE) || p.is_ident(ENUM_VALUES) || p.is_ident(FALLBACK_KEYWORD)
+}
+
+fn path_name(attr: &Attribute) -> String {
+    path_text(attr.path())
+}
+
+fn path_text(path: &syn::Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
+}
+
+/// Consumes `= value` or `(..)` after an unknown key so parsing can go on.
+fn skip_value(meta: &syn::meta::ParseNestedMeta) -> syn::Result<()> {
+    if meta.input.peek(Token![=]) {
+        meta.value()?.parse::<Expr>()?;
+    } else if meta.input.peek(syn::token::Paren) {
+        let _content;
+        syn::parenthesized!(_content in meta.input);
+    }
+    Ok(())
+}
+
+fn args(cx: &Ctxt, attr: &Attribute) -> Option<Punctuated<Expr, Token![,]>> {
+    let list = match &attr.meta {
+        syn::Meta::List(list) => list,
+        other => {
+            cx.error_spanned_by(
+                other,
+                format!("#[{0}] needs arguments: #[{0}(..)]", path_name(attr)),
+            );
+            return None;
+        }
+    };
+    match Punctuated::<Expr, Token![,]>::parse_terminated.parse2(list.tokens.clone()) {
+        Ok(args) => Some(args),
+        Err(e) => {
+            cx.syn_error(e);
+            None
+        }
+    }
+}
+
+const RANGE_FORMS: &str =
+    "write #[range(min, max)], #[range(min = ..)] or #[range(max = ..)], e.g. #[range(0.0, 1.0)]";
+
+fn range(cx: &Ctxt, attr: &Attribute) -> Option<RangeAttr> {
+    let span = attr.path().span();
+    let args = args(cx, attr)?;
+    let mut positional = Vec::new();
+    let mut min: Option<Spanned<BoundValue>> = None;
+    let mut max: Option<Spanned<BoundValue>> = None;
+    let mut named = false;
+    let mut ok = true;
+    for arg in &args {
+        match arg {
+            Expr::Assign(assign) => {
+                named = true;
+                let key = match &*assign.left {
+                    Expr::Path(p) => p.path.get_ident().map(ToString::to_string),
+                    _ => None,
+                };
+                let slot = match key.as_deref() {
+                    Some("min") => &mut min,
+                    Some("max") => &mut max,
+                    _ => {
+                        let left = &assign.left;
+                        cx.error_spanned_by(
+                            left,
+                            format!(
+                                "unknown attribute key `{}`: #[range] takes `min` and `max`",
+                                quote::quote!(#left)
+                            ),
+                        );
+                        ok = false;
+                        continue;
+                    }
+                };
+                let value = bound(cx, &assign.right);
+                if slot.is_some() {
+                    cx.error_spanned_by(
+                        &assign.left,
+                        format!("duplicate attribute key `{}`", key.unwrap_or_default()),
+                    );
+                    ok = false;
+                } else if let Some(v) = value {
+                    *slot = Some(v);
+                } else {
+                    ok = false;
+                }
+            }
+            other => match bound(cx, other) {
+                Some(v) => positional.push((v, other)),
+                None => ok = false,
+            },
+        }
+    }
+    if named && !positional.is_empty() {
+        cx.error_spanned_by(
+            positional[0].1,
+            format!("mix of positional and named bounds: {RANGE_FORMS}"),
+        );
+        return None;
+    }
+    if !named {
+        match positional.len() {
+            2 => {
+                let mut it = positional.into_iter();
+                min = it.next().map(|p| p.0);
+                max = it.next().map(|p| p.0);
+            }
+            0 if ok => {
+                cx.error_at(span, format!("#[range] needs bounds: {RANGE_FORMS}"));
+                return None;
+            }
+            1 => {
+                cx.error_spanned_by(
+                    positional[0].1,
+                    format!("one positional bound is ambiguous: {RANGE_FORMS}"),
+                );
+                return None;
+            }
+            n if n > 2 => {
+                cx.error_spanned_by(
+                    positional[2].1,
+                    format!("#[range] takes two bounds, found {n}: {RANGE_FORMS}"),
+                );
+                return None;
+            }
+            _ => {}
+        }
+    }
+    if !ok {
+        return None;
+    }
+    Some(RangeAttr { span, min, max })
+}
+
+/// A numeric literal, optionally negated.
+fn bound(cx: &Ctxt, expr: &Expr) -> Option<Spanned<BoundValue>> {
+    let (negative, inner) = match expr {
+        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => (true, &*u.expr),
+        other => (false, other),
+    };
+    let span = expr.span();
+    let value = match inner {
+        Expr::Lit(ExprLit {
+            lit: Lit::Int(i), ..
+        }) => match i.base10_parse::<i128>() {
+            Ok(v) => BoundValue::Int(if negative { -v } else { v }),
+            Err(_) => {
+                cx.error_spanned_by(expr, "range bound does not fit in 128 bits");
+                return None;
+            }
+        },
+        Expr::Lit(ExprLit {
+            lit: Lit::Float(f), ..
+        }) => match f.base10_parse::<f64>() {
+            Ok(v) if v.is_finite() => BoundValue::Float(if negative { -v } else { v }),
+            _ => {
+                cx.error_spanned_by(expr, "range bound must be a finite number");
+                return None;
+            }
+        },
+        _ => {
+            cx.error_spanned_by(
+                expr,
+                format!(
+                    "range bounds must be numeric literals, found `{}`: write the number itself, e.g. #[range(0.0, 1.0)]",
+                    quote::quote!(#expr)
+                ),
+            );
+            return None;
+        }
+    };
+    Some(Spanned { value, span })
+}
+
+fn enum_values(cx: &Ctxt, attr: &Attribute) -> Option<EnumValuesAttr> {
+    let span = attr.path().span();
+    let args = args(cx, attr)?;
+    if args.is_empty() {
+        cx.error_at(
+            span,
+            "#[enum_values] needs at least one value, e.g. #[enum_values(\"low\", \"high\")]",
+        );
+        return None;
+    }
+    let mut values: Vec<Spanned<String>> = Vec::new();
+    let mut ok = true;
+    for arg in &args {
+        match arg {
+            Expr::Lit(ExprLit {
+                lit: Lit::Str(s), ..
+            }) => {
+                let value = s.value();
+                if values.iter().any(|v| v.value == value) {
+                    cx.error_spanned_by(
+                        s,
+                        format!("duplicate enum value {value:?}: each value may be listed once"),
+                    );
+                    ok = false;
+                } else {
+                    values.push(Spanned {
+                        value,
+                        span: s.span(),
+                    });
+                }
+            }
+            other => {
+                cx.error_spanned_by(
+                    other,
+                    format!(
+                        "enum values must be string literals, found `{}`: write \"{}\"",
+                        quote::quote!(#other),
+                        quote::quote!(#other).to_string().trim_matches('"')
+                    ),
+                );
+                ok = false;
+            }
+        }
+    }
+    ok.then_some(EnumValuesAttr { span, values })
+}
+
+/// serde keys that change the JSON shape in ways a strict schema cannot follow.
+const SERDE_CONTAINER_UNSUPPORTED: &[(&str, &str)] = &[
+    (
+        "tag",
+        "internally tagged enums carry data; StructuredOutput enums are unit-only string enums",
+    ),
+    (
+        "content",
+        "adjacently tagged enums carry data; StructuredOutput enums are unit-only string enums",
+    ),
+    (
+        "untagged",
+        "an untagged enum matches several shapes; declare one struct per shape instead",
+    ),
+    (
+        "transparent",
+        "a transparent wrapper has no properties; use the inner type as the field type",
+    ),
+    (
+        "from",
+        "`from` reads another type's shape; derive StructuredOutput on that type instead",
+    ),
+    (
+        "try_from",
+        "`try_from` reads another type's shape; derive StructuredOutput on that type instead",
+    ),
+    ("remote", "derive StructuredOutput on a local type instead"),
+];
+
+const SERDE_FIELD_UNSUPPORTED: &[(&str, &str)] = &[
+    ("flatten", "a flattened field has no property of its own; nest it as a field with its own name"),
+    ("alias", "an alias lets serde read a name the schema does not declare; use `rename` for one name"),
+    ("deserialize_with", "a custom deserializer reads a shape the schema cannot know; use a type that derives StructuredOutput"),
+    ("with", "a custom deserializer reads a shape the schema cannot know; use a type that derives StructuredOutput"),
+    ("other", "`other` reads any unknown variant; the schema lists each allowed value"),
+    ("untagged", "an untagged variant carries data; StructuredOutput enums are unit-only string enums"),
+];
+
+/// Reads serde's container attributes. Malformed serde attributes are serde's to report.
+pub fn serde_container(cx: &Ctxt, attrs: &[Attribute]) -> SerdeContainer {
+    let mut out = SerdeContainer::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            let key = path_text(&meta.path);
+            if let Some((_, why)) = SERDE_CONTAINER_UNSUPPORTED.iter().find(|(k, _)| *k == key) {
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!("#[serde({key})] is not supported by StructuredOutput: {why}"),
+                );
+            }
+            match key.as_str() {
+                "rename_all" => {
+                    out.rename_all = deserialize_name(&meta)?.and_then(|s| RenameRule::from_str(&s))
+                }
+                _ => skip_value(&meta)?,
+            }
+            Ok(())
+        });
+    }
+    out
+}
+
+pub fn serde_field(cx: &Ctxt, attrs: &[Attribute]) -> SerdeField {
+    let mut out = SerdeField::default();
+    for attr in attrs.iter().filter(|a| a.path().is_ident("serde")) {
+        let _ = attr.parse_nested_meta(|meta| {
+            let key = path_text(&meta.path);
+            if let Some((_, why)) = SERDE_FIELD_UNSUPPORTED.iter().find(|(k, _)| *k == key) {
+                cx.error_spanned_by(
+                    &meta.path,
+                    format!("#[serde({key})] is not supported by StructuredOutput: {why}"),
+                );
+            }
+            match key.as_str() {
+                "rename" => {
+                    if let Some(name) = deserialize_name(&meta)? {
+                        out.rename = Some(name);
+                    }
+                }
+                "skip" | "skip_deserializing" => out.skip = true,
+                _ => skip_value(&meta)?,
+            }
+            Ok(())
+        });
+    }
+    out
+}
+
+/// `key = "x"` or `key(deserialize = "x", serialize = "y")`: the name serde reads.
+fn deserialize_name(meta: &syn::meta::ParseNestedMeta) -> syn::Result<Option<String>> {
+    if meta.input.peek(Token![=]) {
+        let lit: syn::LitStr = meta.value()?.parse()?;
+        return Ok(Some(lit.value()));
+    }
+    let mut found = None;
+    meta.parse_nested_meta(|inner| {
+        let lit: syn::LitStr = inner.value()?.parse()?;
+        if inner.path.is_ident("deserialize") {
+            found = Some(lit.value());
+        }
+        Ok(())
+    })?;
+    Ok(found)
+}

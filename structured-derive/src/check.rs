@@ -1,0 +1,313 @@
+//! Rules that look at more than one attribute or at the field type. Every rule reports at the
+//! offending token and says how to fix it; `emit` relies on these and reports nothing itself.
+
+use syn::{Data, Fields, GenericArgument, GenericParam, PathArguments, Type};
+
+use crate::ast::{Body, Container, Field, Variant};
+use crate::attr::{BoundValue, FieldAttrs};
+use crate::ctxt::Ctxt;
+
+pub fn check(cx: &Ctxt, cont: &Container) {
+    shape(cx, cont);
+    generics(cx, cont);
+    name(cx, cont);
+    match &cont.body {
+        Body::Struct(fields) => fields.iter().for_each(|f| field(cx, f)),
+        Body::Enum(variants) => enum_variants(cx, cont, variants),
+        Body::Unsupported => {}
+    }
+}
+
+fn shape(cx: &Ctxt, cont: &Container) {
+    match &cont.original.data {
+        Data::Union(u) => cx.error_spanned_by(
+            u.union_token,
+            "unions have no JSON form: use a struct with named fields, or a unit-only enum for a choice of strings",
+        ),
+        Data::Struct(s) => match &s.fields {
+            Fields::Unnamed(f) => cx.error_spanned_by(
+                f,
+                "tuple structs have no property names for a strict schema: use named fields, e.g. `struct Score { value: f64 }`",
+            ),
+            Fields::Unit => cx.error_spanned_by(
+                cont.ident,
+                "a unit struct has no properties to ask a model for: add named fields",
+            ),
+            Fields::Named(_) => {}
+        },
+        Data::Enum(_) => {}
+    }
+}
+
+fn generics(cx: &Ctxt, cont: &Container) {
+    for param in &cont.original.generics.params {
+        if let GenericParam::Lifetime(l) = param {
+            cx.error_spanned_by(
+                &l.lifetime,
+                "lifetime parameters are not supported: a model's answer is read into owned values, so use `String` instead of `&str`",
+            );
+        }
+    }
+}
+
+fn name(cx: &Ctxt, cont: &Container) {
+    let valid = |n: &str| {
+        (1..=64).contains(&n.len())
+            && n.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-')
+    };
+    match &cont.attrs.name {
+        Some(n) if !valid(&n.value) => cx.error_at(
+            n.span,
+            format!(
+                "schema name {:?} is invalid: providers take 1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`",
+                n.value
+            ),
+        ),
+        Some(_) => {}
+        None => {
+            let default = cont.schema_name();
+            if !valid(&default) {
+                cx.error_spanned_by(
+                    cont.ident,
+                    format!(
+                        "the default schema name {default:?} is invalid (1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`): set one with #[structured(name = \"..\")]"
+                    ),
+                );
+            }
+        }
+    }
+}
+
+fn enum_variants(cx: &Ctxt, cont: &Container, variants: &[Variant]) {
+    if variants.is_empty() {
+        cx.error_spanned_by(
+            cont.ident,
+            "an enum with no variants has no values to ask for: add unit variants",
+        );
+    }
+    if !variants.is_empty() && variants.iter().all(|v| v.skip) {
+        cx.error_spanned_by(
+            cont.ident,
+            "every variant is skipped, so no value is allowed: keep at least one",
+        );
+    }
+    for v in variants {
+        match &v.original.fields {
+            Fields::Unit => {}
+            fields => cx.error_spanned_by(
+                fields,
+                format!(
+                    "variant `{}` carries data: StructuredOutput enums are unit-only string enums; move the data into a struct field",
+                    v.original.ident
+                ),
+            ),
+        }
+        not_on_variant(cx, &v.attrs);
+    }
+}
+
+fn not_on_variant(cx: &Ctxt, attrs: &FieldAttrs) {
+    if let Some(r) = &attrs.range {
+        cx.error_at(
+            r.span,
+            "#[range] applies to numeric fields, not to enum variants",
+        );
+    }
+    if let Some(e) = &attrs.enum_values {
+        cx.error_at(
+            e.span,
+            "#[enum_values] applies to String fields; an enum's values are its variants",
+        );
+    }
+}
+
+fn field(cx: &Ctxt, f: &Field) {
+    unsupported_type(cx, f.ty);
+    let leaf = Leaf::of(f.ty);
+    if f.serde.skip {
+        if let Some(r) = &f.attrs.range {
+            cx.error_at(r.span, "#[range] on a skipped field has no effect: serde never reads it; remove one of them");
+        }
+        if let Some(e) = &f.attrs.enum_values {
+            cx.error_at(e.span, "#[enum_values] on a skipped field has no effect: serde never reads it; remove one of them");
+        }
+        return;
+    }
+    if let Some(range) = &f.attrs.range {
+        match &leaf {
+            Leaf::Str | Leaf::Bool => cx.error_at(
+                range.span,
+                format!(
+                    "#[range] applies to numeric fields, found `{}`: for strings use #[enum_values(..)]",
+                    type_text(f.ty)
+                ),
+            ),
+            Leaf::Int { name, min, max } => {
+                for b in [&range.min, &range.max].into_iter().flatten() {
+                    match b.value {
+                        BoundValue::Float(x) => cx.error_at(
+                            b.span,
+                            format!("`{name}` takes integer bounds, found `{x:?}`: write a whole number"),
+                        ),
+                        BoundValue::Int(i) if i < *min || i > *max => cx.error_at(
+                            b.span,
+                            format!("bound {i} is outside `{name}` ({min}..={max}): use a bound the type can hold, or a wider type"),
+                        ),
+                        BoundValue::Int(_) => {}
+                    }
+                }
+            }
+            Leaf::Float | Leaf::Other => {}
+        }
+        if let (Some(lo), Some(hi)) = (&range.min, &range.max) {
+            if lo.value.as_f64() > hi.value.as_f64() {
+                cx.error_at(
+                    lo.span,
+                    format!("range minimum {} is greater than its maximum {}: write #[range(min, max)] with min <= max", lo.value, hi.value),
+                );
+            }
+        }
+    }
+    if let Some(values) = &f.attrs.enum_values {
+        if matches!(leaf, Leaf::Int { .. } | Leaf::Float | Leaf::Bool) {
+            cx.error_at(
+                values.span,
+                format!(
+                    "#[enum_values] applies to String fields, found `{}`: for numbers use #[range(min, max)]",
+                    type_text(f.ty)
+                ),
+            );
+        }
+    }
+}
+
+/// Types with no strict schema, reported where they appear (also inside `Vec<..>`, `Option<..>`).
+fn unsupported_type(cx: &Ctxt, ty: &Type) {
+    match ty {
+        Type::Path(p) => {
+            let Some(last) = p.path.segments.last() else { return };
+            let name = last.ident.to_string();
+            let why = match name.as_str() {
+                "HashMap" | "BTreeMap" | "IndexMap" | "Map" => Some(
+                    "maps have no strict schema, where every key must be declared: use a struct with named fields, or `Vec<Entry>` with `struct Entry { key: String, value: .. }`",
+                ),
+                "HashSet" | "BTreeSet" | "IndexSet" => Some("sets have no strict schema: use `Vec<T>`"),
+                "Value" => Some(
+                    "`serde_json::Value` has no strict schema (any JSON fits it): declare a struct for the shape you expect",
+                ),
+                _ => None,
+            };
+            if let Some(why) = why {
+                cx.error_spanned_by(ty, why);
+                return;
+            }
+            if let PathArguments::AngleBracketed(args) = &last.arguments {
+                for arg in &args.args {
+                    if let GenericArgument::Type(inner) = arg {
+                        unsupported_type(cx, inner);
+                    }
+                }
+            }
+        }
+        Type::Tuple(_) => cx.error_spanned_by(
+            ty,
+            "tuples have no property names for a strict schema: use a struct with named fields",
+        ),
+        Type::Reference(_) => cx.error_spanned_by(
+            ty,
+            "references cannot hold a model's answer: use an owned type (`String` for `&str`)",
+        ),
+        Type::Array(_) | Type::Slice(_) => cx.error_spanned_by(ty, "use `Vec<T>` for a list"),
+        Type::Paren(p) => unsupported_type(cx, &p.elem),
+        Type::Group(g) => unsupported_type(cx, &g.elem),
+        Type::Ptr(_) | Type::BareFn(_) | Type::TraitObject(_) | Type::ImplTrait(_) | Type::Never(_) => {
+            cx.error_spanned_by(ty, "this type has no JSON form: use String, a number, bool, Option, Vec, or a type that derives StructuredOutput")
+        }
+        _ => {}
+    }
+}
+
+/// The innermost type of a field, seen through `Option`, `Vec` and `Box`, as far as syntax tells.
+/// Types it cannot name (aliases, paths) are `Other` and are checked by the trait bounds instead.
+enum Leaf {
+    Int {
+        name: &'static str,
+        min: i128,
+        max: i128,
+    },
+    Float,
+    Str,
+    Bool,
+    Other,
+}
+
+impl Leaf {
+    fn of(ty: &Type) -> Leaf {
+        let ty = strip_wrappers(ty);
+        let Type::Path(p) = ty else {
+            return Leaf::Other;
+        };
+        if p.qself.is_some() {
+            return Leaf::Other;
+        }
+        let Some(last) = p.path.segments.last() else {
+            return Leaf::Other;
+        };
+        if !last.arguments.is_empty() {
+            return Leaf::Other;
+        }
+        let int = |name, min, max| Leaf::Int { name, min, max };
+        match last.ident.to_string().as_str() {
+            "i8" => int("i8", i8::MIN.into(), i8::MAX.into()),
+            "i16" => int("i16", i16::MIN.into(), i16::MAX.into()),
+            "i32" => int("i32", i32::MIN.into(), i32::MAX.into()),
+            "i64" => int("i64", i64::MIN.into(), i64::MAX.into()),
+            "isize" => int("isize", i64::MIN.into(), i64::MAX.into()),
+            "i128" => int("i128", i128::MIN, i128::MAX),
+            "u8" => int("u8", 0, u8::MAX.into()),
+            "u16" => int("u16", 0, u16::MAX.into()),
+            "u32" => int("u32", 0, u32::MAX.into()),
+            "u64" => int("u64", 0, u64::MAX.into()),
+            "usize" => int("usize", 0, u64::MAX.into()),
+            "u128" => int("u128", 0, i128::MAX),
+            "f32" | "f64" => Leaf::Float,
+            "String" | "str" | "char" => Leaf::Str,
+            "bool" => Leaf::Bool,
+            _ => Leaf::Other,
+        }
+    }
+}
+
+fn strip_wrappers(ty: &Type) -> &Type {
+    match ty {
+        Type::Paren(p) => strip_wrappers(&p.elem),
+        Type::Group(g) => strip_wrappers(&g.elem),
+        Type::Path(p) if p.qself.is_none() => {
+            let Some(last) = p.path.segments.last() else {
+                return ty;
+            };
+            if !matches!(last.ident.to_string().as_str(), "Option" | "Vec" | "Box") {
+                return ty;
+            }
+            match &last.arguments {
+                PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
+                    match args.args.first() {
+                        Some(GenericArgument::Type(inner)) => strip_wrappers(inner),
+                        _ => ty,
+                    }
+                }
+                _ => ty,
+            }
+        }
+        _ => ty,
+    }
+}
+
+fn type_text(ty: &Type) -> String {
+    quote::quote!(#ty)
+        .to_string()
+        .replace(" < ", "<")
+        .replace(" >", ">")
+        .replace("< ", "<")
+}

@@ -1,0 +1,112 @@
+//! Code generation. Everything here runs on a checked model: no user error is reported here.
+
+mod schema;
+mod validate;
+
+use proc_macro2::TokenStream;
+use quote::quote;
+use syn::{DeriveInput, GenericParam};
+
+use crate::ast::{Body, Container};
+use crate::ctxt::Ctxt;
+
+pub fn expand(input: &DeriveInput) -> TokenStream {
+    let cx = Ctxt::new();
+    let cont = Container::from_ast(&cx, input);
+    crate::check::check(&cx, &cont);
+    match cx.check() {
+        Ok(()) => wrap(&cont, generate(&cont)),
+        Err(errors) => {
+            let compile_errors = errors.to_compile_error();
+            let stubs = stubs(input);
+            quote! { #compile_errors #stubs }
+        }
+    }
+}
+
+fn generate(cont: &Container) -> TokenStream {
+    let schema_type = schema::schema_type_impl(cont);
+    let validate = validate::validate_impl(cont);
+    let output = match cont.body {
+        Body::Struct(_) => schema::structured_output_impl(cont),
+        // An enum is a field type: a strict root must be an object.
+        _ => TokenStream::new(),
+    };
+    quote! { #schema_type #validate #output }
+}
+
+/// Generated code reaches the runtime through one path, inside an anonymous const.
+fn wrap(_cont: &Container, body: TokenStream) -> TokenStream {
+    quote! {
+        #[doc(hidden)]
+        #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
+        const _: () = {
+            extern crate structured_runtime as _structured;
+            #body
+        };
+    }
+}
+
+/// `impl` generics with the bounds every type parameter needs, plus the type's own arguments.
+pub(crate) struct Generics {
+    pub impl_generics: TokenStream,
+    pub ty_generics: TokenStream,
+    pub where_clause: TokenStream,
+    pub is_generic: bool,
+}
+
+pub(crate) fn generics(input: &DeriveInput) -> Generics {
+    let mut generics = input.generics.clone();
+    let is_generic = generics.type_params().next().is_some();
+    for param in &mut generics.params {
+        if let GenericParam::Type(t) = param {
+            t.bounds
+                .push(syn::parse_quote!(_structured::__private::SchemaType));
+            t.bounds.push(syn::parse_quote!('static));
+        }
+    }
+    let (impl_generics, ty_generics, where_clause) = generics.split_for_impl();
+    Generics {
+        impl_generics: quote!(#impl_generics),
+        ty_generics: quote!(#ty_generics),
+        where_clause: quote!(#where_clause),
+        is_generic,
+    }
+}
+
+/// On error: impls with no behaviour, so uses of the type do not add errors of their own.
+fn stubs(input: &DeriveInput) -> TokenStream {
+    let ident = &input.ident;
+    let (impl_generics, ty_generics, where_clause) = input.generics.split_for_impl();
+    let output = match &input.data {
+        syn::Data::Struct(_) => quote! {
+            impl #impl_generics _structured::__private::StructuredOutput for #ident #ty_generics #where_clause {
+                fn schema() -> &'static _structured::__private::ResponseSchema {
+                    ::core::unimplemented!()
+                }
+            }
+        },
+        _ => TokenStream::new(),
+    };
+    quote! {
+        #[doc(hidden)]
+        #[allow(unused_qualifications, clippy::all)]
+        const _: () = {
+            extern crate structured_runtime as _structured;
+            impl #impl_generics _structured::__private::SchemaType for #ident #ty_generics #where_clause {
+                fn json_schema(_: &mut _structured::__private::SchemaGen) -> _structured::__private::Value {
+                    ::core::unimplemented!()
+                }
+            }
+            impl #impl_generics _structured::__private::Validate for #ident #ty_generics #where_clause {
+                fn validate_at(
+                    &self,
+                    _: &mut _structured::__private::Path,
+                    _: &mut ::std::vec::Vec<_structured::__private::Violation>,
+                ) {
+                }
+            }
+            #output
+        };
+    }
+}

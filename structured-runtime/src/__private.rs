@@ -1,0 +1,80 @@
+//! For generated code only: the paths the derive emits. Not a public API.
+
+use std::any::TypeId;
+use std::collections::HashMap;
+use std::sync::{OnceLock, RwLock};
+
+pub use serde::de::DeserializeOwned;
+pub use serde_json::{Map, Value};
+pub use std::sync::OnceLock as Once;
+
+pub use crate::output::StructuredOutput;
+pub use crate::schema::{derived as derived_schema, ResponseSchema};
+pub use crate::schema_type::{
+    make_nullable, Bound, EnumTarget, Range, RangeTarget, SchemaGen, SchemaType,
+};
+pub use crate::validate::{Path, Validate, Violation};
+
+/// A strict object node: properties in declaration order, all required, nothing else allowed.
+pub fn object(description: Option<&str>, properties: Vec<(&'static str, Value)>) -> Value {
+    let mut node = Map::new();
+    node.insert("type".into(), Value::from("object"));
+    if let Some(d) = description {
+        node.insert("description".into(), Value::from(d));
+    }
+    let required: Vec<Value> = properties.iter().map(|(k, _)| Value::from(*k)).collect();
+    node.insert(
+        "properties".into(),
+        Value::Object(
+            properties
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v))
+                .collect(),
+        ),
+    );
+    node.insert("required".into(), Value::Array(required));
+    node.insert("additionalProperties".into(), Value::Bool(false));
+    Value::Object(node)
+}
+
+/// A string enum node for a unit-only enum.
+pub fn string_enum(description: Option<&str>, values: &[&str]) -> Value {
+    let mut node = Map::new();
+    node.insert("type".into(), Value::from("string"));
+    if let Some(d) = description {
+        node.insert("description".into(), Value::from(d));
+    }
+    node.insert(
+        "enum".into(),
+        values.iter().map(|v| Value::from(*v)).collect(),
+    );
+    Value::Object(node)
+}
+
+/// Sets a node's description (a field's doc comment wins over its type's).
+pub fn describe(mut node: Value, description: &str) -> Value {
+    if let Value::Object(map) = &mut node {
+        map.insert("description".into(), Value::from(description));
+    }
+    node
+}
+
+/// The schema of a generic type, one per instantiation: a `static` in a generic function would be
+/// shared by every instantiation, so these are kept by `TypeId`.
+pub fn generic_schema<T: 'static>(
+    build: impl FnOnce() -> ResponseSchema,
+) -> &'static ResponseSchema {
+    static CACHE: OnceLock<RwLock<HashMap<TypeId, &'static ResponseSchema>>> = OnceLock::new();
+    let cache = CACHE.get_or_init(Default::default);
+    let id = TypeId::of::<T>();
+    if let Some(found) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&id) {
+        return found;
+    }
+    // Built outside the lock: building may need the schemas of other generic types.
+    let built: &'static ResponseSchema = Box::leak(Box::new(build()));
+    *cache
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .entry(id)
+        .or_insert(built)
+}

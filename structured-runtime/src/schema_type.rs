@@ -1,0 +1,599 @@
+//! How each Rust type a derived struct may hold is written as strict JSON Schema and walked by
+//! `Validate`. The derive dispatches on the field type through these traits, so an unsupported
+//! type is an ordinary trait error on that field.
+
+use std::any::TypeId;
+
+use serde_json::{json, Map, Value};
+
+use crate::validate::{Path, Violation};
+
+/// A Rust type with a strict JSON Schema: `String`, `bool`, the integer and float types,
+/// `Option<T>`, `Vec<T>`, `Box<T>`, and every type that derives `StructuredOutput`.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` has no strict JSON Schema",
+    label = "this field type cannot be described to a model",
+    note = "use String, bool, an integer or float type, Option<T>, Vec<T>, Box<T>, or a type that derives StructuredOutput",
+    note = "maps, `serde_json::Value`, tuples and references have no strict schema: declare a struct with named fields instead"
+)]
+pub trait SchemaType {
+    /// The schema of this type. Nested derived types are inlined; a type that contains itself
+    /// is written once under `$defs` and referenced (see [`SchemaGen`]).
+    fn json_schema(gen: &mut SchemaGen) -> Value;
+
+    /// Appends the violations of the rules declared inside this type (nested derived types).
+    /// Leaf types have none: their shape is checked by deserialization.
+    fn validate_nested(&self, _path: &mut Path, _out: &mut Vec<Violation>) {}
+}
+
+/// Builds one root schema: inlines nested types and keeps the `$defs` of recursive ones.
+#[derive(Debug, Default)]
+pub struct SchemaGen {
+    /// Types being written, outermost first, to detect recursion.
+    stack: Vec<(TypeId, String)>,
+    /// Types found to contain themselves: their definition name.
+    recursive: Vec<(TypeId, String)>,
+    defs: Map<String, Value>,
+}
+
+impl SchemaGen {
+    /// A generator for one root schema.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The schema of `T` as a root: its own node plus a `$defs` section when some nested type is
+    /// recursive. A root that refers to itself does so with `{"$ref": "#"}`.
+    pub fn root<T: SchemaType + ?Sized + 'static>() -> Value {
+        let mut gen = SchemaGen::new();
+        let mut root = T::json_schema(&mut gen);
+        if !gen.defs.is_empty() {
+            if let Value::Object(map) = &mut root {
+                map.insert(
+                    "$defs".to_owned(),
+                    Value::Object(std::mem::take(&mut gen.defs)),
+                );
+            }
+        }
+        root
+    }
+
+    /// Writes a named (derived) type. `build` writes its node; when the type is met again while
+    /// being written, the inner occurrence becomes a `$ref` and the node moves to `$defs`.
+    pub fn named<T: ?Sized + 'static>(
+        &mut self,
+        name: &str,
+        build: impl FnOnce(&mut SchemaGen) -> Value,
+    ) -> Value {
+        let id = TypeId::of::<T>();
+        if let Some(pos) = self.stack.iter().position(|(t, _)| *t == id) {
+            if pos == 0 {
+                return json!({ "$ref": "#" });
+            }
+            let def = self.def_name(id, name);
+            return json!({ "$ref": format!("#/$defs/{def}") });
+        }
+        self.stack.push((id, name.to_owned()));
+        let node = build(self);
+        self.stack.pop();
+        match self.recursive.iter().find(|(t, _)| *t == id) {
+            Some((_, def)) if !self.stack.is_empty() => {
+                let def = def.clone();
+                self.defs.insert(def.clone(), node);
+                json!({ "$ref": format!("#/$defs/{def}") })
+            }
+            _ => node,
+        }
+    }
+
+    /// The `$defs` name of a recursive type: its schema name, made unique.
+    fn def_name(&mut self, id: TypeId, name: &str) -> String {
+        if let Some((_, def)) = self.recursive.iter().find(|(t, _)| *t == id) {
+            return def.clone();
+        }
+        let mut def = name.to_owned();
+        let mut n = 1;
+        while self.recursive.iter().any(|(_, d)| *d == def) {
+            n += 1;
+            def = format!("{name}_{n}");
+        }
+        self.recursive.push((id, def.clone()));
+        def
+    }
+}
+
+/// Adds `null` to a node's allowed values: `Option<T>` is required and nullable.
+pub fn make_nullable(node: Value) -> Value {
+    let Value::Object(mut map) = node else {
+        return node;
+    };
+    if map.contains_key("$ref") || map.contains_key("anyOf") {
+        if let Some(Value::Array(branches)) = map.get_mut("anyOf") {
+            if !branches.iter().any(is_null_branch) {
+                branches.push(json!({ "type": "null" }));
+            }
+            return Value::Object(map);
+        }
+        return json!({ "anyOf": [Value::Object(map), { "type": "null" }] });
+    }
+    match map.get_mut("type") {
+        Some(Value::String(t)) if t != "null" => {
+            let t = std::mem::take(t);
+            map.insert("type".into(), json!([t, "null"]));
+        }
+        Some(Value::Array(types)) if !types.iter().any(|t| t == "null") => {
+            types.push(Value::from("null"));
+        }
+        _ => {}
+    }
+    if let Some(Value::Array(values)) = map.get_mut("enum") {
+        if !values.iter().any(Value::is_null) {
+            values.push(Value::Null);
+        }
+    }
+    Value::Object(map)
+}
+
+fn is_null_branch(branch: &Value) -> bool {
+    branch.get("type").and_then(Value::as_str) == Some("null")
+}
+
+/// A numeric bound from `#[range]`, kept exact for integers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Bound {
+    /// An integer literal.
+    Int(i128),
+    /// A float literal.
+    Float(f64),
+}
+
+impl Bound {
+    fn as_json(self) -> Value {
+        match self {
+            // A literal that fits neither i64 nor u64 cannot be written exactly: the derive rejects
+            // such bounds on the types it knows, so this is only reached through type aliases.
+            Bound::Int(i) => i64::try_from(i)
+                .map(Value::from)
+                .or_else(|_| u64::try_from(i).map(Value::from))
+                .unwrap_or_else(|_| Value::from(i as f64)),
+            Bound::Float(f) => Value::from(f),
+        }
+    }
+
+    fn as_f64(self) -> f64 {
+        match self {
+            Bound::Int(i) => i as f64,
+            Bound::Float(f) => f,
+        }
+    }
+}
+
+impl std::fmt::Display for Bound {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Bound::Int(i) => write!(f, "{i}"),
+            Bound::Float(x) => write!(f, "{x:?}"),
+        }
+    }
+}
+
+/// An inclusive range, either side optional.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Range {
+    /// Smallest allowed value.
+    pub min: Option<Bound>,
+    /// Largest allowed value.
+    pub max: Option<Bound>,
+}
+
+impl Range {
+    /// Writes the bounds into a number node, keeping a tighter bound the type already implies.
+    pub fn apply(self, node: &mut Value) {
+        let Value::Object(map) = node else { return };
+        if let Some(min) = self.min {
+            let tighter = match map.get("minimum").and_then(Value::as_f64) {
+                Some(existing) => min.as_f64() >= existing,
+                None => true,
+            };
+            if tighter {
+                map.insert("minimum".into(), min.as_json());
+            }
+        }
+        if let Some(max) = self.max {
+            let tighter = match map.get("maximum").and_then(Value::as_f64) {
+                Some(existing) => max.as_f64() <= existing,
+                None => true,
+            };
+            if tighter {
+                map.insert("maximum".into(), max.as_json());
+            }
+        }
+    }
+
+    /// What the range allows, in words.
+    pub fn describe(self) -> String {
+        match (self.min, self.max) {
+            (Some(lo), Some(hi)) => format!("a number in [{lo}, {hi}]"),
+            (Some(lo), None) => format!("a number >= {lo}"),
+            (None, Some(hi)) => format!("a number <= {hi}"),
+            (None, None) => "a number".to_owned(),
+        }
+    }
+}
+
+/// A number, compared with bounds without losing precision.
+#[derive(Debug, Clone, Copy)]
+pub enum Num {
+    /// From an integer type.
+    Int(i128),
+    /// From a float type.
+    Float(f64),
+}
+
+impl Num {
+    fn ge(self, b: Bound) -> bool {
+        match (self, b) {
+            (Num::Int(x), Bound::Int(b)) => x >= b,
+            (Num::Int(x), Bound::Float(b)) => (x as f64) >= b,
+            (Num::Float(x), b) => x >= b.as_f64(),
+        }
+    }
+    fn le(self, b: Bound) -> bool {
+        match (self, b) {
+            (Num::Int(x), Bound::Int(b)) => x <= b,
+            (Num::Int(x), Bound::Float(b)) => (x as f64) <= b,
+            (Num::Float(x), b) => x <= b.as_f64(),
+        }
+    }
+}
+
+impl std::fmt::Display for Num {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Num::Int(i) => write!(f, "{i}"),
+            Num::Float(x) => write!(f, "{x:?}"),
+        }
+    }
+}
+
+/// A field type `#[range]` applies to: a number, or an `Option`/`Vec`/`Box` of one.
+#[diagnostic::on_unimplemented(
+    message = "#[range] applies to numbers, found `{Self}`",
+    label = "not a number, nor an Option/Vec of numbers",
+    note = "use #[range] on integer or float fields; for strings use #[enum_values(..)]"
+)]
+pub trait RangeTarget {
+    /// Writes the range into this type's schema node (descending into `items` for a `Vec`).
+    fn apply_range(node: &mut Value, range: Range);
+    /// Appends a violation for each number in `self` outside the range.
+    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>);
+}
+
+/// A field type `#[enum_values]` applies to: a `String`, or an `Option`/`Vec`/`Box` of one.
+#[diagnostic::on_unimplemented(
+    message = "#[enum_values] applies to strings, found `{Self}`",
+    label = "not a String, nor an Option/Vec of String",
+    note = "use #[enum_values(..)] on String fields; for numbers use #[range(min, max)]"
+)]
+pub trait EnumTarget {
+    /// Writes the allowed values into this type's schema node.
+    fn apply_enum(node: &mut Value, allowed: &[&str]);
+    /// Appends a violation for each string in `self` that is not allowed.
+    fn check_enum(&self, allowed: &[&str], path: &mut Path, out: &mut Vec<Violation>);
+}
+
+/// What an enum allows, in words: `one of "a", "b"`.
+pub fn describe_enum(allowed: &[&str]) -> String {
+    let quoted: Vec<String> = allowed.iter().map(|v| format!("{v:?}")).collect();
+    format!("one of {}", quoted.join(", "))
+}
+
+macro_rules! integer_schema {
+    ($($t:ty),*) => {$(
+        impl SchemaType for $t {
+            fn json_schema(_: &mut SchemaGen) -> Value {
+                json!({ "type": "integer", "minimum": <$t>::MIN, "maximum": <$t>::MAX })
+            }
+        }
+        impl RangeTarget for $t {
+            fn apply_range(node: &mut Value, range: Range) {
+                range.apply(node)
+            }
+            fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+                check_num(Num::Int(*self as i128), range, path, out)
+            }
+        }
+    )*};
+}
+integer_schema!(i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+
+// 128-bit integers: JSON parsers commonly read integers beyond 64 bits as floats, so their full
+// bounds cannot be written exactly; only the sign bound is.
+impl SchemaType for u128 {
+    fn json_schema(_: &mut SchemaGen) -> Value {
+        json!({ "type": "integer", "minimum": 0 })
+    }
+}
+impl SchemaType for i128 {
+    fn json_schema(_: &mut SchemaGen) -> Value {
+        json!({ "type": "integer" })
+    }
+}
+impl RangeTarget for i128 {
+    fn apply_range(node: &mut Value, range: Range) {
+        range.apply(node)
+    }
+    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+        check_num(Num::Int(*self), range, path, out)
+    }
+}
+impl RangeTarget for u128 {
+    fn apply_range(node: &mut Value, range: Range) {
+        range.apply(node)
+    }
+    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+        // Beyond i128::MAX every bound a literal can write is exceeded.
+        let n = i128::try_from(*self).map_or(Num::Float(*self as f64), Num::Int);
+        check_num(n, range, path, out)
+    }
+}
+
+macro_rules! float_schema {
+    ($($t:ty),*) => {$(
+        impl SchemaType for $t {
+            fn json_schema(_: &mut SchemaGen) -> Value {
+                json!({ "type": "number" })
+            }
+        }
+        impl RangeTarget for $t {
+            fn apply_range(node: &mut Value, range: Range) {
+                range.apply(node)
+            }
+            fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+                check_num(Num::Float(f64::from(*self)), range, path, out)
+            }
+        }
+    )*};
+}
+float_schema!(f32, f64);
+
+fn check_num(n: Num, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+    let low = range.min.is_some_and(|b| !n.ge(b));
+    let high = range.max.is_some_and(|b| !n.le(b));
+    // NaN compares false both ways: it is outside every range.
+    let nan =
+        matches!(n, Num::Float(x) if x.is_nan()) && (range.min.is_some() || range.max.is_some());
+    if low || high || nan {
+        out.push(Violation {
+            path: path.to_pointer(),
+            rule: crate::validate::Rule::Range,
+            expected: range.describe(),
+            found: n.to_string(),
+        });
+    }
+}
+
+impl SchemaType for bool {
+    fn json_schema(_: &mut SchemaGen) -> Value {
+        json!({ "type": "boolean" })
+    }
+}
+
+impl SchemaType for String {
+    fn json_schema(_: &mut SchemaGen) -> Value {
+        json!({ "type": "string" })
+    }
+}
+
+impl EnumTarget for String {
+    fn apply_enum(node: &mut Value, allowed: &[&str]) {
+        if let Value::Object(map) = node {
+            map.insert(
+                "enum".into(),
+                allowed.iter().map(|v| Value::from(*v)).collect(),
+            );
+        }
+    }
+    fn check_enum(&self, allowed: &[&str], path: &mut Path, out: &mut Vec<Violation>) {
+        if !allowed.contains(&self.as_str()) {
+            out.push(Violation {
+                path: path.to_pointer(),
+                rule: crate::validate::Rule::Enum,
+                expected: describe_enum(allowed),
+                found: crate::validate::preview_str(self),
+            });
+        }
+    }
+}
+
+impl<T: SchemaType> SchemaType for Option<T> {
+    fn json_schema(gen: &mut SchemaGen) -> Value {
+        make_nullable(T::json_schema(gen))
+    }
+    fn validate_nested(&self, path: &mut Path, out: &mut Vec<Violation>) {
+        if let Some(inner) = self {
+            inner.validate_nested(path, out);
+        }
+    }
+}
+
+impl<T: RangeTarget> RangeTarget for Option<T> {
+    fn apply_range(node: &mut Value, range: Range) {
+        T::apply_range(node, range)
+    }
+    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+        if let Some(inner) = self {
+            inner.check_range(range, path, out);
+        }
+    }
+}
+
+impl<T: EnumTarget> EnumTarget for Option<T> {
+    fn apply_enum(node: &mut Value, allowed: &[&str]) {
+        T::apply_enum(node, allowed);
+        // The inner type wrote a non-null enum; null stays allowed.
+        if let Some(Value::Array(values)) = node.get_mut("enum") {
+            values.push(Value::Null);
+        }
+    }
+    fn check_enum(&self, allowed: &[&str], path: &mut Path, out: &mut Vec<Violation>) {
+        if let Some(inner) = self {
+            inner.check_enum(allowed, path, out);
+        }
+    }
+}
+
+impl<T: SchemaType> SchemaType for Vec<T> {
+    fn json_schema(gen: &mut SchemaGen) -> Value {
+        json!({ "type": "array", "items": T::json_schema(gen) })
+    }
+    fn validate_nested(&self, path: &mut Path, out: &mut Vec<Violation>) {
+        for (i, item) in self.iter().enumerate() {
+            path.push_index(i);
+            item.validate_nested(path, out);
+            path.pop();
+        }
+    }
+}
+
+impl<T: RangeTarget> RangeTarget for Vec<T> {
+    fn apply_range(node: &mut Value, range: Range) {
+        if let Some(items) = node.get_mut("items") {
+            T::apply_range(items, range);
+        }
+    }
+    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+        for (i, item) in self.iter().enumerate() {
+            path.push_index(i);
+            item.check_range(range, path, out);
+            path.pop();
+        }
+    }
+}
+
+impl<T: EnumTarget> EnumTarget for Vec<T> {
+    fn apply_enum(node: &mut Value, allowed: &[&str]) {
+        if let Some(items) = node.get_mut("items") {
+            T::apply_enum(items, allowed);
+        }
+    }
+    fn check_enum(&self, allowed: &[&str], path: &mut Path, out: &mut Vec<Violation>) {
+        for (i, item) in self.iter().enumerate() {
+            path.push_index(i);
+            item.check_enum(allowed, path, out);
+            path.pop();
+        }
+    }
+}
+
+impl<T: SchemaType + ?Sized> SchemaType for Box<T> {
+    fn json_schema(gen: &mut SchemaGen) -> Value {
+        T::json_schema(gen)
+    }
+    fn validate_nested(&self, path: &mut Path, out: &mut Vec<Violation>) {
+        (**self).validate_nested(path, out)
+    }
+}
+
+impl<T: RangeTarget> RangeTarget for Box<T> {
+    fn apply_range(node: &mut Value, range: Range) {
+        T::apply_range(node, range)
+    }
+    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+        (**self).check_range(range, path, out)
+    }
+}
+
+impl<T: EnumTarget> EnumTarget for Box<T> {
+    fn apply_enum(node: &mut Value, allowed: &[&str]) {
+        T::apply_enum(node, allowed)
+    }
+    fn check_enum(&self, allowed: &[&str], path: &mut Path, out: &mut Vec<Violation>) {
+        (**self).check_enum(allowed, path, out)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn integers_carry_their_type_bounds() {
+        let mut g = SchemaGen::new();
+        assert_eq!(
+            u32::json_schema(&mut g),
+            json!({"type": "integer", "minimum": 0, "maximum": 4294967295u64})
+        );
+        assert_eq!(
+            i8::json_schema(&mut g),
+            json!({"type": "integer", "minimum": -128, "maximum": 127})
+        );
+    }
+
+    #[test]
+    fn range_keeps_the_tighter_bound() {
+        let mut node = json!({"type": "integer", "minimum": 0, "maximum": 255});
+        Range {
+            min: Some(Bound::Int(-5)),
+            max: Some(Bound::Int(10)),
+        }
+        .apply(&mut node);
+        assert_eq!(
+            node,
+            json!({"type": "integer", "minimum": 0, "maximum": 10})
+        );
+    }
+
+    #[test]
+    fn option_of_enum_allows_null() {
+        let mut g = SchemaGen::new();
+        let mut node = <Option<String>>::json_schema(&mut g);
+        <Option<String> as EnumTarget>::apply_enum(&mut node, &["a", "b"]);
+        assert_eq!(
+            node,
+            json!({"type": ["string", "null"], "enum": ["a", "b", null]})
+        );
+    }
+
+    #[test]
+    fn nullable_ref_becomes_any_of() {
+        let node = make_nullable(json!({"$ref": "#/$defs/node"}));
+        assert_eq!(
+            node,
+            json!({"anyOf": [{"$ref": "#/$defs/node"}, {"type": "null"}]})
+        );
+        // Idempotent: Option<Option<T>> reads the same null.
+        assert_eq!(make_nullable(node.clone()), node);
+        let twice = make_nullable(make_nullable(json!({"type": "string"})));
+        assert_eq!(twice, json!({"type": ["string", "null"]}));
+    }
+
+    #[test]
+    fn range_check_on_vec_reports_each_index() {
+        let values = vec![0.5, 1.5, -0.1, f64::NAN];
+        let mut out = Vec::new();
+        let range = Range {
+            min: Some(Bound::Float(0.0)),
+            max: Some(Bound::Int(1)),
+        };
+        values.check_range(range, &mut Path::new(), &mut out);
+        let paths: Vec<&str> = out.iter().map(|v| v.path.as_str()).collect();
+        assert_eq!(paths, ["/1", "/2", "/3"]);
+        assert_eq!(out[0].expected, "a number in [0.0, 1]");
+    }
+
+    #[test]
+    fn large_integers_compare_exactly() {
+        let mut out = Vec::new();
+        let range = Range {
+            min: None,
+            max: Some(Bound::Int(9_007_199_254_740_992)),
+        };
+        9_007_199_254_740_993u64.check_range(range, &mut Path::new(), &mut out);
+        assert_eq!(
+            out.len(),
+            1,
+            "2^53 + 1 is above 2^53 even though f64 cannot tell"
+        );
+    }
+}
