@@ -420,12 +420,21 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for StructVisitor<'_, V> {
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
         let (fields, track) = (self.fields, self.track);
         let mut seen = Seen::new(fields.len());
-        let value = self.v.visit_map(StructMap {
+        let mut cursor = Cursor::default();
+        let result = self.v.visit_map(StructMap {
             map,
             fields,
             track,
             seen: &mut seen,
-            current: None,
+            cursor: &mut cursor,
+        });
+        let value = result.inspect_err(|_| {
+            // Refused by the visitor itself right after a key (a duplicated field): locate it there.
+            if !cursor.located {
+                if let Some(name) = cursor.current.and_then(|i| fields.get(i)) {
+                    track.push(Seg::Field(name));
+                }
+            }
         })?;
         // serde lets Option and defaulted fields be absent; the strict schema requires them all.
         match seen.first_missing(fields.len()).and_then(|i| fields.get(i)) {
@@ -438,12 +447,19 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for StructVisitor<'_, V> {
     }
 }
 
+/// The field being read, and whether an error below it has already recorded its location.
+#[derive(Default)]
+struct Cursor {
+    current: Option<usize>,
+    located: bool,
+}
+
 struct StructMap<'t, 's, A> {
     map: A,
     fields: &'static [&'static str],
     track: &'t Track,
     seen: &'s mut Seen,
-    current: Option<usize>,
+    cursor: &'s mut Cursor,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, A> {
@@ -453,14 +469,17 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, A> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
-        self.current = None;
-        let key = self.map.next_key_seed(KeySeed {
-            seed,
-            fields: self.fields,
-            track: self.track,
-            found: &mut self.current,
-        })?;
-        if let Some(i) = self.current {
+        self.cursor.current = None;
+        let key = self
+            .map
+            .next_key_seed(KeySeed {
+                seed,
+                fields: self.fields,
+                track: self.track,
+                found: &mut self.cursor.current,
+            })
+            .inspect_err(|_| self.cursor.located = true)?;
+        if let Some(i) = self.cursor.current {
             self.seen.mark(i);
         }
         Ok(key)
@@ -471,7 +490,8 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, A> {
         self.map
             .next_value_seed(StrictSeed { seed, track })
             .inspect_err(|_| {
-                if let Some(name) = self.current.and_then(|i| self.fields.get(i)) {
+                self.cursor.located = true;
+                if let Some(name) = self.cursor.current.and_then(|i| self.fields.get(i)) {
                     track.push(Seg::Field(name));
                 }
             })

@@ -1,0 +1,217 @@
+//! What the derive writes for each kind of field and attribute, and what `Validate` reports:
+//! exact schemas and exact reports.
+
+use serde::Deserialize;
+use serde_json::json;
+use structured_runtime::{FromJsonError, Rule, StructuredOutput, Validate, Violation};
+
+/// How urgent a thing is.
+#[derive(StructuredOutput, Deserialize, Debug, Clone, Copy, PartialEq)]
+#[serde(rename_all = "snake_case")]
+enum Urgency {
+    /// Can wait.
+    Low,
+    VeryHigh,
+    #[serde(rename = "now!")]
+    Immediate,
+    #[serde(skip)]
+    #[allow(dead_code)]
+    Internal,
+}
+
+#[derive(StructuredOutput, Deserialize, Debug)]
+#[structured(name = "Probe-1", description = "Overrides the doc comment.")]
+/// Not used: the attribute wins.
+#[serde(rename_all = "camelCase")]
+struct Probe {
+    urgency: Urgency,
+    maybe_urgency: Option<Urgency>,
+    #[serde(rename = "r#type")]
+    kind: String,
+    r#loop: bool,
+    small: u8,
+    #[range(-5, 5)]
+    offset: i16,
+    #[range(min = 1)]
+    count: u64,
+    #[range(max = 0.5)]
+    ratios: Vec<f32>,
+    #[range(0.0, 1.0)]
+    scores: Option<Vec<Option<f64>>>,
+    #[enum_values("a", "b")]
+    labels: Vec<String>,
+    #[enum_values("x")]
+    choice: Option<String>,
+    #[serde(default)]
+    defaulted: u32,
+    #[serde(skip)]
+    skipped: Vec<u8>,
+    boxed: Box<String>,
+}
+
+#[test]
+fn schema_of_every_field_kind() {
+    let schema = Probe::schema();
+    assert_eq!(schema.name(), "Probe-1");
+    assert_eq!(schema.description(), Some("Overrides the doc comment."));
+    let urgency = json!({
+        "type": "string",
+        "description": "How urgent a thing is.\n- low: Can wait.",
+        "enum": ["low", "very_high", "now!"]
+    });
+    assert_eq!(
+        schema.schema(),
+        &json!({
+            "type": "object",
+            "description": "Overrides the doc comment.",
+            "properties": {
+                "urgency": urgency,
+                "maybeUrgency": {
+                    "type": ["string", "null"],
+                    "description": "How urgent a thing is.\n- low: Can wait.",
+                    "enum": ["low", "very_high", "now!", null]
+                },
+                "r#type": {"type": "string"},
+                "loop": {"type": "boolean"},
+                "small": {"type": "integer", "minimum": 0, "maximum": 255},
+                "offset": {"type": "integer", "minimum": -5, "maximum": 5},
+                "count": {"type": "integer", "minimum": 1, "maximum": 18446744073709551615u64},
+                "ratios": {"type": "array", "items": {"type": "number", "maximum": 0.5}},
+                "scores": {
+                    "type": ["array", "null"],
+                    "items": {"type": ["number", "null"], "minimum": 0.0, "maximum": 1.0}
+                },
+                "labels": {"type": "array", "items": {"type": "string", "enum": ["a", "b"]}},
+                "choice": {"type": ["string", "null"], "enum": ["x", null]},
+                "defaulted": {"type": "integer", "minimum": 0, "maximum": 4294967295u32},
+                "boxed": {"type": "string"}
+            },
+            "required": [
+                "urgency", "maybeUrgency", "r#type", "loop", "small", "offset", "count", "ratios",
+                "scores", "labels", "choice", "defaulted", "boxed"
+            ],
+            "additionalProperties": false
+        })
+    );
+    schema.strict_preflight().unwrap();
+}
+
+fn probe_json() -> serde_json::Value {
+    json!({
+        "urgency": "now!", "maybeUrgency": null, "r#type": "t", "loop": true, "small": 255,
+        "offset": -5, "count": 1, "ratios": [0.5, -3.0], "scores": [0.0, null, 1.0],
+        "labels": ["a", "b"], "choice": null, "defaulted": 0, "boxed": "x"
+    })
+}
+
+#[test]
+fn valid_probe_reads_with_renames_and_skips() {
+    let probe = Probe::from_json(&probe_json().to_string()).unwrap();
+    assert_eq!(probe.urgency, Urgency::Immediate);
+    assert_eq!(probe.kind, "t");
+    assert!(probe.r#loop);
+    assert!(probe.skipped.is_empty());
+    assert_eq!(*probe.boxed, "x");
+}
+
+#[test]
+fn validate_reports_every_rule_with_its_path() {
+    let mut probe = Probe::from_json(&probe_json().to_string()).unwrap();
+    probe.offset = 6;
+    probe.count = 0;
+    probe.ratios = vec![0.1, 0.7, 0.9];
+    probe.scores = Some(vec![Some(1.5), None, Some(-0.1)]);
+    probe.labels = vec!["a".into(), "c".into()];
+    probe.choice = Some("y".into());
+    let report = probe.validate().unwrap_err();
+    let got: Vec<(String, Rule, String, String)> = report
+        .iter()
+        .map(|v| (v.path.clone(), v.rule, v.expected.clone(), v.found.clone()))
+        .collect();
+    let row = |p: &str, r, e: &str, f: &str| (p.to_owned(), r, e.to_owned(), f.to_owned());
+    assert_eq!(
+        got,
+        vec![
+            row("/offset", Rule::Range, "a number in [-5, 5]", "6"),
+            row("/count", Rule::Range, "a number >= 1", "0"),
+            row(
+                "/ratios/1",
+                Rule::Range,
+                "a number <= 0.5",
+                "0.699999988079071"
+            ),
+            row(
+                "/ratios/2",
+                Rule::Range,
+                "a number <= 0.5",
+                "0.8999999761581421"
+            ),
+            row("/scores/0", Rule::Range, "a number in [0.0, 1.0]", "1.5"),
+            row("/scores/2", Rule::Range, "a number in [0.0, 1.0]", "-0.1"),
+            row("/labels/1", Rule::Enum, "one of \"a\", \"b\"", "\"c\""),
+            row("/choice", Rule::Enum, "one of \"x\"", "\"y\""),
+        ]
+    );
+}
+
+#[test]
+fn serde_default_field_is_still_required() {
+    // Strict mode allows no optional property: the model must write it, and from_json agrees.
+    let mut value = probe_json();
+    value.as_object_mut().unwrap().remove("defaulted");
+    let err = Probe::from_json(&value.to_string()).unwrap_err();
+    assert_eq!(
+        err.violations().unwrap().as_slice(),
+        &[Violation {
+            path: "/defaulted".into(),
+            rule: Rule::Required,
+            expected: "property `defaulted`".into(),
+            found: "nothing".into(),
+        }]
+    );
+}
+
+#[test]
+fn skipped_field_and_skipped_variant_are_not_accepted_from_the_model() {
+    let mut value = probe_json();
+    value["skipped"] = json!([1]);
+    let err = Probe::from_json(&value.to_string()).unwrap_err();
+    assert_eq!(err.violations().unwrap()[0].rule, Rule::AdditionalProperty);
+    let mut value = probe_json();
+    value["urgency"] = json!("internal");
+    assert!(Probe::from_json(&value.to_string()).is_err());
+}
+
+#[test]
+fn nested_violations_are_found_through_vec_and_option() {
+    use structured_examples::{DreamIntegration, HeartbeatDecision};
+    let json = r#"{"severity":"high","action":"hedge","confidence":0.9,"rationale":"r",
+        "signals":[{"source":"price","description":"d","magnitude":0.2},
+                   {"source":"volume","description":"d","magnitude":0.4},
+                   {"source":"liquidity","description":"d","magnitude":1.7}],
+        "escalate":false}"#;
+    let err = HeartbeatDecision::from_json(json).unwrap_err();
+    let v = &err.violations().unwrap()[0];
+    assert_eq!(
+        v.to_string(),
+        "/signals/2/magnitude: range: expected a number in [0.0, 1.0], found 1.7"
+    );
+
+    let json = r#"{"promoted":[{"hypothesis_id":"h","summary":"s","confidence":2,"rationale":"r"}],
+        "staged":[],"discarded":[],"playbook_diff":null}"#;
+    let err = DreamIntegration::from_json(json).unwrap_err();
+    assert_eq!(err.violations().unwrap()[0].path, "/promoted/0/confidence");
+}
+
+#[test]
+fn error_display_lists_every_violation() {
+    let err = structured_examples::DaimonAppraisal::from_json(
+        r#"{"pleasure":2,"arousal":-3,"dominance":0,"primary_emotion":"joy","secondary_emotion":null,"trigger":"t","memory_bias":"m"}"#,
+    )
+    .unwrap_err();
+    assert!(matches!(err, FromJsonError::Invalid(_)));
+    assert_eq!(
+        err.to_string(),
+        "2 violations\n  /pleasure: range: expected a number in [-1.0, 1.0], found 2.0\n  /arousal: range: expected a number in [-1.0, 1.0], found -3.0"
+    );
+}
