@@ -316,6 +316,10 @@ fn range(cx: &Ctxt, attr: &Attribute) -> Option<RangeAttr> {
             },
         }
     }
+    if !ok {
+        // Each bad bound is already reported; counting what is left would only add noise.
+        return None;
+    }
     if named && !positional.is_empty() {
         cx.error_spanned_by(
             positional[0].1,
@@ -330,7 +334,7 @@ fn range(cx: &Ctxt, attr: &Attribute) -> Option<RangeAttr> {
                 min = it.next().map(|p| p.0);
                 max = it.next().map(|p| p.0);
             }
-            0 if ok => {
+            0 => {
                 cx.error_at(span, format!("#[range] needs bounds: {RANGE_FORMS}"));
                 return None;
             }
@@ -350,9 +354,6 @@ fn range(cx: &Ctxt, attr: &Attribute) -> Option<RangeAttr> {
             }
             _ => {}
         }
-    }
-    if !ok {
-        return None;
     }
     Some(RangeAttr { span, min, max })
 }

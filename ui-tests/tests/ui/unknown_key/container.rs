@@ -1,0 +1,9 @@
+use structured_runtime::StructuredOutput;
+
+#[derive(StructuredOutput, serde::Deserialize)]
+#[structured(nmae = "answer")]
+struct Answer {
+    text: String,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use std::collections::HashMap;
+use structured_runtime::StructuredOutput;
+
+#[derive(StructuredOutput, serde::Deserialize)]
+struct Answer {
+    scores: HashMap<String, f64>,
+}
+
+fn main() {}

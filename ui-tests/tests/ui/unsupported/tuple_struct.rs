@@ -1,0 +1,6 @@
+use structured_runtime::StructuredOutput;
+
+#[derive(StructuredOutput, serde::Deserialize)]
+struct Score(f64);
+
+fn main() {}
