@@ -18,7 +18,7 @@ pub fn check_instance(schema: &Value, instance: &Value) -> Vec<Violation> {
         root: schema,
         out: Vec::new(),
     };
-    check.node(schema, instance, &mut Path::new(), 0);
+    check.node(schema, instance, &Path::root(), 0);
     check.out
 }
 
@@ -28,7 +28,7 @@ struct Check<'a> {
 }
 
 impl<'a> Check<'a> {
-    fn push(&mut self, path: &Path, rule: Rule, expected: String, found: String) {
+    fn push(&mut self, path: &Path<'_>, rule: Rule, expected: String, found: String) {
         self.out.push(Violation {
             path: path.to_pointer(),
             rule,
@@ -37,7 +37,7 @@ impl<'a> Check<'a> {
         });
     }
 
-    fn node(&mut self, schema: &'a Value, value: &Value, path: &mut Path, depth: usize) {
+    fn node(&mut self, schema: &'a Value, value: &Value, path: &Path<'_>, depth: usize) {
         let Value::Object(s) = schema else { return };
         if depth > MAX_DEPTH {
             return;
@@ -89,7 +89,7 @@ impl<'a> Check<'a> {
         self.root.pointer(pointer)
     }
 
-    fn any_of(&mut self, branches: &'a [Value], value: &Value, path: &mut Path, depth: usize) {
+    fn any_of(&mut self, branches: &'a [Value], value: &Value, path: &Path<'_>, depth: usize) {
         let mut reports = Vec::new();
         for branch in branches {
             let mut sub = Check {
@@ -118,7 +118,7 @@ impl<'a> Check<'a> {
         }
     }
 
-    fn number(&mut self, s: &Map<String, Value>, n: f64, value: &Value, path: &Path) {
+    fn number(&mut self, s: &Map<String, Value>, n: f64, value: &Value, path: &Path<'_>) {
         let min = s.get("minimum").and_then(Value::as_f64);
         let max = s.get("maximum").and_then(Value::as_f64);
         let xmin = s.get("exclusiveMinimum").and_then(Value::as_f64);
@@ -149,7 +149,7 @@ impl<'a> Check<'a> {
         }
     }
 
-    fn string(&mut self, s: &Map<String, Value>, text: &str, value: &Value, path: &Path) {
+    fn string(&mut self, s: &Map<String, Value>, text: &str, value: &Value, path: &Path<'_>) {
         let min = s.get("minLength").and_then(Value::as_u64);
         let max = s.get("maxLength").and_then(Value::as_u64);
         if min.is_none() && max.is_none() {
@@ -171,7 +171,7 @@ impl<'a> Check<'a> {
         }
     }
 
-    fn array(&mut self, s: &'a Map<String, Value>, items: &[Value], path: &mut Path, depth: usize) {
+    fn array(&mut self, s: &'a Map<String, Value>, items: &[Value], path: &Path<'_>, depth: usize) {
         let min = s.get("minItems").and_then(Value::as_u64);
         let max = s.get("maxItems").and_then(Value::as_u64);
         let len = items.len() as u64;
@@ -185,9 +185,7 @@ impl<'a> Check<'a> {
         }
         if let Some(item_schema @ Value::Object(_)) = s.get("items") {
             for (i, item) in items.iter().enumerate() {
-                path.push_index(i);
-                self.node(item_schema, item, path, depth + 1);
-                path.pop();
+                self.node(item_schema, item, &path.index(i), depth + 1);
             }
         }
     }
@@ -196,27 +194,26 @@ impl<'a> Check<'a> {
         &mut self,
         s: &'a Map<String, Value>,
         map: &Map<String, Value>,
-        path: &mut Path,
+        path: &Path<'_>,
         depth: usize,
     ) {
         let properties = s.get("properties").and_then(Value::as_object);
         if let Some(Value::Array(required)) = s.get("required") {
             for name in required.iter().filter_map(Value::as_str) {
                 if !map.contains_key(name) {
-                    path.push_key(name);
+                    let at = path.key(name);
                     self.push(
-                        path,
+                        &at,
                         Rule::Required,
                         format!("property `{name}`"),
                         "nothing".into(),
                     );
-                    path.pop();
                 }
             }
         }
         let additional = s.get("additionalProperties");
         for (key, item) in map {
-            path.push_key(key);
+            let path = &path.key(key);
             match properties.and_then(|p| p.get(key)) {
                 Some(sub) => self.node(sub, item, path, depth + 1),
                 None => match additional {
@@ -240,7 +237,6 @@ impl<'a> Check<'a> {
                     _ => {}
                 },
             }
-            path.pop();
         }
     }
 }

@@ -23,7 +23,7 @@ pub trait SchemaType {
 
     /// Appends the violations of the rules declared inside this type (nested derived types).
     /// Leaf types have none: their shape is checked by deserialization.
-    fn validate_nested(&self, _path: &mut Path, _out: &mut Vec<Violation>) {}
+    fn validate_nested(&self, _path: &Path<'_>, _out: &mut Vec<Violation>) {}
 }
 
 /// Builds one root schema: inlines nested types and keeps the `$defs` of recursive ones.
@@ -231,18 +231,21 @@ pub enum Num {
 }
 
 impl Num {
+    // Each pair is compared in its own kind: the common float/float case converts nothing.
     fn ge(self, b: Bound) -> bool {
         match (self, b) {
             (Num::Int(x), Bound::Int(b)) => x >= b,
             (Num::Int(x), Bound::Float(b)) => (x as f64) >= b,
-            (Num::Float(x), b) => x >= b.as_f64(),
+            (Num::Float(x), Bound::Float(b)) => x >= b,
+            (Num::Float(x), Bound::Int(b)) => x >= b as f64,
         }
     }
     fn le(self, b: Bound) -> bool {
         match (self, b) {
             (Num::Int(x), Bound::Int(b)) => x <= b,
             (Num::Int(x), Bound::Float(b)) => (x as f64) <= b,
-            (Num::Float(x), b) => x <= b.as_f64(),
+            (Num::Float(x), Bound::Float(b)) => x <= b,
+            (Num::Float(x), Bound::Int(b)) => x <= b as f64,
         }
     }
 }
@@ -266,7 +269,7 @@ pub trait RangeTarget {
     /// Writes the range into this type's schema node (descending into `items` for a `Vec`).
     fn apply_range(node: &mut Value, range: Range);
     /// Appends a violation for each number in `self` outside the range.
-    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>);
+    fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>);
 }
 
 /// A field type `#[enum_values]` applies to: a `String`, or an `Option`/`Vec`/`Box` of one.
@@ -279,7 +282,7 @@ pub trait EnumTarget {
     /// Writes the allowed values into this type's schema node.
     fn apply_enum(node: &mut Value, allowed: &[&str]);
     /// Appends a violation for each string in `self` that is not allowed.
-    fn check_enum(&self, allowed: &[&str], path: &mut Path, out: &mut Vec<Violation>);
+    fn check_enum(&self, allowed: &[&str], path: &Path<'_>, out: &mut Vec<Violation>);
 }
 
 /// What an enum allows, in words: `one of "a", "b"`.
@@ -299,7 +302,7 @@ macro_rules! integer_schema {
             fn apply_range(node: &mut Value, range: Range) {
                 range.apply(node)
             }
-            fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+            fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
                 check_num(Num::Int(*self as i128), range, path, out)
             }
         }
@@ -323,7 +326,7 @@ impl RangeTarget for i128 {
     fn apply_range(node: &mut Value, range: Range) {
         range.apply(node)
     }
-    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+    fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
         check_num(Num::Int(*self), range, path, out)
     }
 }
@@ -331,7 +334,7 @@ impl RangeTarget for u128 {
     fn apply_range(node: &mut Value, range: Range) {
         range.apply(node)
     }
-    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+    fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
         // Beyond i128::MAX every bound a literal can write is exceeded.
         let n = i128::try_from(*self).map_or(Num::Float(*self as f64), Num::Int);
         check_num(n, range, path, out)
@@ -349,7 +352,7 @@ macro_rules! float_schema {
             fn apply_range(node: &mut Value, range: Range) {
                 range.apply(node)
             }
-            fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+            fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
                 check_num(Num::Float(f64::from(*self)), range, path, out)
             }
         }
@@ -357,13 +360,10 @@ macro_rules! float_schema {
 }
 float_schema!(f32, f64);
 
-fn check_num(n: Num, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
-    let low = range.min.is_some_and(|b| !n.ge(b));
-    let high = range.max.is_some_and(|b| !n.le(b));
-    // NaN compares false both ways: it is outside every range.
-    let nan =
-        matches!(n, Num::Float(x) if x.is_nan()) && (range.min.is_some() || range.max.is_some());
-    if low || high || nan {
+fn check_num(n: Num, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
+    // NaN compares false both ways, so it is outside every bounded range.
+    let inside = range.min.is_none_or(|b| n.ge(b)) && range.max.is_none_or(|b| n.le(b));
+    if !inside {
         out.push(Violation {
             path: path.to_pointer(),
             rule: crate::validate::Rule::Range,
@@ -394,7 +394,7 @@ impl EnumTarget for String {
             );
         }
     }
-    fn check_enum(&self, allowed: &[&str], path: &mut Path, out: &mut Vec<Violation>) {
+    fn check_enum(&self, allowed: &[&str], path: &Path<'_>, out: &mut Vec<Violation>) {
         if !allowed.contains(&self.as_str()) {
             out.push(Violation {
                 path: path.to_pointer(),
@@ -410,7 +410,7 @@ impl<T: SchemaType> SchemaType for Option<T> {
     fn json_schema(gen: &mut SchemaGen) -> Value {
         make_nullable(T::json_schema(gen))
     }
-    fn validate_nested(&self, path: &mut Path, out: &mut Vec<Violation>) {
+    fn validate_nested(&self, path: &Path<'_>, out: &mut Vec<Violation>) {
         if let Some(inner) = self {
             inner.validate_nested(path, out);
         }
@@ -421,7 +421,7 @@ impl<T: RangeTarget> RangeTarget for Option<T> {
     fn apply_range(node: &mut Value, range: Range) {
         T::apply_range(node, range)
     }
-    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+    fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
         if let Some(inner) = self {
             inner.check_range(range, path, out);
         }
@@ -436,7 +436,7 @@ impl<T: EnumTarget> EnumTarget for Option<T> {
             values.push(Value::Null);
         }
     }
-    fn check_enum(&self, allowed: &[&str], path: &mut Path, out: &mut Vec<Violation>) {
+    fn check_enum(&self, allowed: &[&str], path: &Path<'_>, out: &mut Vec<Violation>) {
         if let Some(inner) = self {
             inner.check_enum(allowed, path, out);
         }
@@ -447,11 +447,9 @@ impl<T: SchemaType> SchemaType for Vec<T> {
     fn json_schema(gen: &mut SchemaGen) -> Value {
         json!({ "type": "array", "items": T::json_schema(gen) })
     }
-    fn validate_nested(&self, path: &mut Path, out: &mut Vec<Violation>) {
+    fn validate_nested(&self, path: &Path<'_>, out: &mut Vec<Violation>) {
         for (i, item) in self.iter().enumerate() {
-            path.push_index(i);
-            item.validate_nested(path, out);
-            path.pop();
+            item.validate_nested(&path.index(i), out);
         }
     }
 }
@@ -462,11 +460,9 @@ impl<T: RangeTarget> RangeTarget for Vec<T> {
             T::apply_range(items, range);
         }
     }
-    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+    fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
         for (i, item) in self.iter().enumerate() {
-            path.push_index(i);
-            item.check_range(range, path, out);
-            path.pop();
+            item.check_range(range, &path.index(i), out);
         }
     }
 }
@@ -477,11 +473,9 @@ impl<T: EnumTarget> EnumTarget for Vec<T> {
             T::apply_enum(items, allowed);
         }
     }
-    fn check_enum(&self, allowed: &[&str], path: &mut Path, out: &mut Vec<Violation>) {
+    fn check_enum(&self, allowed: &[&str], path: &Path<'_>, out: &mut Vec<Violation>) {
         for (i, item) in self.iter().enumerate() {
-            path.push_index(i);
-            item.check_enum(allowed, path, out);
-            path.pop();
+            item.check_enum(allowed, &path.index(i), out);
         }
     }
 }
@@ -490,7 +484,7 @@ impl<T: SchemaType + ?Sized> SchemaType for Box<T> {
     fn json_schema(gen: &mut SchemaGen) -> Value {
         T::json_schema(gen)
     }
-    fn validate_nested(&self, path: &mut Path, out: &mut Vec<Violation>) {
+    fn validate_nested(&self, path: &Path<'_>, out: &mut Vec<Violation>) {
         (**self).validate_nested(path, out)
     }
 }
@@ -499,7 +493,7 @@ impl<T: RangeTarget> RangeTarget for Box<T> {
     fn apply_range(node: &mut Value, range: Range) {
         T::apply_range(node, range)
     }
-    fn check_range(&self, range: Range, path: &mut Path, out: &mut Vec<Violation>) {
+    fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
         (**self).check_range(range, path, out)
     }
 }
@@ -508,7 +502,7 @@ impl<T: EnumTarget> EnumTarget for Box<T> {
     fn apply_enum(node: &mut Value, allowed: &[&str]) {
         T::apply_enum(node, allowed)
     }
-    fn check_enum(&self, allowed: &[&str], path: &mut Path, out: &mut Vec<Violation>) {
+    fn check_enum(&self, allowed: &[&str], path: &Path<'_>, out: &mut Vec<Violation>) {
         (**self).check_enum(allowed, path, out)
     }
 }
@@ -576,7 +570,7 @@ mod tests {
             min: Some(Bound::Float(0.0)),
             max: Some(Bound::Int(1)),
         };
-        values.check_range(range, &mut Path::new(), &mut out);
+        values.check_range(range, &Path::root(), &mut out);
         let paths: Vec<&str> = out.iter().map(|v| v.path.as_str()).collect();
         assert_eq!(paths, ["/1", "/2", "/3"]);
         assert_eq!(out[0].expected, "a number in [0.0, 1]");
@@ -589,7 +583,7 @@ mod tests {
             min: None,
             max: Some(Bound::Int(9_007_199_254_740_992)),
         };
-        9_007_199_254_740_993u64.check_range(range, &mut Path::new(), &mut out);
+        9_007_199_254_740_993u64.check_range(range, &Path::root(), &mut out);
         assert_eq!(
             out.len(),
             1,

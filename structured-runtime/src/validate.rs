@@ -26,13 +26,12 @@ use std::fmt;
 /// ```
 pub trait Validate {
     /// Appends every violation found in `self` to `out`; `path` locates `self` in the whole value.
-    fn validate_at(&self, path: &mut Path, out: &mut Vec<Violation>);
+    fn validate_at(&self, path: &Path<'_>, out: &mut Vec<Violation>);
 
     /// Every violation in `self`, or `Ok(())` when there is none.
     fn validate(&self) -> Result<(), Violations> {
-        let mut path = Path::new();
         let mut out = Vec::new();
-        self.validate_at(&mut path, &mut out);
+        self.validate_at(&Path::root(), &mut out);
         if out.is_empty() {
             Ok(())
         } else {
@@ -163,59 +162,75 @@ impl fmt::Display for Violations {
 impl std::error::Error for Violations {}
 
 /// One step of a [`Path`].
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Segment {
-    /// A property name known at compile time (a field of a derived type).
-    Field(&'static str),
-    /// A property name read from the input.
-    Key(String),
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment<'a> {
+    /// A property name.
+    Key(&'a str),
     /// An array index.
     Index(usize),
 }
 
-/// The location of a value being walked; rendered as a JSON pointer only when a violation is found,
-/// so walking a valid value allocates nothing per field.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct Path(Vec<Segment>);
+/// The location of a value being walked: a list linked through the stack, so walking a valid
+/// value allocates nothing; the JSON pointer is written only when a violation is found.
+///
+/// ```
+/// use structured_runtime::Path;
+///
+/// let root = Path::root();
+/// let signals = root.key("signals");
+/// let second = signals.index(2);
+/// assert_eq!(second.key("a/b").to_pointer(), "/signals/2/a~1b");
+/// assert_eq!(root.to_pointer(), "");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    segment: Option<Segment<'a>>,
+}
 
-impl Path {
+impl<'a> Path<'a> {
     /// The root.
-    pub fn new() -> Self {
-        Path(Vec::new())
+    pub const fn root() -> Path<'static> {
+        Path {
+            parent: None,
+            segment: None,
+        }
     }
 
-    /// Descends into a field.
-    pub fn push_field(&mut self, name: &'static str) {
-        self.0.push(Segment::Field(name));
+    /// The property `name` of the value here.
+    pub fn key<'b>(&'b self, name: &'b str) -> Path<'b> {
+        Path {
+            parent: Some(self),
+            segment: Some(Segment::Key(name)),
+        }
     }
 
-    /// Descends into a property read from the input.
-    pub fn push_key(&mut self, key: &str) {
-        self.0.push(Segment::Key(key.to_owned()));
-    }
-
-    /// Descends into an array item.
-    pub fn push_index(&mut self, index: usize) {
-        self.0.push(Segment::Index(index));
-    }
-
-    /// Goes back up one step.
-    pub fn pop(&mut self) {
-        self.0.pop();
+    /// The item `index` of the array here.
+    pub fn index(&self, index: usize) -> Path<'_> {
+        Path {
+            parent: Some(self),
+            segment: Some(Segment::Index(index)),
+        }
     }
 
     /// The segments from the root down.
-    pub fn segments(&self) -> &[Segment] {
-        &self.0
+    pub fn segments(&self) -> Vec<Segment<'a>> {
+        let mut out = Vec::new();
+        let mut at = Some(self);
+        while let Some(p) = at {
+            out.extend(p.segment);
+            at = p.parent;
+        }
+        out.reverse();
+        out
     }
 
     /// The JSON pointer (RFC 6901) of this location: `~` and `/` in names are escaped.
     pub fn to_pointer(&self) -> String {
         let mut out = String::new();
-        for seg in &self.0 {
+        for seg in self.segments() {
             out.push('/');
             match seg {
-                Segment::Field(name) => escape_into(&mut out, name),
                 Segment::Key(key) => escape_into(&mut out, key),
                 Segment::Index(i) => out.push_str(&i.to_string()),
             }
@@ -224,13 +239,13 @@ impl Path {
     }
 }
 
-impl fmt::Display for Path {
+impl fmt::Display for Path<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.to_pointer())
     }
 }
 
-fn escape_into(out: &mut String, name: &str) {
+pub(crate) fn escape_into(out: &mut String, name: &str) {
     for c in name.chars() {
         match c {
             '~' => out.push_str("~0"),
@@ -273,14 +288,12 @@ mod tests {
 
     #[test]
     fn pointer_escapes_tilde_and_slash() {
-        let mut p = Path::new();
-        p.push_field("signals");
-        p.push_index(2);
-        p.push_key("a/b~c");
-        assert_eq!(p.to_pointer(), "/signals/2/a~1b~0c");
-        p.pop();
-        assert_eq!(p.to_pointer(), "/signals/2");
-        assert_eq!(Path::new().to_pointer(), "");
+        let root = Path::root();
+        let signals = root.key("signals");
+        let item = signals.index(2);
+        assert_eq!(item.key("a/b~c").to_pointer(), "/signals/2/a~1b~0c");
+        assert_eq!(item.to_pointer(), "/signals/2");
+        assert_eq!(root.to_pointer(), "");
     }
 
     #[test]

@@ -101,7 +101,7 @@ fn stubs(input: &DeriveInput) -> TokenStream {
             impl #impl_generics _structured::__private::Validate for #ident #ty_generics #where_clause {
                 fn validate_at(
                     &self,
-                    _: &mut _structured::__private::Path,
+                    _: &_structured::__private::Path<'_>,
                     _: &mut ::std::vec::Vec<_structured::__private::Violation>,
                 ) {
                 }

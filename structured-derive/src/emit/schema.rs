@@ -42,7 +42,7 @@ pub fn schema_type_impl(cont: &Container) -> TokenStream {
 
             fn validate_nested(
                 &self,
-                __structured_path: &mut _structured::__private::Path,
+                __structured_path: &_structured::__private::Path<'_>,
                 __structured_out: &mut ::std::vec::Vec<_structured::__private::Violation>,
             ) {
                 <Self as _structured::__private::Validate>::validate_at(self, __structured_path, __structured_out)

@@ -24,7 +24,7 @@ pub fn validate_impl(cont: &Container) -> TokenStream {
         impl #impl_generics _structured::__private::Validate for #ident #ty_generics #where_clause {
             fn validate_at(
                 &self,
-                __structured_path: &mut _structured::__private::Path,
+                __structured_path: &_structured::__private::Path<'_>,
                 __structured_out: &mut ::std::vec::Vec<_structured::__private::Violation>,
             ) {
                 #(#checks)*
@@ -50,10 +50,11 @@ fn field_checks(f: &Field) -> TokenStream {
         }
     });
     quote! {
-        __structured_path.push_field(#name);
-        <#ty as _structured::__private::SchemaType>::validate_nested(&self.#member, __structured_path, __structured_out);
-        #range
-        #enum_values
-        __structured_path.pop();
+        {
+            let __structured_path = &_structured::__private::Path::key(__structured_path, #name);
+            <#ty as _structured::__private::SchemaType>::validate_nested(&self.#member, __structured_path, __structured_out);
+            #range
+            #enum_values
+        }
     }
 }
