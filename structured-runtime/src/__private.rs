@@ -70,11 +70,10 @@ pub fn generic_schema<T: 'static>(
     if let Some(found) = cache.read().unwrap_or_else(|e| e.into_inner()).get(&id) {
         return found;
     }
-    // Built outside the lock: building may need the schemas of other generic types.
+    // Built outside the lock: building may need the schemas of other generic types. Two threads
+    // racing on the first call each build one; the loser's copy is leaked once, never again.
     let built: &'static ResponseSchema = Box::leak(Box::new(build()));
-    *cache
-        .write()
-        .unwrap_or_else(|e| e.into_inner())
-        .entry(id)
-        .or_insert(built)
+    let mut map = cache.write().unwrap_or_else(|e| e.into_inner());
+    let stored: &'static ResponseSchema = map.entry(id).or_insert(built);
+    stored
 }

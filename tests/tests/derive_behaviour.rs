@@ -46,6 +46,7 @@ struct Probe {
     defaulted: u32,
     #[serde(skip)]
     skipped: Vec<u8>,
+    #[allow(clippy::box_collection)] // Box<T> support is what is tested here
     boxed: Box<String>,
 }
 

@@ -1,8 +1,72 @@
+//! The main demo: the seed's types as strict schemas, then one good and one bad model answer.
+//!
+//! Run: `cargo run -p structured-examples --bin demo`
+
+use structured_examples::{all_schemas, HeartbeatDecision};
+use structured_runtime::{FromJsonError, StructuredOutput};
+
+const GOOD: &str = r#"{
+  "severity": "moderate",
+  "action": "hedge",
+  "confidence": 0.72,
+  "rationale": "Funding flipped negative while spot volume fell.",
+  "signals": [
+    {"source": "price", "description": "Spot down 4.1% in 30 minutes", "magnitude": 0.61},
+    {"source": "volume", "description": "Volume 38% under the 7-day median", "magnitude": 0.44}
+  ],
+  "escalate": false
+}"#;
+
+const BAD: &str = r#"{
+  "severity": "severe",
+  "action": "hedge",
+  "confidence": 1.4,
+  "signals": [
+    {"source": "price", "description": "Spot down 4.1%", "magnitude": 0.61},
+    {"source": "volume", "description": 38, "magnitude": -0.2, "note": "extra"}
+  ],
+  "escalate": "no"
+}"#;
+
 fn main() {
-    use structured_runtime::StructuredOutput;
-    println!(
-        "{}",
-        serde_json::to_string_pretty(structured_examples::HeartbeatDecision::schema().schema())
-            .unwrap()
-    );
+    println!("== The seed's subsystem types as strict JSON Schemas\n");
+    for schema in all_schemas() {
+        let verdict = match schema.strict_preflight() {
+            Ok(()) => "passes the strict preflight".to_owned(),
+            Err(report) => report.to_string(),
+        };
+        println!("{} ({verdict})", schema.name());
+    }
+
+    let heartbeat = HeartbeatDecision::schema();
+    println!("\n== {}: the schema a provider receives\n", heartbeat.name());
+    match serde_json::to_string_pretty(heartbeat.schema()) {
+        Ok(text) => println!("{text}"),
+        Err(e) => println!("(cannot print the schema: {e})"),
+    }
+
+    println!("\n== A good answer\n\n{GOOD}\n");
+    match HeartbeatDecision::from_json(GOOD) {
+        Ok(decision) => println!(
+            "accepted: severity {}, action {}, confidence {}, {} signals",
+            decision.severity,
+            decision.action,
+            decision.confidence,
+            decision.signals.len()
+        ),
+        Err(e) => println!("refused: {e}"),
+    }
+
+    println!("\n== A bad answer\n\n{BAD}\n");
+    match HeartbeatDecision::from_json(BAD) {
+        Ok(_) => println!("accepted (unexpected)"),
+        Err(FromJsonError::Invalid(violations)) => {
+            println!("refused with {} violations:", violations.len());
+            for v in &violations {
+                let path = if v.path.is_empty() { "(root)" } else { v.path.as_str() };
+                println!("  {path:<24} {:<20} expected {}, found {}", v.rule.to_string(), v.expected, v.found);
+            }
+        }
+        Err(other) => println!("refused: {other}"),
+    }
 }
