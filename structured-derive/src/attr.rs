@@ -103,7 +103,14 @@ pub fn doc(attrs: &[Attribute]) -> Option<String> {
         else {
             continue;
         };
-        for line in s.value().lines() {
+        let text = s.value();
+        // An empty `///` line is `#[doc = ""]`, which has no lines at all: it ends a paragraph.
+        let lines: Vec<&str> = if text.trim().is_empty() {
+            vec![""]
+        } else {
+            text.lines().collect()
+        };
+        for line in lines {
             let line = line.trim();
             if line.is_empty() {
                 if !current.is_empty() {

@@ -123,7 +123,6 @@ fn not_on_variant(cx: &Ctxt, attrs: &FieldAttrs) {
 }
 
 fn field(cx: &Ctxt, f: &Field) {
-    unsupported_type(cx, f.ty);
     let leaf = Leaf::of(f.ty);
     if f.serde.skip {
         if let Some(r) = &f.attrs.range {
@@ -132,8 +131,10 @@ fn field(cx: &Ctxt, f: &Field) {
         if let Some(e) = &f.attrs.enum_values {
             cx.error_at(e.span, "#[enum_values] on a skipped field has no effect: serde never reads it; remove one of them");
         }
+        // Never read from the model, so its type needs no schema.
         return;
     }
+    unsupported_type(cx, f.ty);
     if let Some(range) = &f.attrs.range {
         match &leaf {
             Leaf::Str | Leaf::Bool => cx.error_at(

@@ -26,3 +26,125 @@ pub fn derive_structured_output(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);
     emit::expand(&input).into()
 }
+
+#[cfg(test)]
+mod tests {
+    use syn::{parse_quote, DeriveInput};
+
+    use crate::ast::{Body, Container};
+    use crate::ctxt::Ctxt;
+
+    /// Every error message parse and check report for `input`, in order.
+    fn errors(input: DeriveInput) -> Vec<String> {
+        let cx = Ctxt::new();
+        let cont = Container::from_ast(&cx, &input);
+        crate::check::check(&cx, &cont);
+        match cx.check() {
+            Ok(()) => Vec::new(),
+            Err(e) => e.into_iter().map(|e| e.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn a_correct_declaration_has_no_error() {
+        let input: DeriveInput = parse_quote! {
+            /// Doc.
+            #[structured(name = "x", description = "d")]
+            #[serde(rename_all = "camelCase", deny_unknown_fields)]
+            struct X {
+                #[range(-1.0, 1.0)] a: f64,
+                #[range(min = 0)] b: Option<Vec<u8>>,
+                #[enum_values("p", "q")] c: Vec<String>,
+                #[serde(skip)] d: std::collections::HashSet<u8>,
+                #[serde(rename = "E", default)] e: bool,
+            }
+        };
+        assert_eq!(errors(input), Vec::<String>::new());
+    }
+
+    #[test]
+    fn every_mistake_is_counted_once() {
+        let input: DeriveInput = parse_quote! {
+            #[structured(name = "a b", nmae = "x")]
+            struct X {
+                #[range(0.0, MAX)] a: f64,
+                #[range(2, 1)] b: i32,
+                #[range(0, 256)] c: u8,
+                #[enum_values(1)] d: String,
+                #[enum_values("a")] e: f32,
+                #[range(0, 1)] #[range(0, 1)] f: f64,
+                g: (u8, u8),
+                #[serde(flatten)] h: Inner,
+            }
+        };
+        let found = errors(input);
+        assert_eq!(found.len(), 10, "{found:#?}");
+        assert!(found[0].starts_with("unknown attribute key `nmae`"));
+        assert!(found
+            .iter()
+            .any(|e| e.starts_with("schema name \"a b\" is invalid")));
+        assert!(found
+            .iter()
+            .any(|e| e.starts_with("bound 256 is outside `u8`")));
+    }
+
+    #[test]
+    fn enum_rules() {
+        let input: DeriveInput = parse_quote! {
+            enum E { A, #[range(0, 1)] B, C(u8) }
+        };
+        let found = errors(input);
+        assert_eq!(found.len(), 2, "{found:#?}");
+        let ok: DeriveInput = parse_quote! {
+            #[serde(rename_all = "SCREAMING_SNAKE_CASE")]
+            enum E { VeryLow, #[serde(rename = "hi")] High, #[serde(skip)] Hidden }
+        };
+        let cx = Ctxt::new();
+        let cont = Container::from_ast(&cx, &ok);
+        let Body::Enum(variants) = &cont.body else {
+            panic!("not an enum")
+        };
+        let names: Vec<&str> = variants.iter().map(|v| v.wire_name.as_str()).collect();
+        assert_eq!(names, ["VERY_LOW", "hi", "HIDDEN"]);
+        assert!(variants[2].skip);
+        assert!(cx.check().is_ok());
+    }
+
+    #[test]
+    fn rename_deserialize_form_is_the_name_serde_reads() {
+        let input: DeriveInput = parse_quote! {
+            struct X { #[serde(rename(serialize = "out", deserialize = "in"))] a: u8 }
+        };
+        let cx = Ctxt::new();
+        let cont = Container::from_ast(&cx, &input);
+        let Body::Struct(fields) = &cont.body else {
+            panic!("not a struct")
+        };
+        assert_eq!(fields[0].wire_name, "in");
+        assert!(cx.check().is_ok());
+    }
+
+    #[test]
+    fn errors_emit_stub_impls_beside_compile_errors() {
+        let input: DeriveInput = parse_quote! { struct X(u8); };
+        let out = crate::emit::expand(&input).to_string();
+        assert!(out.contains("compile_error"));
+        assert!(out.contains("SchemaType for X"));
+        assert!(out.contains("StructuredOutput for X"));
+    }
+
+    #[test]
+    fn doc_comments_are_compacted() {
+        let input: DeriveInput = parse_quote! {
+            /// First line
+            /// continues here.
+            ///
+            /// Second paragraph.
+            struct X { a: u8 }
+        };
+        assert_eq!(
+            crate::attr::doc(&input.attrs).as_deref(),
+            Some("First line continues here.\nSecond paragraph.")
+        );
+    }
+}

@@ -39,7 +39,10 @@ fn main() {
     }
 
     let heartbeat = HeartbeatDecision::schema();
-    println!("\n== {}: the schema a provider receives\n", heartbeat.name());
+    println!(
+        "\n== {}: the schema a provider receives\n",
+        heartbeat.name()
+    );
     match serde_json::to_string_pretty(heartbeat.schema()) {
         Ok(text) => println!("{text}"),
         Err(e) => println!("(cannot print the schema: {e})"),
@@ -63,8 +66,17 @@ fn main() {
         Err(FromJsonError::Invalid(violations)) => {
             println!("refused with {} violations:", violations.len());
             for v in &violations {
-                let path = if v.path.is_empty() { "(root)" } else { v.path.as_str() };
-                println!("  {path:<24} {:<20} expected {}, found {}", v.rule.to_string(), v.expected, v.found);
+                let path = if v.path.is_empty() {
+                    "(root)"
+                } else {
+                    v.path.as_str()
+                };
+                println!(
+                    "  {path:<24} {:<20} expected {}, found {}",
+                    v.rule.to_string(),
+                    v.expected,
+                    v.found
+                );
             }
         }
         Err(other) => println!("refused: {other}"),
