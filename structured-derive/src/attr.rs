@@ -184,7 +184,7 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
     out
 }
 
-/// Field (or variant) attributes of this crate. `what` names the item in messages.
+/// This crate's attributes on a field or a variant.
 pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
     let mut out = FieldAttrs::default();
     for attr in attrs {

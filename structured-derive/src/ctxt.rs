@@ -6,7 +6,6 @@ use std::fmt::Display;
 use quote::ToTokens;
 
 /// Collects errors during parse and check. Must be consumed with [`Ctxt::check`].
-#[derive(Default)]
 pub struct Ctxt {
     errors: RefCell<Option<Vec<syn::Error>>>,
 }

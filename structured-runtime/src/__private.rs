@@ -5,14 +5,13 @@ use std::collections::HashMap;
 use std::sync::{OnceLock, RwLock};
 
 pub use serde::de::DeserializeOwned;
-pub use serde_json::{Map, Value};
+use serde_json::Map;
+pub use serde_json::Value;
 pub use std::sync::OnceLock as Once;
 
 pub use crate::output::StructuredOutput;
 pub use crate::schema::{derived as derived_schema, ResponseSchema};
-pub use crate::schema_type::{
-    make_nullable, Bound, EnumTarget, Range, RangeTarget, SchemaGen, SchemaType,
-};
+pub use crate::schema_type::{Bound, EnumTarget, Range, RangeTarget, SchemaGen, SchemaType};
 pub use crate::validate::{Path, Validate, Violation};
 
 /// A strict object node: properties in declaration order, all required, nothing else allowed.

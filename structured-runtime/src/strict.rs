@@ -397,14 +397,12 @@ impl Walk<'_> {
     }
 
     fn types<'m>(&mut self, map: &'m Map<String, Value>, path: &str) -> Vec<&'m str> {
-        let found = match map.get("type") {
+        // `None` marks an entry that is not a string, so it is reported below.
+        let found: Vec<Option<&str>> = match map.get("type") {
             None => return Vec::new(),
             Some(Value::String(t)) => vec![Some(t.as_str())],
             Some(Value::Array(ts)) => ts.iter().map(Value::as_str).collect(),
-            Some(other) => vec![None]
-                .into_iter()
-                .chain(std::iter::once(other.as_str()))
-                .collect(),
+            Some(_) => vec![None],
         };
         let ok = !found.is_empty() && found.iter().all(|t| t.is_some_and(|t| TYPES.contains(&t)));
         if !ok {

@@ -4,7 +4,7 @@
 
 use serde_json::{json, Value};
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
-use structured_runtime::StructuredOutput;
+use structured_runtime::{ResponseSchema, StructuredOutput};
 
 fn golden(file: &str) -> Value {
     let path = format!("{}/../../shared/golden/{file}", env!("CARGO_MANIFEST_DIR"));
@@ -12,23 +12,37 @@ fn golden(file: &str) -> Value {
     serde_json::from_str(&text).unwrap()
 }
 
-/// Inserts `key: value` into the object at `pointer` of `doc`.
-fn add(doc: &mut Value, pointer: &str, key: &str, value: Value) {
-    let node = doc
-        .pointer_mut(pointer)
-        .unwrap_or_else(|| panic!("no node at {pointer}"));
-    let map = node.as_object_mut().unwrap();
-    assert!(
-        map.insert(key.to_owned(), value).is_none(),
-        "{pointer}/{key} is already in the golden schema"
-    );
+/// Asserts that `derived` is the golden file's schema plus exactly `additions`
+/// (`(pointer, key, value)`, each a key the golden schema does not have), with the golden name
+/// and strictness.
+fn assert_golden_plus(derived: &ResponseSchema, file: &str, additions: Vec<(String, &str, Value)>) {
+    let golden = golden(file);
+    let mut expected = golden["schema"].clone();
+    for (pointer, key, value) in additions {
+        let node = expected
+            .pointer_mut(&pointer)
+            .unwrap_or_else(|| panic!("no node at {pointer}"));
+        let map = node.as_object_mut().unwrap();
+        assert!(
+            map.insert(key.to_owned(), value).is_none(),
+            "{pointer}/{key} is already in the golden schema"
+        );
+    }
+    assert_eq!(derived.schema(), &expected);
+    assert_eq!(derived.name(), golden["name"]);
+    assert_eq!(derived.strict(), golden["strict"]);
+}
+
+/// `(pointer, key, value)` rows for the tables below.
+fn rows(rows: &[(&str, &'static str, Value)]) -> Vec<(String, &'static str, Value)> {
+    rows.iter()
+        .map(|(p, k, v)| ((*p).to_owned(), *k, v.clone()))
+        .collect()
 }
 
 #[test]
 fn heartbeat_decision_matches_the_seed_schema() {
-    let golden = golden("heartbeat_decision.json");
-    let mut expected = golden["schema"].clone();
-    let additions = [
+    let additions = rows(&[
         ("", "description", json!("The heartbeat's inference output, structured.")),
         ("/properties/severity", "description", json!("Current assessment severity.")),
         ("/properties/action", "description", json!("Recommended action.")),
@@ -48,14 +62,9 @@ fn heartbeat_decision_matches_the_seed_schema() {
         ("/properties/signals/items/properties/magnitude", "minimum", json!(0.0)),
         ("/properties/signals/items/properties/magnitude", "maximum", json!(1.0)),
         ("/properties/escalate", "description", json!("Whether to escalate to a higher tier (T1->T2).")),
-    ];
-    for (pointer, key, value) in additions {
-        add(&mut expected, pointer, key, value);
-    }
+    ]);
     let derived = HeartbeatDecision::schema();
-    assert_eq!(derived.schema(), &expected);
-    assert_eq!(derived.name(), golden["name"]);
-    assert_eq!(derived.strict(), golden["strict"]);
+    assert_golden_plus(derived, "heartbeat_decision.json", additions);
     assert_eq!(
         derived.description(),
         Some("The heartbeat's inference output, structured.")
@@ -64,9 +73,7 @@ fn heartbeat_decision_matches_the_seed_schema() {
 
 #[test]
 fn daimon_appraisal_matches_the_seed_schema() {
-    let golden = golden("daimon_appraisal.json");
-    let mut expected = golden["schema"].clone();
-    let mut additions = vec![
+    let mut additions = rows(&[
         (
             "",
             "description",
@@ -107,19 +114,16 @@ fn daimon_appraisal_matches_the_seed_schema() {
             "description",
             json!("How this should bias memory retrieval."),
         ),
-    ];
+    ]);
     for dim in ["pleasure", "arousal", "dominance"] {
-        let pointer: &'static str = Box::leak(format!("/properties/{dim}").into_boxed_str());
-        additions.push((pointer, "minimum", json!(-1.0)));
-        additions.push((pointer, "maximum", json!(1.0)));
+        additions.push((format!("/properties/{dim}"), "minimum", json!(-1.0)));
+        additions.push((format!("/properties/{dim}"), "maximum", json!(1.0)));
     }
-    for (pointer, key, value) in additions {
-        add(&mut expected, pointer, key, value);
-    }
-    let derived = DaimonAppraisal::schema();
-    assert_eq!(derived.schema(), &expected);
-    assert_eq!(derived.name(), golden["name"]);
-    assert_eq!(derived.strict(), golden["strict"]);
+    assert_golden_plus(
+        DaimonAppraisal::schema(),
+        "daimon_appraisal.json",
+        additions,
+    );
 }
 
 #[test]

@@ -15,7 +15,7 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
     let cont = Container::from_ast(&cx, input);
     crate::check::check(&cx, &cont);
     match cx.check() {
-        Ok(()) => wrap(&cont, generate(&cont)),
+        Ok(()) => wrap(generate(&cont)),
         Err(errors) => {
             let compile_errors = errors.to_compile_error();
             let stubs = stubs(input);
@@ -36,7 +36,7 @@ fn generate(cont: &Container) -> TokenStream {
 }
 
 /// Generated code reaches the runtime through one path, inside an anonymous const.
-fn wrap(_cont: &Container, body: TokenStream) -> TokenStream {
+fn wrap(body: TokenStream) -> TokenStream {
     quote! {
         #[doc(hidden)]
         #[allow(non_upper_case_globals, unused_qualifications, clippy::all)]
