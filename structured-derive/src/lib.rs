@@ -11,6 +11,7 @@ mod case;
 mod check;
 mod ctxt;
 mod emit;
+mod kind;
 
 use proc_macro::TokenStream;
 use syn::{parse_macro_input, DeriveInput};

@@ -9,7 +9,14 @@ use serde_json::Map;
 pub use serde_json::Value;
 pub use std::sync::OnceLock as Once;
 
+pub use crate::from_text::{
+    choice as text_choice, choice_or as text_choice_or, excerpt as text_excerpt,
+    finish as text_finish, fixed as text_fixed, flag as text_flag, is_value_of,
+    number as text_number, number_or as text_number_or, FromText, FromTextError, TextChoice,
+    TextNumber, TextReport,
+};
 pub use crate::output::StructuredOutput;
+pub use crate::prose::Prose;
 pub use crate::schema::{derived as derived_schema, ResponseSchema};
 pub use crate::schema_type::{Bound, EnumTarget, Range, RangeTarget, SchemaGen, SchemaType};
 pub use crate::validate::{Path, Validate, Violation};

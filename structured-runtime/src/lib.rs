@@ -68,8 +68,11 @@
 extern crate self as structured_runtime;
 
 mod from_json;
+mod from_text;
+mod guidance;
 mod instance_check;
 mod output;
+mod prose;
 mod schema;
 mod schema_type;
 mod strict;
@@ -80,8 +83,14 @@ mod validate;
 pub mod __private;
 
 pub use from_json::{from_json, FromJsonError};
+pub use from_text::{
+    DefaultReason, FieldReport, FromText, FromTextError, TextChoice, TextNumber, TextReport,
+    TextSource,
+};
+pub use guidance::{render_guidance, GuidanceFormat};
 pub use instance_check::check_instance;
 pub use output::StructuredOutput;
+pub use prose::{Hit, NumberHit, Prose, Search};
 pub use schema::{is_valid_name, ResponseSchema, SchemaError};
 pub use schema_type::{
     describe_enum, make_nullable, Bound, EnumTarget, Num, Range, RangeTarget, SchemaGen, SchemaType,

@@ -3,6 +3,8 @@
 use serde::de::DeserializeOwned;
 
 use crate::from_json::FromJsonError;
+use crate::from_text::{FromText, FromTextError};
+use crate::guidance::{render_guidance, GuidanceFormat};
 use crate::schema::ResponseSchema;
 use crate::schema_type::SchemaType;
 use crate::validate::Validate;
@@ -45,5 +47,51 @@ pub trait StructuredOutput: DeserializeOwned + Validate + SchemaType {
     /// rules), and on refusal reports every violation with its JSON pointer.
     fn from_json(json: &str) -> Result<Self, FromJsonError> {
         crate::from_json::from_json(json)
+    }
+
+    /// The instruction a model reads to write this type's JSON when the provider enforces no
+    /// schema: every field name, type, enum value, range, nullability and description, in the
+    /// shortest complete form. Rendered once per process.
+    ///
+    /// ```
+    /// use structured_runtime::StructuredOutput;
+    ///
+    /// #[derive(StructuredOutput, serde::Deserialize)]
+    /// struct Reading {
+    ///     /// How full the tank is.
+    ///     #[range(0.0, 1.0)]
+    ///     level: f64,
+    ///     #[enum_values("up", "down")]
+    ///     trend: Option<String>,
+    /// }
+    ///
+    /// assert_eq!(
+    ///     Reading::prompt_guidance(),
+    ///     "Reply with JSON only, in this shape (every key required, null only where shown):\n{\n  \
+    ///      \"level\": number 0.0 to 1.0, // How full the tank is.\n  \
+    ///      \"trend\": \"up\"|\"down\"|null\n}"
+    /// );
+    /// ```
+    fn prompt_guidance() -> &'static str {
+        Self::schema().prompt_guidance()
+    }
+
+    /// The guidance in a chosen form (a sketch, or the compact JSON Schema).
+    fn prompt_guidance_as(format: GuidanceFormat) -> String {
+        render_guidance(Self::schema(), format)
+    }
+
+    /// Reads the value from plain prose by the keyword rules declared with
+    /// `#[fallback_keyword]`: the last resort when a model wrote no JSON at all. The value always
+    /// passes [`Validate`], and comes with a report of which fields the text gave and which are
+    /// defaults. A type with no `#[fallback_keyword]` field returns
+    /// [`FromTextError::NotSupported`].
+    ///
+    /// See the [crate documentation](crate#reading-prose-from_text) for the attribute's grammar.
+    fn from_text(text: &str) -> Result<FromText<Self>, FromTextError> {
+        let _ = text;
+        Err(FromTextError::NotSupported {
+            type_name: std::any::type_name::<Self>(),
+        })
     }
 }

@@ -1,7 +1,10 @@
 //! The schema a type sends to a provider: a name, a description and a JSON Schema, checked when built.
 
+use std::sync::OnceLock;
+
 use serde_json::Value;
 
+use crate::guidance::{render_guidance, GuidanceFormat};
 use crate::strict::{self, StrictReport};
 
 /// A named JSON Schema for a response, as providers take it (`response_format.json_schema`,
@@ -25,12 +28,23 @@ use crate::strict::{self, StrictReport};
 /// assert!(ResponseSchema::new("has space", json!({"type": "object"})).is_err());
 /// # Ok::<(), structured_runtime::SchemaError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct ResponseSchema {
     name: String,
     description: Option<String>,
     strict: bool,
     schema: Value,
+    /// The default guidance, rendered on first use: a derived schema lives for the whole process.
+    guidance: OnceLock<String>,
+}
+
+impl PartialEq for ResponseSchema {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+            && self.description == other.description
+            && self.strict == other.strict
+            && self.schema == other.schema
+    }
 }
 
 /// Why a [`ResponseSchema`] could not be built.
@@ -77,12 +91,14 @@ impl ResponseSchema {
             description: None,
             strict: true,
             schema,
+            guidance: OnceLock::new(),
         })
     }
 
     /// Sets the description sent beside the schema.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
+        self.guidance = OnceLock::new();
         self
     }
 
@@ -110,6 +126,27 @@ impl ResponseSchema {
     /// The JSON Schema itself.
     pub fn schema(&self) -> &Value {
         &self.schema
+    }
+
+    /// The instruction a model reads to write JSON for this schema when the provider enforces
+    /// nothing, in the shortest complete form ([`GuidanceFormat::Shortest`]). Rendered once.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use structured_runtime::ResponseSchema;
+    ///
+    /// let schema = ResponseSchema::new("flag", json!({
+    ///     "type": "object",
+    ///     "properties": { "on": { "type": "boolean" } },
+    ///     "required": ["on"],
+    ///     "additionalProperties": false
+    /// }))?;
+    /// assert!(schema.prompt_guidance().ends_with("{\n  \"on\": boolean\n}"));
+    /// # Ok::<(), structured_runtime::SchemaError>(())
+    /// ```
+    pub fn prompt_guidance(&self) -> &str {
+        self.guidance
+            .get_or_init(|| render_guidance(self, GuidanceFormat::Shortest))
     }
 
     /// Checks the schema against the strict-mode rules (`PROVIDERS.md` §1.3) and returns the
@@ -141,6 +178,7 @@ pub fn derived(name: &str, description: Option<&str>, schema: Value) -> Response
         description: description.map(str::to_owned),
         strict: true,
         schema,
+        guidance: OnceLock::new(),
     }
 }
 

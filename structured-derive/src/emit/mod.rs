@@ -1,5 +1,6 @@
 //! Code generation. Everything here runs on a checked model: no user error is reported here.
 
+mod from_text;
 mod schema;
 mod validate;
 
@@ -29,8 +30,8 @@ fn generate(cont: &Container) -> TokenStream {
     let validate = validate::validate_impl(cont);
     let output = match cont.body {
         Body::Struct(_) => schema::structured_output_impl(cont),
-        // An enum is a field type: a strict root must be an object.
-        _ => TokenStream::new(),
+        // An enum is a field type (a strict root must be an object), which prose can name.
+        _ => from_text::text_choice_impl(cont),
     };
     quote! { #schema_type #validate #output }
 }
@@ -86,7 +87,14 @@ fn stubs(input: &DeriveInput) -> TokenStream {
                 }
             }
         },
-        _ => TokenStream::new(),
+        _ => quote! {
+            impl #impl_generics _structured::__private::TextChoice for #ident #ty_generics #where_clause {
+                const VALUES: &'static [&'static str] = &[];
+                fn from_value(_: &str) -> ::core::option::Option<Self> {
+                    ::core::option::Option::None
+                }
+            }
+        },
     };
     quote! {
         #[doc(hidden)]

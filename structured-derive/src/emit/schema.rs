@@ -84,12 +84,14 @@ pub fn structured_output_impl(cont: &Container) -> TokenStream {
         (body, g.where_clause.clone())
     };
     let (impl_generics, ty_generics) = (&g.impl_generics, &g.ty_generics);
+    let from_text = super::from_text::method(cont);
     quote! {
         #[automatically_derived]
         impl #impl_generics _structured::__private::StructuredOutput for #ident #ty_generics #where_clause {
             fn schema() -> &'static _structured::__private::ResponseSchema {
                 #body
             }
+            #from_text
         }
     }
 }

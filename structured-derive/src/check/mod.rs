@@ -6,13 +6,19 @@ use syn::{Data, Fields, GenericArgument, GenericParam, PathArguments, Type};
 use crate::ast::{Body, Container, Field, Variant};
 use crate::attr::{BoundValue, FieldAttrs};
 use crate::ctxt::Ctxt;
+use crate::kind::{self, Scalar};
+
+mod fallback;
 
 pub fn check(cx: &Ctxt, cont: &Container) {
     shape(cx, cont);
     generics(cx, cont);
     name(cx, cont);
     match &cont.body {
-        Body::Struct(fields) => fields.iter().for_each(|f| field(cx, f)),
+        Body::Struct(fields) => {
+            fields.iter().for_each(|f| field(cx, f));
+            fallback::check(cx, fields);
+        }
         Body::Enum(variants) => enum_variants(cx, cont, variants),
         Body::Unsupported => {}
     }
@@ -120,6 +126,12 @@ fn not_on_variant(cx: &Ctxt, attrs: &FieldAttrs) {
             "#[enum_values] applies to String fields; an enum's values are its variants",
         );
     }
+    if let Some(fb) = &attrs.fallback {
+        cx.error_at(
+            fb.span,
+            "#[fallback_keyword] goes on the struct field of this enum's type, e.g. #[fallback_keyword(\"exit\", default = \"observe\")]",
+        );
+    }
 }
 
 fn field(cx: &Ctxt, f: &Field) {
@@ -130,6 +142,9 @@ fn field(cx: &Ctxt, f: &Field) {
         }
         if let Some(e) = &f.attrs.enum_values {
             cx.error_at(e.span, "#[enum_values] on a skipped field has no effect: serde never reads it; remove one of them");
+        }
+        if let Some(fb) = &f.attrs.fallback {
+            cx.error_at(fb.span, "#[fallback_keyword] on a skipped field has no effect: from_text gives it its Default, as serde does; remove one of them");
         }
         // Never read from the model, so its type needs no schema.
         return;
@@ -258,24 +273,12 @@ impl Leaf {
         if !last.arguments.is_empty() {
             return Leaf::Other;
         }
-        let int = |name, min, max| Leaf::Int { name, min, max };
-        match last.ident.to_string().as_str() {
-            "i8" => int("i8", i8::MIN.into(), i8::MAX.into()),
-            "i16" => int("i16", i16::MIN.into(), i16::MAX.into()),
-            "i32" => int("i32", i32::MIN.into(), i32::MAX.into()),
-            "i64" => int("i64", i64::MIN.into(), i64::MAX.into()),
-            "isize" => int("isize", i64::MIN.into(), i64::MAX.into()),
-            "i128" => int("i128", i128::MIN, i128::MAX),
-            "u8" => int("u8", 0, u8::MAX.into()),
-            "u16" => int("u16", 0, u16::MAX.into()),
-            "u32" => int("u32", 0, u32::MAX.into()),
-            "u64" => int("u64", 0, u64::MAX.into()),
-            "usize" => int("usize", 0, u64::MAX.into()),
-            "u128" => int("u128", 0, i128::MAX),
-            "f32" | "f64" => Leaf::Float,
-            "String" | "str" | "char" => Leaf::Str,
-            "bool" => Leaf::Bool,
-            _ => Leaf::Other,
+        match kind::scalar(&last.ident.to_string()) {
+            Some(Scalar::Int { name, min, max }) => Leaf::Int { name, min, max },
+            Some(Scalar::Float) => Leaf::Float,
+            Some(Scalar::Str) => Leaf::Str,
+            Some(Scalar::Bool) => Leaf::Bool,
+            None => Leaf::Other,
         }
     }
 }
@@ -305,7 +308,7 @@ fn strip_wrappers(ty: &Type) -> &Type {
     }
 }
 
-fn type_text(ty: &Type) -> String {
+pub(crate) fn type_text(ty: &Type) -> String {
     quote::quote!(#ty)
         .to_string()
         .replace(" < ", "<")

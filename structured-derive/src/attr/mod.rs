@@ -10,6 +10,9 @@ use syn::{Attribute, Expr, ExprLit, Lit, Token, UnOp};
 use crate::case::RenameRule;
 use crate::ctxt::Ctxt;
 
+mod fallback;
+pub use fallback::{DefaultValue, FallbackAttr, Keyword};
+
 /// A value with the span of the token it came from.
 #[derive(Debug, Clone)]
 pub struct Spanned<T> {
@@ -81,6 +84,7 @@ pub struct EnumValuesAttr {
 pub struct FieldAttrs {
     pub range: Option<RangeAttr>,
     pub enum_values: Option<EnumValuesAttr>,
+    pub fallback: Option<FallbackAttr>,
 }
 
 /// Attribute names this derive owns.
@@ -207,14 +211,16 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
                 out.enum_values = parsed;
             }
         } else if path.is_ident(FALLBACK_KEYWORD) {
-            cx.error_spanned_by(
-                path,
-                "#[fallback_keyword] is not supported yet: this version generates no `from_text` fallback; remove the attribute",
-            );
+            let parsed = fallback::parse(cx, attr);
+            if out.fallback.is_some() {
+                cx.error_spanned_by(path, "duplicate #[fallback_keyword] attribute: write every keyword in one #[fallback_keyword(..)]");
+            } else {
+                out.fallback = parsed;
+            }
         } else if path.is_ident(STRUCTURED) {
             cx.error_spanned_by(
                 path,
-                "#[structured(..)] goes on the type; on a field use #[range(..)] or #[enum_values(..)], and a `///` comment for its description",
+                "#[structured(..)] goes on the type; on a field use #[range(..)], #[enum_values(..)] or #[fallback_keyword(..)], and a `///` comment for its description",
             );
         }
     }

@@ -1,0 +1,427 @@
+//! Prompt guidance: the instruction a model reads to write JSON for a schema when nothing enforces
+//! it. Rendered from the schema as data, so a derived type and a schema given at run time get the
+//! same text.
+//!
+//! The sketch writes each node the way a model reads it fastest: `"a"|"b"` for an enum,
+//! `number -1.0 to 1.0` for a range, `[{ ... }]` for an array of objects, a `//` comment for a
+//! description. A node using a keyword the sketch has no notation for is written as compact JSON
+//! Schema in place, so no constraint is ever dropped.
+
+use std::fmt::Write as _;
+
+use serde_json::{Map, Value};
+
+use crate::schema::ResponseSchema;
+
+/// How guidance is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum GuidanceFormat {
+    /// Whichever of the other two is shorter for this schema (the sketch, for every schema this
+    /// crate derives).
+    #[default]
+    Shortest,
+    /// A typed sketch of the JSON to write, with constraints and descriptions inline.
+    Sketch,
+    /// The JSON Schema itself, compact.
+    JsonSchema,
+}
+
+/// Deeper than this, a node is written as compact JSON Schema rather than sketched.
+const MAX_DEPTH: usize = 32;
+
+const SKETCH_HEAD: &str =
+    "Reply with JSON only, in this shape (every key required, null only where shown):";
+const SKETCH_HEAD_OPTIONAL: &str = "Reply with JSON only, in this shape (keys marked ? may be left out, every other key is required, null only where shown):";
+const SCHEMA_HEAD: &str = "Reply with JSON only, valid against this JSON Schema:";
+
+/// The guidance for `schema` in `format`.
+///
+/// ```
+/// use serde_json::json;
+/// use structured_runtime::{render_guidance, GuidanceFormat, ResponseSchema};
+///
+/// let schema = ResponseSchema::new("mood", json!({
+///     "type": "object",
+///     "properties": {
+///         "label": { "type": "string", "enum": ["calm", "tense"] },
+///         "level": { "type": "number", "minimum": 0.0, "maximum": 1.0, "description": "How strong." }
+///     },
+///     "required": ["label", "level"],
+///     "additionalProperties": false
+/// }))?;
+/// assert_eq!(
+///     render_guidance(&schema, GuidanceFormat::Sketch),
+///     "Reply with JSON only, in this shape (every key required, null only where shown):\n\
+///      {\n  \"label\": \"calm\"|\"tense\",\n  \"level\": number 0.0 to 1.0 // How strong.\n}"
+/// );
+/// # Ok::<(), structured_runtime::SchemaError>(())
+/// ```
+pub fn render_guidance(schema: &ResponseSchema, format: GuidanceFormat) -> String {
+    match format {
+        GuidanceFormat::Sketch => sketch(schema),
+        GuidanceFormat::JsonSchema => json_schema(schema),
+        GuidanceFormat::Shortest => {
+            let (a, b) = (sketch(schema), json_schema(schema));
+            if a.len() <= b.len() {
+                a
+            } else {
+                b
+            }
+        }
+    }
+}
+
+fn json_schema(schema: &ResponseSchema) -> String {
+    let mut out = String::from(SCHEMA_HEAD);
+    if let Some(d) = schema.description() {
+        out.push(' ');
+        out.push_str(&one_line(d));
+    }
+    out.push('\n');
+    out.push_str(&schema.schema().to_string());
+    out
+}
+
+fn sketch(schema: &ResponseSchema) -> String {
+    let root = schema.schema();
+    let mut s = Sketcher {
+        root_name: schema.name(),
+        optional_seen: false,
+    };
+    let mut body = String::new();
+    let mut comments = Vec::new();
+    s.node(root, 0, &mut body, &mut comments);
+    if let Some(d) = schema.description().map(one_line) {
+        if !comments.contains(&d) {
+            comments.insert(0, d);
+        }
+    }
+    if let Some(Value::Object(defs)) = root.get("$defs") {
+        for (name, def) in defs {
+            let _ = write!(body, "\n{name} = ");
+            let mut c = Vec::new();
+            s.node(def, 0, &mut body, &mut c);
+            push_comments(&mut body, &c);
+        }
+    }
+    let refers_to_root = root.to_string().contains(r##""$ref":"#""##);
+    let mut out = String::from(if s.optional_seen {
+        SKETCH_HEAD_OPTIONAL
+    } else {
+        SKETCH_HEAD
+    });
+    out.push('\n');
+    // What the whole value is comes first, on its own line.
+    if !comments.is_empty() {
+        out.push_str("// ");
+        out.push_str(&comments.join(" / "));
+        out.push('\n');
+    }
+    if refers_to_root {
+        let _ = write!(out, "{} = ", s.root_name);
+    }
+    out.push_str(&body);
+    out
+}
+
+struct Sketcher<'a> {
+    root_name: &'a str,
+    optional_seen: bool,
+}
+
+/// Keywords the sketch writes in its own notation; any other makes the node raw JSON Schema.
+const SKETCHED: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "description",
+    "title",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "anyOf",
+    "$ref",
+    "$defs",
+];
+
+impl Sketcher<'_> {
+    /// Writes `node` inline into `out` (objects span lines at `indent`); its descriptions go to
+    /// `comments`, for the caller to put at the end of the line.
+    fn node(&mut self, node: &Value, indent: usize, out: &mut String, comments: &mut Vec<String>) {
+        let Value::Object(map) = node else {
+            // `true` / `false` schemas.
+            out.push_str(if node == &Value::Bool(false) {
+                "nothing"
+            } else {
+                "any"
+            });
+            return;
+        };
+        let raw = indent > MAX_DEPTH
+            || map
+                .keys()
+                .any(|k| !SKETCHED.contains(&k.as_str()) || (k == "$defs" && indent > 0));
+        if raw {
+            let _ = write!(out, "schema {node}");
+            return;
+        }
+        if let Some(t) = map.get("title").and_then(Value::as_str) {
+            comments.push(one_line(t));
+        }
+        if let Some(d) = map.get("description").and_then(Value::as_str) {
+            comments.push(one_line(d));
+        }
+        if let Some(values) = map.get("enum").and_then(Value::as_array) {
+            let literals: Vec<String> = values.iter().map(Value::to_string).collect();
+            out.push_str(&literals.join("|"));
+            return;
+        }
+        if let Some(c) = map.get("const") {
+            let _ = write!(out, "{c}");
+            return;
+        }
+        if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+            match r {
+                "#" => out.push_str(self.root_name),
+                _ => out.push_str(r.strip_prefix("#/$defs/").unwrap_or(r)),
+            }
+            return;
+        }
+        if let Some(branches) = map.get("anyOf").and_then(Value::as_array) {
+            for (i, b) in branches.iter().enumerate() {
+                if i > 0 {
+                    out.push('|');
+                }
+                self.node(b, indent, out, comments);
+            }
+            return;
+        }
+        let types: Vec<&str> = match map.get("type") {
+            Some(Value::String(t)) => vec![t.as_str()],
+            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+            _ => Vec::new(),
+        };
+        if types.is_empty() {
+            out.push_str("any");
+        }
+        for (i, t) in types.iter().enumerate() {
+            if i > 0 {
+                out.push('|');
+            }
+            match *t {
+                "object" => self.object(map, indent, out),
+                "array" => self.array(map, indent, out, comments),
+                "string" => string(map, out),
+                "number" | "integer" => number(t, map, out),
+                other => out.push_str(other),
+            }
+        }
+    }
+
+    fn object(&mut self, map: &Map<String, Value>, indent: usize, out: &mut String) {
+        let Some(Value::Object(props)) = map.get("properties") else {
+            out.push_str("object");
+            extra_keys(map, out);
+            return;
+        };
+        let required: Vec<&str> = map
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|r| r.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        out.push('{');
+        let pad = "  ".repeat(indent + 1);
+        let count = props.len();
+        for (i, (key, value)) in props.iter().enumerate() {
+            out.push('\n');
+            out.push_str(&pad);
+            let _ = write!(out, "{}", Value::from(key.as_str()));
+            if !required.contains(&key.as_str()) {
+                self.optional_seen = true;
+                out.push('?');
+            }
+            out.push_str(": ");
+            let mut comments = Vec::new();
+            self.node(value, indent + 1, out, &mut comments);
+            if i + 1 < count {
+                out.push(',');
+            }
+            push_comments(out, &comments);
+        }
+        match map.get("additionalProperties") {
+            Some(Value::Bool(false)) => {}
+            other => {
+                let _ = write!(out, "\n{pad}...other keys: ");
+                let mut comments = Vec::new();
+                match other {
+                    Some(schema @ Value::Object(_)) => {
+                        self.node(schema, indent + 1, out, &mut comments)
+                    }
+                    _ => out.push_str("any"),
+                }
+                push_comments(out, &comments);
+            }
+        }
+        out.push('\n');
+        out.push_str(&"  ".repeat(indent));
+        out.push('}');
+    }
+
+    fn array(
+        &mut self,
+        map: &Map<String, Value>,
+        indent: usize,
+        out: &mut String,
+        comments: &mut Vec<String>,
+    ) {
+        out.push('[');
+        match map.get("items") {
+            Some(items) => self.node(items, indent, out, comments),
+            None => out.push_str("any"),
+        }
+        out.push(']');
+        let (min, max) = (map.get("minItems"), map.get("maxItems"));
+        if min.is_some() || max.is_some() {
+            out.push(' ');
+            bounds(min, max, out);
+            out.push_str(" items");
+        }
+    }
+}
+
+fn extra_keys(map: &Map<String, Value>, out: &mut String) {
+    if map.get("additionalProperties") == Some(&Value::Bool(false)) {
+        out.push_str(" with no keys");
+    }
+}
+
+fn string(map: &Map<String, Value>, out: &mut String) {
+    out.push_str("string");
+    let (min, max) = (map.get("minLength"), map.get("maxLength"));
+    if min.is_some() || max.is_some() {
+        out.push_str(" of ");
+        bounds(min, max, out);
+        out.push_str(" chars");
+    }
+    if let Some(p) = map.get("pattern") {
+        let _ = write!(out, " matching {p}");
+    }
+    if let Some(f) = map.get("format") {
+        let _ = write!(out, " in format {f}");
+    }
+}
+
+fn number(kind: &str, map: &Map<String, Value>, out: &mut String) {
+    out.push_str(kind);
+    let (min, max) = (map.get("minimum"), map.get("maximum"));
+    let (xmin, xmax) = (map.get("exclusiveMinimum"), map.get("exclusiveMaximum"));
+    if min.is_some() || max.is_some() {
+        out.push(' ');
+        bounds(min, max, out);
+    }
+    if let Some(x) = xmin {
+        let _ = write!(out, " > {x}");
+    }
+    if let Some(x) = xmax {
+        let _ = write!(out, " < {x}");
+    }
+}
+
+/// `a to b`, `>= a`, `<= b`.
+fn bounds(min: Option<&Value>, max: Option<&Value>, out: &mut String) {
+    let _ = match (min, max) {
+        (Some(a), Some(b)) => write!(out, "{a} to {b}"),
+        (Some(a), None) => write!(out, ">= {a}"),
+        (None, Some(b)) => write!(out, "<= {b}"),
+        (None, None) => Ok(()),
+    };
+}
+
+/// ` // a / b` after a line's content.
+fn push_comments(out: &mut String, comments: &[String]) {
+    if !comments.is_empty() {
+        out.push_str(" // ");
+        out.push_str(&comments.join(" / "));
+    }
+}
+
+/// A description on one line: a `//` comment ends at the line's end.
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn sketch_of(schema: Value) -> String {
+        let schema = match ResponseSchema::new("t", schema) {
+            Ok(s) => s,
+            Err(e) => panic!("{e}"),
+        };
+        render_guidance(&schema, GuidanceFormat::Sketch)
+    }
+
+    #[test]
+    fn nullable_nested_and_arrays() {
+        let text = sketch_of(json!({
+            "type": "object",
+            "properties": {
+                "tags": { "type": "array", "items": { "type": "string", "enum": ["a", "b"] }, "maxItems": 3 },
+                "note": { "type": ["string", "null"], "maxLength": 20 },
+                "inner": { "anyOf": [
+                    { "type": "object", "properties": { "n": { "type": "integer", "minimum": 0 } },
+                      "required": ["n"], "additionalProperties": false },
+                    { "type": "null" }
+                ], "description": "Optional part." }
+            },
+            "required": ["tags", "note", "inner"],
+            "additionalProperties": false
+        }));
+        assert_eq!(
+            text,
+            "Reply with JSON only, in this shape (every key required, null only where shown):\n{\n  \
+             \"tags\": [\"a\"|\"b\"] <= 3 items,\n  \
+             \"note\": string of <= 20 chars|null,\n  \
+             \"inner\": {\n    \"n\": integer >= 0\n  }|null // Optional part.\n}"
+        );
+    }
+
+    #[test]
+    fn unknown_keywords_are_kept_as_schema() {
+        let text = sketch_of(json!({
+            "type": "object",
+            "properties": { "x": { "type": "string", "contentEncoding": "base64" } },
+            "required": [],
+        }));
+        assert!(text.contains(r#""x"?: schema {"type":"string","contentEncoding":"base64"}"#));
+        assert!(text.contains("...other keys: any"));
+        assert!(text.starts_with(SKETCH_HEAD_OPTIONAL));
+    }
+
+    #[test]
+    fn recursion_names_definitions() {
+        let text = sketch_of(json!({
+            "type": "object",
+            "properties": { "kids": { "type": "array", "items": { "$ref": "#" } },
+                            "leaf": { "$ref": "#/$defs/Leaf" } },
+            "required": ["kids", "leaf"],
+            "additionalProperties": false,
+            "$defs": { "Leaf": { "type": "boolean" } }
+        }));
+        assert!(text.contains("\nt = {\n  \"kids\": [t],\n  \"leaf\": Leaf\n}\nLeaf = boolean"));
+    }
+}
