@@ -135,6 +135,53 @@ mod tests {
     }
 
     #[test]
+    fn fallback_keyword_forms_are_accepted() {
+        let input: DeriveInput = parse_quote! {
+            struct X {
+                #[enum_values("none", "high", "exit")]
+                #[fallback_keyword("high", "very bad" => "high", default = "none")]
+                a: String,
+                #[enum_values("p", "q")] #[fallback_keyword] b: Option<String>,
+                #[fallback_keyword] c: bool,
+                #[range(-1.0, 1.0)] #[fallback_keyword("c", default = -0.5)] d: f32,
+                #[range(1, 9)] #[fallback_keyword(default = 3)] e: u8,
+                #[fallback_keyword(excerpt = 20, default = "-")] f: String,
+                #[fallback_keyword(default = "x")] g: String,
+                #[fallback_keyword(default = "observe")] h: Action,
+                i: Vec<Signal>,
+                j: Option<String>,
+                #[range(-1.0, 1.0)] k: f64,
+            }
+        };
+        assert_eq!(errors(input), Vec::<String>::new());
+    }
+
+    #[test]
+    fn fallback_keyword_mistakes_are_each_reported() {
+        let input: DeriveInput = parse_quote! {
+            struct X {
+                #[enum_values("a", "b")] #[fallback_keyword("c", "x" => "d")] a: String,
+                #[fallback_keyword(default = 1)] b: bool,
+                #[fallback_keyword(excerpt = 0)] c: String,
+                #[fallback_keyword(default = 1.5)] d: i64,
+                #[range(2.0, 3.0)] #[fallback_keyword] e: f64,
+                #[fallback_keyword] f: Vec<u8>,
+                #[enum_values("a")] g: String,
+                #[range(1, 2)] h: u8,
+                #[fallback_keyword] #[fallback_keyword] i: bool,
+            }
+        };
+        let found = errors(input);
+        assert_eq!(found.len(), 11, "{found:#?}");
+        // Attribute syntax first, then the rules per field in declaration order.
+        assert!(found[0].starts_with("`excerpt` is a number of characters"));
+        assert!(found[2].starts_with("\"c\" is not one of `a`'s #[enum_values]"));
+        assert!(found[3].starts_with("\"d\" is not one of `a`'s #[enum_values]"));
+        assert!(found[4].starts_with("`a` needs `default = \"..\"`"));
+        assert!(found[10].starts_with("`h` would be 0"));
+    }
+
+    #[test]
     fn doc_comments_are_compacted() {
         let input: DeriveInput = parse_quote! {
             /// First line

@@ -1,4 +1,7 @@
-//! The benchmark input, shared by the criterion bench and the instruction-count example.
+//! The benchmark inputs, shared by the criterion benches and the instruction-count example.
+
+// Each bench uses part of this module.
+#![allow(dead_code)]
 
 use serde::Deserialize;
 use structured_runtime::StructuredOutput;
@@ -8,13 +11,26 @@ use structured_runtime::StructuredOutput;
 #[allow(dead_code)]
 pub struct HeartbeatDecision {
     #[enum_values("none", "low", "moderate", "high", "critical")]
+    #[fallback_keyword("critical", "high", "moderate", "low", default = "none")]
     severity: String,
     #[enum_values("observe", "analyze", "rebalance", "hedge", "exit", "escalate")]
+    #[fallback_keyword(
+        "exit",
+        "sell everything" => "exit",
+        "hedge",
+        "rebalance",
+        "escalate",
+        "analyze",
+        default = "observe"
+    )]
     action: String,
     #[range(0.0, 1.0)]
+    #[fallback_keyword(default = 0.5)]
     confidence: f64,
+    #[fallback_keyword(excerpt = 200)]
     rationale: String,
     signals: Vec<Signal>,
+    #[fallback_keyword("escalate")]
     escalate: bool,
 }
 
@@ -25,6 +41,21 @@ pub struct Signal {
     description: String,
     #[range(0.0, 1.0)]
     magnitude: f64,
+}
+
+/// Chatty prose of about `bytes` bytes, no JSON: keywords near the end, negated ones and
+/// near-misses ("highlight", "no need to exit") throughout, so every reader scans it all.
+pub fn prose(bytes: usize) -> String {
+    const PARAGRAPH: &str = "Spot drifted lower through the session; it was a highlight for the bears \
+        but nothing critical happened, and there is no need to exit. Do not escalate yet. Funding stayed \
+        near flat, the vault's hedges held, and confidence in the range held up. ";
+    let mut text = PARAGRAPH.repeat(bytes / PARAGRAPH.len() + 1);
+    text.truncate(bytes.saturating_sub(60));
+    while !text.is_char_boundary(text.len()) {
+        text.pop();
+    }
+    text.push_str(" Now severity is high: hedge, confidence 72%.");
+    text
 }
 
 pub const ANSWER: &str = r#"{

@@ -1,8 +1,9 @@
-//! The main demo: the seed's types as strict schemas, then one good and one bad model answer.
+//! The main demo: the seed's types as strict schemas, one good and one bad model answer, the
+//! prompt guidance for providers that enforce nothing, and `from_text` on an answer with no JSON.
 //!
 //! Run: `cargo run -p structured-examples --bin demo`
 
-use structured_examples::{all_schemas, HeartbeatDecision};
+use structured_examples::{all_schemas, DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::{FromJsonError, StructuredOutput};
 
 const GOOD: &str = r#"{
@@ -27,6 +28,11 @@ const BAD: &str = r#"{
   ],
   "escalate": "no"
 }"#;
+
+const PROSE: &str = "Not critical, but the risk is high: spot fell 4% while funding flipped. \
+There is no need to exit; we should hedge the position. Don't escalate yet. Confidence 70%.";
+
+const FEELING: &str = "Pleasure of -1.4, arousal: 0.7 (dominance roughly +.2). Mostly fear.";
 
 fn main() {
     println!("== The seed's subsystem types as strict JSON Schemas\n");
@@ -80,5 +86,31 @@ fn main() {
             }
         }
         Err(other) => println!("refused: {other}"),
+    }
+
+    println!(
+        "\n== Prompt guidance for a provider that enforces no schema\n\n{}",
+        HeartbeatDecision::prompt_guidance()
+    );
+
+    println!("\n== An answer with no JSON at all, read by from_text\n\n{PROSE}\n");
+    show_from_text::<HeartbeatDecision>(PROSE);
+    println!("\n{FEELING}\n");
+    show_from_text::<DaimonAppraisal>(FEELING);
+}
+
+fn show_from_text<T: StructuredOutput + std::fmt::Debug>(text: &str) {
+    match T::from_text(text) {
+        Ok(read) => {
+            println!("value (heuristic): {:?}", read.value);
+            println!("where each field came from:");
+            for field in read.report.fields() {
+                println!("  {field}");
+            }
+            for warning in read.report.warnings() {
+                println!("warning: {warning}");
+            }
+        }
+        Err(e) => println!("no value: {e}"),
     }
 }

@@ -1,0 +1,9 @@
+use structured_runtime::StructuredOutput;
+
+#[derive(StructuredOutput, serde::Deserialize)]
+struct Decision {
+    #[fallback_keyword("page" => "true")]
+    escalate: bool,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use structured_runtime::StructuredOutput;
+
+#[derive(StructuredOutput, serde::Deserialize)]
+struct Decision {
+    #[enum_values("low", "high")]
+    #[fallback_keyword("high", "HIGH", default = "low")]
+    severity: String,
+}
+
+fn main() {}
