@@ -88,6 +88,7 @@ fn sketch(schema: &ResponseSchema) -> String {
     let mut s = Sketcher {
         root_name: schema.name(),
         optional_seen: false,
+        depth: 0,
     };
     let mut body = String::new();
     let mut comments = Vec::new();
@@ -128,6 +129,8 @@ fn sketch(schema: &ResponseSchema) -> String {
 struct Sketcher<'a> {
     root_name: &'a str,
     optional_seen: bool,
+    /// Nodes entered: arrays and `anyOf` nest without indenting, so depth is counted apart.
+    depth: usize,
 }
 
 /// Keywords the sketch writes in its own notation; any other makes the node raw JSON Schema.
@@ -160,6 +163,18 @@ impl Sketcher<'_> {
     /// Writes `node` inline into `out` (objects span lines at `indent`); its descriptions go to
     /// `comments`, for the caller to put at the end of the line.
     fn node(&mut self, node: &Value, indent: usize, out: &mut String, comments: &mut Vec<String>) {
+        self.depth += 1;
+        self.node_inner(node, indent, out, comments);
+        self.depth -= 1;
+    }
+
+    fn node_inner(
+        &mut self,
+        node: &Value,
+        indent: usize,
+        out: &mut String,
+        comments: &mut Vec<String>,
+    ) {
         let Value::Object(map) = node else {
             // `true` / `false` schemas.
             out.push_str(if node == &Value::Bool(false) {
@@ -169,7 +184,7 @@ impl Sketcher<'_> {
             });
             return;
         };
-        let raw = indent > MAX_DEPTH
+        let raw = self.depth > MAX_DEPTH
             || map
                 .keys()
                 .any(|k| !SKETCHED.contains(&k.as_str()) || (k == "$defs" && indent > 0));
@@ -410,6 +425,26 @@ mod tests {
         assert!(text.contains(r#""x"?: schema {"type":"string","contentEncoding":"base64"}"#));
         assert!(text.contains("...other keys: any"));
         assert!(text.starts_with(SKETCH_HEAD_OPTIONAL));
+    }
+
+    #[test]
+    fn deep_nesting_is_written_as_raw_schema() {
+        let mut node = json!({ "type": "string" });
+        for _ in 0..200 {
+            node = json!({ "type": "array", "items": node });
+        }
+        let mut root = serde_json::Map::new();
+        root.insert("type".into(), json!("object"));
+        root.insert("properties".into(), json!({}));
+        root.insert("required".into(), json!([]));
+        root.insert("additionalProperties".into(), json!(false));
+        root.insert("$defs".into(), json!({}));
+        if let Some(Value::Object(props)) = root.get_mut("properties") {
+            props.insert("deep".into(), node);
+        }
+        let schema = ResponseSchema::new("t", Value::Object(root)).unwrap();
+        let text = render_guidance(&schema, GuidanceFormat::Sketch);
+        assert!(text.contains(&format!("{}schema {{", "[".repeat(31))));
     }
 
     #[test]

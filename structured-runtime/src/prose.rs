@@ -39,6 +39,8 @@ struct Word {
     start: usize,
     end: usize,
     clause: usize,
+    /// All ASCII: compared byte by byte, and rejected by length first.
+    ascii: bool,
 }
 
 /// A text split into words, ready to be searched.
@@ -118,6 +120,7 @@ impl<'a> Prose<'a> {
         let mut words = Vec::new();
         let mut clause = 0usize;
         let mut start: Option<usize> = None;
+        let mut ascii = true;
         let mut chars = text.char_indices().peekable();
         while let Some((i, c)) = chars.next() {
             let next = chars.peek().map(|&(_, n)| n);
@@ -127,18 +130,20 @@ impl<'a> Prose<'a> {
             if inside_word {
                 if start.is_none() {
                     start = Some(i);
+                    ascii = true;
                 }
+                ascii &= c.is_ascii();
                 continue;
             }
             if let Some(s) = start.take() {
-                clause = push_word(text, &mut words, s, i, clause);
+                clause = push_word(text, &mut words, s, i, clause, ascii);
             }
             if ends_clause(c, next) {
                 clause += 1;
             }
         }
         if let Some(s) = start {
-            push_word(text, &mut words, s, text.len(), clause);
+            push_word(text, &mut words, s, text.len(), clause, ascii);
         }
         Prose { text, words }
     }
@@ -212,7 +217,9 @@ impl<'a> Prose<'a> {
         let mut last = first;
         for (k, expected) in phrase.iter().enumerate() {
             let w = self.words.get(i + k)?;
-            if w.clause != first.clause || !same_word(self.word(i + k)?, expected) {
+            // Most words differ in length from the keyword: no need to look at their text.
+            let quick_reject = w.ascii && expected.is_ascii() && w.end - w.start != expected.len();
+            if quick_reject || w.clause != first.clause || !same_word(self.word(i + k)?, expected) {
                 return None;
             }
             last = w;
@@ -234,8 +241,20 @@ impl<'a> Prose<'a> {
     }
 }
 
-fn push_word(text: &str, words: &mut Vec<Word>, start: usize, end: usize, clause: usize) -> usize {
-    words.push(Word { start, end, clause });
+fn push_word(
+    text: &str,
+    words: &mut Vec<Word>,
+    start: usize,
+    end: usize,
+    clause: usize,
+    ascii: bool,
+) -> usize {
+    words.push(Word {
+        start,
+        end,
+        clause,
+        ascii,
+    });
     // A conjunction closes the clause before it and opens a new one after it.
     let conjunction = text
         .get(start..end)
