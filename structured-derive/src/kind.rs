@@ -94,7 +94,7 @@ fn kind(ty: &Type) -> Kind {
     }
 }
 
-fn unparen(ty: &Type) -> &Type {
+pub fn unparen(ty: &Type) -> &Type {
     match ty {
         Type::Paren(p) => unparen(&p.elem),
         Type::Group(g) => unparen(&g.elem),

@@ -9,8 +9,7 @@ use crate::validate::{Path, Validate, Violations};
 
 /// A value read from prose, and how each field was obtained.
 ///
-/// A heuristic value must never pass for a parsed one: this type keeps the two together, and
-/// [`FromText::into_parts`] is the only way to take the value alone.
+/// A heuristic value must never pass for a parsed one, so the value travels with its report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FromText<T> {
     /// The value. It passes the type's [`Validate`].

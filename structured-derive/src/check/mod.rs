@@ -135,7 +135,7 @@ fn not_on_variant(cx: &Ctxt, attrs: &FieldAttrs) {
 }
 
 fn field(cx: &Ctxt, f: &Field) {
-    let leaf = Leaf::of(f.ty);
+    let leaf = leaf(f.ty);
     if f.serde.skip {
         if let Some(r) = &f.attrs.range {
             cx.error_at(r.span, "#[range] on a skipped field has no effect: serde never reads it; remove one of them");
@@ -152,14 +152,14 @@ fn field(cx: &Ctxt, f: &Field) {
     unsupported_type(cx, f.ty);
     if let Some(range) = &f.attrs.range {
         match &leaf {
-            Leaf::Str | Leaf::Bool => cx.error_at(
+            Some(Scalar::Str | Scalar::Bool) => cx.error_at(
                 range.span,
                 format!(
                     "#[range] applies to numeric fields, found `{}`: for strings use #[enum_values(..)]",
                     type_text(f.ty)
                 ),
             ),
-            Leaf::Int { name, min, max } => {
+            Some(Scalar::Int { name, min, max }) => {
                 for b in [&range.min, &range.max].into_iter().flatten() {
                     match b.value {
                         BoundValue::Float(x) => cx.error_at(
@@ -174,7 +174,7 @@ fn field(cx: &Ctxt, f: &Field) {
                     }
                 }
             }
-            Leaf::Float | Leaf::Other => {}
+            Some(Scalar::Float) | None => {}
         }
         if let (Some(lo), Some(hi)) = (&range.min, &range.max) {
             if lo.value.as_f64() > hi.value.as_f64() {
@@ -186,7 +186,10 @@ fn field(cx: &Ctxt, f: &Field) {
         }
     }
     if let Some(values) = &f.attrs.enum_values {
-        if matches!(leaf, Leaf::Int { .. } | Leaf::Float | Leaf::Bool) {
+        if matches!(
+            leaf,
+            Some(Scalar::Int { .. } | Scalar::Float | Scalar::Bool)
+        ) {
             cx.error_at(
                 values.span,
                 format!(
@@ -244,68 +247,24 @@ fn unsupported_type(cx: &Ctxt, ty: &Type) {
     }
 }
 
-/// The innermost type of a field, seen through `Option`, `Vec` and `Box`, as far as syntax tells.
-/// Types it cannot name (aliases, paths) are `Other` and are checked by the trait bounds instead.
-enum Leaf {
-    Int {
-        name: &'static str,
-        min: i128,
-        max: i128,
-    },
-    Float,
-    Str,
-    Bool,
-    Other,
-}
-
-impl Leaf {
-    fn of(ty: &Type) -> Leaf {
-        let ty = strip_wrappers(ty);
-        let Type::Path(p) = ty else {
-            return Leaf::Other;
-        };
-        if p.qself.is_some() {
-            return Leaf::Other;
-        }
-        let Some(last) = p.path.segments.last() else {
-            return Leaf::Other;
-        };
-        if !last.arguments.is_empty() {
-            return Leaf::Other;
-        }
-        match kind::scalar(&last.ident.to_string()) {
-            Some(Scalar::Int { name, min, max }) => Leaf::Int { name, min, max },
-            Some(Scalar::Float) => Leaf::Float,
-            Some(Scalar::Str) => Leaf::Str,
-            Some(Scalar::Bool) => Leaf::Bool,
-            None => Leaf::Other,
-        }
+/// The innermost scalar of a field, seen through `Option`, `Vec` and `Box`, as far as syntax
+/// tells. Types it cannot name (aliases, paths) are `None` and are checked by the trait bounds.
+fn leaf(ty: &Type) -> Option<Scalar> {
+    let Type::Path(p) = strip_wrappers(ty) else {
+        return None;
+    };
+    let last = p.path.segments.last()?;
+    if p.qself.is_some() || !last.arguments.is_empty() {
+        return None;
     }
+    kind::scalar(&last.ident.to_string())
 }
 
 fn strip_wrappers(ty: &Type) -> &Type {
-    match ty {
-        Type::Paren(p) => strip_wrappers(&p.elem),
-        Type::Group(g) => strip_wrappers(&g.elem),
-        Type::Path(p) if p.qself.is_none() => {
-            let Some(last) = p.path.segments.last() else {
-                return ty;
-            };
-            if !matches!(last.ident.to_string().as_str(), "Option" | "Vec" | "Box") {
-                return ty;
-            }
-            match &last.arguments {
-                PathArguments::AngleBracketed(args) if args.args.len() == 1 => {
-                    match args.args.first() {
-                        Some(GenericArgument::Type(inner)) => strip_wrappers(inner),
-                        _ => ty,
-                    }
-                }
-                _ => ty,
-            }
-        }
-        _ => ty,
-    }
+    ["Option", "Vec", "Box"]
+        .iter()
+        .find_map(|name| kind::wrapper(ty, name))
+        .map_or_else(|| kind::unparen(ty), strip_wrappers)
 }
 
 pub(crate) fn type_text(ty: &Type) -> String {
