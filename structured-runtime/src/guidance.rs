@@ -88,6 +88,7 @@ fn sketch(schema: &ResponseSchema) -> String {
     let mut s = Sketcher {
         root_name: schema.name(),
         optional_seen: false,
+        root_referenced: false,
         depth: 0,
     };
     let mut body = String::new();
@@ -106,7 +107,6 @@ fn sketch(schema: &ResponseSchema) -> String {
             push_comments(&mut body, &c);
         }
     }
-    let refers_to_root = root.to_string().contains(r##""$ref":"#""##);
     let mut out = String::from(if s.optional_seen {
         SKETCH_HEAD_OPTIONAL
     } else {
@@ -119,7 +119,7 @@ fn sketch(schema: &ResponseSchema) -> String {
         out.push_str(&comments.join(" / "));
         out.push('\n');
     }
-    if refers_to_root {
+    if s.root_referenced {
         let _ = write!(out, "{} = ", s.root_name);
     }
     out.push_str(&body);
@@ -129,6 +129,8 @@ fn sketch(schema: &ResponseSchema) -> String {
 struct Sketcher<'a> {
     root_name: &'a str,
     optional_seen: bool,
+    /// A `{"$ref": "#"}` was written: the root needs its name.
+    root_referenced: bool,
     /// Nodes entered: arrays and `anyOf` nest without indenting, so depth is counted apart.
     depth: usize,
 }
@@ -209,7 +211,10 @@ impl Sketcher<'_> {
         }
         if let Some(r) = map.get("$ref").and_then(Value::as_str) {
             match r {
-                "#" => out.push_str(self.root_name),
+                "#" => {
+                    self.root_referenced = true;
+                    out.push_str(self.root_name);
+                }
                 _ => out.push_str(r.strip_prefix("#/$defs/").unwrap_or(r)),
             }
             return;

@@ -11,9 +11,9 @@ use proc_macro2::Span;
 use syn::parse::{Parse, ParseStream};
 use syn::punctuated::Punctuated;
 use syn::spanned::Spanned as _;
-use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitStr, Token, UnOp};
+use syn::{Attribute, Expr, ExprLit, Ident, Lit, LitStr, Token};
 
-use super::{BoundValue, Spanned};
+use super::{number_lit, split_sign, BoundValue, Spanned};
 use crate::ctxt::Ctxt;
 
 /// One keyword of the priority list.
@@ -150,22 +150,10 @@ pub fn parse(cx: &Ctxt, attr: &Attribute) -> Option<FallbackAttr> {
                 }
             }
             Arg::Named { key, value } => match key.to_string().as_str() {
-                "default" => match default_value(cx, &value) {
-                    Some(v) if out.default.is_none() => out.default = Some(v),
-                    Some(_) => {
-                        cx.error_spanned_by(&key, "duplicate attribute key `default`");
-                        ok = false;
-                    }
-                    None => ok = false,
-                },
-                "excerpt" => match excerpt(cx, &value) {
-                    Some(v) if out.excerpt.is_none() => out.excerpt = Some(v),
-                    Some(_) => {
-                        cx.error_spanned_by(&key, "duplicate attribute key `excerpt`");
-                        ok = false;
-                    }
-                    None => ok = false,
-                },
+                "default" => {
+                    ok &= set_once(cx, &key, &mut out.default, default_value(cx, &value));
+                }
+                "excerpt" => ok &= set_once(cx, &key, &mut out.excerpt, excerpt(cx, &value)),
                 other => {
                     cx.error_spanned_by(
                         &key,
@@ -188,46 +176,44 @@ fn same_phrase(k: &Keyword, phrase: &str) -> bool {
 }
 
 fn default_value(cx: &Ctxt, expr: &Expr) -> Option<Spanned<DefaultValue>> {
-    let span = expr.span();
-    let (negative, inner) = match expr {
-        Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => (true, &*u.expr),
-        other => (false, other),
-    };
+    const LITERAL: &str = "`default` must be a literal: a string, a number or a bool";
+    let (negative, inner) = split_sign(expr);
     let Expr::Lit(ExprLit { lit, .. }) = inner else {
-        cx.error_spanned_by(
-            expr,
-            "`default` must be a literal: a string, a number or a bool",
-        );
+        cx.error_spanned_by(expr, LITERAL);
         return None;
     };
-    let value = match lit {
-        Lit::Str(s) if !negative => DefaultValue::Str(s.value()),
-        Lit::Bool(b) if !negative => DefaultValue::Bool(b.value),
-        Lit::Int(i) => match i.base10_parse::<i128>() {
-            Ok(v) => DefaultValue::Number(BoundValue::Int(if negative { -v } else { v })),
-            Err(_) => {
-                cx.error_spanned_by(expr, "`default` does not fit in 128 bits");
-                return None;
-            }
-        },
-        Lit::Float(f) => match f.base10_parse::<f64>() {
-            Ok(v) if v.is_finite() => {
-                DefaultValue::Number(BoundValue::Float(if negative { -v } else { v }))
-            }
-            _ => {
-                cx.error_spanned_by(expr, "`default` must be a finite number");
-                return None;
-            }
-        },
+    let value = match (lit, number_lit(lit, negative)) {
+        (_, Some(Ok(n))) => DefaultValue::Number(n),
+        (_, Some(Err(why))) => {
+            cx.error_spanned_by(expr, format!("`default` {why}"));
+            return None;
+        }
+        (Lit::Str(s), None) if !negative => DefaultValue::Str(s.value()),
+        (Lit::Bool(b), None) if !negative => DefaultValue::Bool(b.value),
         _ => {
-            cx.error_spanned_by(
-                expr,
-                "`default` must be a literal: a string, a number or a bool",
-            );
+            cx.error_spanned_by(expr, LITERAL);
             return None;
         }
     };
-    Some(Spanned { value, span })
+    Some(Spanned {
+        value,
+        span: expr.span(),
+    })
+}
+
+/// Stores a named argument's value, refusing a second one.
+fn set_once<T>(cx: &Ctxt, key: &Ident, slot: &mut Option<T>, value: Option<T>) -> bool {
+    match value {
+        Some(_) if slot.is_some() => {
+            cx.error_spanned_by(key, format!("duplicate attribute key `{key}`"));
+            false
+        }
+        Some(v) => {
+            *slot = Some(v);
+            true
+        }
+        None => false,
+    }
 }
 
 fn excerpt(cx: &Ctxt, expr: &Expr) -> Option<Spanned<usize>> {

@@ -371,33 +371,49 @@ fn range(cx: &Ctxt, attr: &Attribute) -> Option<RangeAttr> {
     Some(RangeAttr { span, min, max })
 }
 
-/// A numeric literal, optionally negated.
-fn bound(cx: &Ctxt, expr: &Expr) -> Option<Spanned<BoundValue>> {
-    let (negative, inner) = match expr {
+/// `-expr` as (true, expr); anything else as (false, itself).
+fn split_sign(expr: &Expr) -> (bool, &Expr) {
+    match expr {
         Expr::Unary(u) if matches!(u.op, UnOp::Neg(_)) => (true, &*u.expr),
         other => (false, other),
+    }
+}
+
+/// The value of an integer or float literal with its sign: `None` when `lit` is not numeric,
+/// `Err` (what is wrong with it) when it cannot be held exactly.
+fn number_lit(lit: &Lit, negative: bool) -> Option<Result<BoundValue, &'static str>> {
+    let signed_int = |v: i128| BoundValue::Int(if negative { -v } else { v });
+    let signed_float = |v: f64| BoundValue::Float(if negative { -v } else { v });
+    Some(match lit {
+        Lit::Int(i) => i
+            .base10_parse::<i128>()
+            .map(signed_int)
+            .map_err(|_| "does not fit in 128 bits"),
+        Lit::Float(f) => match f.base10_parse::<f64>() {
+            Ok(v) if v.is_finite() => Ok(signed_float(v)),
+            _ => Err("must be a finite number"),
+        },
+        _ => return None,
+    })
+}
+
+/// A numeric literal, optionally negated.
+fn bound(cx: &Ctxt, expr: &Expr) -> Option<Spanned<BoundValue>> {
+    let (negative, inner) = split_sign(expr);
+    let number = match inner {
+        Expr::Lit(ExprLit { lit, .. }) => number_lit(lit, negative),
+        _ => None,
     };
-    let span = expr.span();
-    let value = match inner {
-        Expr::Lit(ExprLit {
-            lit: Lit::Int(i), ..
-        }) => match i.base10_parse::<i128>() {
-            Ok(v) => BoundValue::Int(if negative { -v } else { v }),
-            Err(_) => {
-                cx.error_spanned_by(expr, "range bound does not fit in 128 bits");
-                return None;
-            }
-        },
-        Expr::Lit(ExprLit {
-            lit: Lit::Float(f), ..
-        }) => match f.base10_parse::<f64>() {
-            Ok(v) if v.is_finite() => BoundValue::Float(if negative { -v } else { v }),
-            _ => {
-                cx.error_spanned_by(expr, "range bound must be a finite number");
-                return None;
-            }
-        },
-        _ => {
+    match number {
+        Some(Ok(value)) => Some(Spanned {
+            value,
+            span: expr.span(),
+        }),
+        Some(Err(why)) => {
+            cx.error_spanned_by(expr, format!("range bound {why}"));
+            None
+        }
+        None => {
             cx.error_spanned_by(
                 expr,
                 format!(
@@ -405,10 +421,9 @@ fn bound(cx: &Ctxt, expr: &Expr) -> Option<Spanned<BoundValue>> {
                     quote::quote!(#expr)
                 ),
             );
-            return None;
+            None
         }
-    };
-    Some(Spanned { value, span })
+    }
 }
 
 fn enum_values(cx: &Ctxt, attr: &Attribute) -> Option<EnumValuesAttr> {

@@ -1,7 +1,7 @@
 //! `from_text` for a struct with `#[fallback_keyword]` fields, and `TextChoice` for a unit enum.
 //! Each field becomes one call to a runtime reader; the value is validated at the end.
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
@@ -201,17 +201,8 @@ fn number_default(fb: &FallbackAttr, s: Scalar) -> Option<TokenStream> {
 /// A literal of the field's kind: a float field's `default = 0` is written `0.0`.
 fn number_literal(v: BoundValue, s: Scalar) -> TokenStream {
     match (s, v) {
-        (Scalar::Float, v) => {
-            let x = v.as_f64();
-            let lit = Literal::f64_unsuffixed(x.abs());
-            let sign = (x.is_sign_negative() && x != 0.0).then(|| quote!(-));
-            quote!(#sign #lit)
-        }
-        (_, BoundValue::Int(i)) => {
-            let lit = Literal::u128_unsuffixed(i.unsigned_abs());
-            let sign = (i < 0).then(|| quote!(-));
-            quote!(#sign #lit)
-        }
+        (Scalar::Float, v) => super::float_literal(v.as_f64()),
+        (_, BoundValue::Int(i)) => super::int_literal(i),
         // An integer field with a float default is rejected by check.
         (_, BoundValue::Float(_)) => quote!(0),
     }

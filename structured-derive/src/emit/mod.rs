@@ -36,6 +36,20 @@ fn generate(cont: &Container) -> TokenStream {
     quote! { #schema_type #validate #output }
 }
 
+/// An integer literal; a negative one is written `-lit`, which rustc reads as one in-range literal.
+pub(crate) fn int_literal(i: i128) -> TokenStream {
+    let lit = proc_macro2::Literal::u128_unsuffixed(i.unsigned_abs());
+    let sign = (i < 0).then(|| quote!(-));
+    quote!(#sign #lit)
+}
+
+/// A float literal, its sign written apart like [`int_literal`]'s.
+pub(crate) fn float_literal(x: f64) -> TokenStream {
+    let lit = proc_macro2::Literal::f64_unsuffixed(x.abs());
+    let sign = (x.is_sign_negative() && x != 0.0).then(|| quote!(-));
+    quote!(#sign #lit)
+}
+
 /// Generated code reaches the runtime through one path, inside an anonymous const.
 fn wrap(body: TokenStream) -> TokenStream {
     quote! {

@@ -1,6 +1,6 @@
 //! `SchemaType` (the type's schema node) and `StructuredOutput` (the root schema, built once).
 
-use proc_macro2::{Literal, TokenStream};
+use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
@@ -134,17 +134,14 @@ fn bound_tokens(b: Option<&Spanned<BoundValue>>) -> TokenStream {
     let Some(b) = b else {
         return quote!(::core::option::Option::None);
     };
-    // Negative literals are written as `-lit`, which rustc reads as one in-range literal.
     let value = match b.value {
         BoundValue::Int(i) => {
-            let lit = Literal::u128_unsuffixed(i.unsigned_abs());
-            let sign = (i < 0).then(|| quote!(-));
-            quote!(_structured::__private::Bound::Int(#sign #lit))
+            let lit = super::int_literal(i);
+            quote!(_structured::__private::Bound::Int(#lit))
         }
         BoundValue::Float(x) => {
-            let lit = Literal::f64_unsuffixed(x.abs());
-            let sign = (x.is_sign_negative() && x != 0.0).then(|| quote!(-));
-            quote!(_structured::__private::Bound::Float(#sign #lit))
+            let lit = super::float_literal(x);
+            quote!(_structured::__private::Bound::Float(#lit))
         }
     };
     quote!(::core::option::Option::Some(#value))
