@@ -140,6 +140,7 @@ mod guidance;
 mod instance_check;
 mod output;
 mod prose;
+pub mod repair;
 mod schema;
 mod schema_type;
 mod strict;

@@ -1,0 +1,221 @@
+//! Character classes and the skipping of whitespace, comments and fence markers.
+
+use super::parser::Parser;
+use super::RepairKind;
+
+/// How a string was opened, which decides what may close it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Quote {
+    /// `"`
+    Double,
+    /// `'`
+    Single,
+    /// `“ ” „`: closed by `” “ "`.
+    SmartDouble,
+    /// `‘ ’`: closed by `’ ‘ '`.
+    SmartSingle,
+    /// `` ` `` or `´`: closed by `´ ` '`.
+    Backtick,
+    /// `\"` (JSON written as an escaped string): closed by `\"`.
+    Escaped,
+}
+
+impl Quote {
+    /// The quote opening a string at the start of `rest`, with its length in bytes.
+    pub(super) fn open(rest: &str) -> Option<(Quote, usize)> {
+        let c = rest.chars().next()?;
+        let quote = match c {
+            '"' => Quote::Double,
+            '\'' => Quote::Single,
+            '“' | '”' | '„' => Quote::SmartDouble,
+            '‘' | '’' => Quote::SmartSingle,
+            '`' | '´' => Quote::Backtick,
+            '\\' if rest.as_bytes().get(1) == Some(&b'"') => return Some((Quote::Escaped, 2)),
+            _ => return None,
+        };
+        Some((quote, c.len_utf8()))
+    }
+
+    /// Whether `c` closes a string opened by `self`.
+    pub(super) fn closes(self, c: char) -> bool {
+        match self {
+            Quote::Double => c == '"',
+            Quote::Single => c == '\'',
+            Quote::SmartDouble => matches!(c, '”' | '“' | '"'),
+            Quote::SmartSingle => matches!(c, '’' | '‘' | '\''),
+            Quote::Backtick => matches!(c, '´' | '`' | '\''),
+            Quote::Escaped => false,
+        }
+    }
+
+    /// The repair recorded for a string opened this way, if any.
+    pub(super) fn repair(self) -> Option<RepairKind> {
+        match self {
+            Quote::Double => None,
+            Quote::Single => Some(RepairKind::SingleQuotes),
+            Quote::SmartDouble | Quote::SmartSingle | Quote::Backtick => {
+                Some(RepairKind::SmartQuotes)
+            }
+            Quote::Escaped => Some(RepairKind::EscapedJson),
+        }
+    }
+}
+
+/// Any character that may open or close a string.
+pub(super) fn is_quote_char(c: char) -> bool {
+    matches!(c, '"' | '\'' | '“' | '”' | '„' | '‘' | '’' | '`' | '´')
+}
+
+/// Unicode whitespace that is not JSON whitespace but is skipped between tokens.
+pub(super) fn is_special_space(c: char) -> bool {
+    matches!(
+        c,
+        '\u{a0}' | '\u{1680}' | '\u{180e}' | '\u{2000}'
+            ..='\u{200b}' | '\u{202f}' | '\u{205f}' | '\u{3000}' | '\u{feff}'
+    )
+}
+
+/// A byte that may be part of an identifier-like word (unquoted key, literal, function name).
+pub(super) fn is_word_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b >= 0x80
+}
+
+/// A byte that continues a number-looking token into something that is not a number
+/// (`1/3`, `10-20`, `1.1.1`, `57eeeeb1-450b`, `2024-10-18T18:35:22Z`).
+pub(super) fn continues_token(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'+' | b'/' | b':' | b'_')
+}
+
+impl Parser<'_> {
+    /// Skips JSON whitespace, Unicode spaces, comments and fence markers, recording repairs.
+    pub(super) fn skip_ws(&mut self) {
+        loop {
+            match self.peek() {
+                Some(b' ' | b'\t' | b'\n' | b'\r') => self.pos += 1,
+                Some(b'/') => match self.byte(self.pos + 1) {
+                    Some(b'/') => self.line_comment(),
+                    Some(b'*') => self.block_comment(),
+                    _ => return,
+                },
+                Some(b'#') => self.line_comment(),
+                Some(b'`') if self.rest().starts_with("```") => self.fence_marker(),
+                Some(b) if b >= 0x80 => match self.rest().chars().next() {
+                    Some(c) if is_special_space(c) => {
+                        self.note(RepairKind::SpecialWhitespace);
+                        self.pos += c.len_utf8();
+                    }
+                    _ => return,
+                },
+                _ => return,
+            }
+        }
+    }
+
+    fn line_comment(&mut self) {
+        self.note(RepairKind::Comment);
+        let rest = self.rest().as_bytes();
+        let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+        self.pos += len;
+    }
+
+    fn block_comment(&mut self) {
+        self.note(RepairKind::Comment);
+        match self.rest().get(2..).and_then(|r| r.find("*/")) {
+            Some(end) => self.pos += end + 4,
+            None => self.pos = self.text.len(),
+        }
+    }
+
+    /// ```` ```json ```` or a closing ```` ``` ````: the backticks and the language word.
+    fn fence_marker(&mut self) {
+        self.note(RepairKind::FenceMarker);
+        while self.peek() == Some(b'`') {
+            self.pos += 1;
+        }
+        while self.peek().is_some_and(|b| b.is_ascii_alphanumeric()) {
+            self.pos += 1;
+        }
+    }
+
+    /// Position of the next byte that is not whitespace or a (short) comment, from `from`.
+    /// Comments longer than a few hundred bytes are not skipped here, which keeps lookahead from
+    /// every quote bounded.
+    pub(super) fn next_non_ws(&self, from: usize) -> usize {
+        let mut i = from;
+        loop {
+            match self.byte(i) {
+                Some(b' ' | b'\t' | b'\n' | b'\r') => i += 1,
+                Some(b'/') if self.byte(i + 1) == Some(b'*') => {
+                    let window = self
+                        .text
+                        .get(i + 2..)
+                        .and_then(|r| r.get(..floor_boundary(r, 256)));
+                    match window.and_then(|w| w.find("*/")) {
+                        Some(end) => i += end + 4,
+                        None => return i,
+                    }
+                }
+                Some(b'/') if self.byte(i + 1) == Some(b'/') => {
+                    let window = self
+                        .text
+                        .get(i..)
+                        .and_then(|r| r.get(..floor_boundary(r, 256)));
+                    match window.and_then(|w| w.find('\n')) {
+                        Some(end) => i += end,
+                        None => return i,
+                    }
+                }
+                _ => return i,
+            }
+        }
+    }
+
+    /// Whether a comment starts at `i`.
+    pub(super) fn comment_at(&self, i: usize) -> bool {
+        self.byte(i) == Some(b'/') && matches!(self.byte(i + 1), Some(b'/' | b'*'))
+    }
+
+    /// Whether `i` starts an object member: an optionally quoted word, then `:`. Looks ahead a
+    /// bounded distance, so calling it at every quote keeps the parse linear.
+    pub(super) fn member_starts_at(&self, i: usize) -> bool {
+        let mut i = self.next_non_ws(i);
+        let quoted = match self.text.get(i..).and_then(Quote::open) {
+            Some((_, len)) => {
+                i += len;
+                true
+            }
+            None => false,
+        };
+        let start = i;
+        if self.byte(i).is_none() {
+            // The text ends where the next key would start: a truncated member.
+            return true;
+        }
+        while i - start < 64
+            && self
+                .byte(i)
+                .is_some_and(|b| is_word_byte(b) || b == b'-' || (quoted && b == b' '))
+        {
+            i += 1;
+        }
+        if i == start && !quoted {
+            return false;
+        }
+        match self.text.get(i..).and_then(|r| r.chars().next()) {
+            Some(c) if is_quote_char(c) => i += c.len_utf8(),
+            None => return true,
+            _ if quoted => return false,
+            _ => {}
+        }
+        matches!(self.byte(self.next_non_ws(i)), Some(b':') | None)
+    }
+}
+
+/// The largest char boundary of `s` at or below `max`.
+fn floor_boundary(s: &str, max: usize) -> usize {
+    let mut end = max.min(s.len());
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    end
+}

@@ -1,0 +1,857 @@
+//! The tolerant parser: documents, objects, arrays, numbers, literals and unquoted words.
+//! Strings, where most of the guessing happens, are in `string.rs`.
+
+use serde_json::{Map, Number, Value};
+
+use super::lex::{continues_token, is_word_byte, Quote};
+use super::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH};
+
+/// Where a value is being read: it decides what ends an unquoted word or an unclosed string.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Ctx {
+    Top,
+    Key,
+    ObjectValue,
+    ArrayItem,
+}
+
+pub(crate) struct Parser<'a> {
+    pub(super) text: &'a str,
+    pub(super) pos: usize,
+    /// Open containers, innermost last: `{`, `[` or `(`.
+    pub(super) stack: Vec<u8>,
+    pub(super) repairs: Vec<Repair>,
+    truncated: bool,
+}
+
+impl<'a> Parser<'a> {
+    pub(crate) fn new(text: &'a str) -> Self {
+        Parser {
+            text,
+            pos: 0,
+            stack: Vec::new(),
+            repairs: Vec::new(),
+            truncated: false,
+        }
+    }
+
+    pub(super) fn byte(&self, i: usize) -> Option<u8> {
+        self.text.as_bytes().get(i).copied()
+    }
+
+    pub(super) fn peek(&self) -> Option<u8> {
+        self.byte(self.pos)
+    }
+
+    pub(super) fn rest(&self) -> &'a str {
+        self.text.get(self.pos..).unwrap_or("")
+    }
+
+    pub(super) fn note(&mut self, kind: RepairKind) {
+        self.note_at(kind, self.pos);
+    }
+
+    pub(super) fn note_at(&mut self, kind: RepairKind, at: usize) {
+        if kind.is_truncation() {
+            self.truncated = true;
+        }
+        self.repairs.push(Repair { kind, at });
+    }
+
+    /// The whole text: prose, then one or more values, then whatever follows.
+    pub(crate) fn document(mut self) -> Result<Repaired, RepairError> {
+        self.skip_ws();
+        if !self.value_starts_here() {
+            let found = self.rest().find(['{', '[']);
+            match found {
+                Some(offset) => {
+                    self.note(RepairKind::LeadingText);
+                    self.pos += offset;
+                }
+                None => {
+                    return Err(RepairError::NotFound {
+                        len: self.text.len(),
+                    })
+                }
+            }
+        }
+        let mut values = Vec::new();
+        loop {
+            let Some(mut value) = self.value(Ctx::Top)? else {
+                break;
+            };
+            if self.cut_empty_string(&value) {
+                break;
+            }
+            if let Value::Object(map) = &mut value {
+                self.reopen_object(map)?;
+            }
+            values.push(value);
+            self.skip_separators();
+            if !self.value_starts_here() {
+                break;
+            }
+        }
+        self.skip_ws();
+        if self.pos < self.text.len() {
+            self.note(RepairKind::TrailingText);
+        }
+        let value = self.collect(values)?;
+        Ok(Repaired {
+            value,
+            repairs: self.repairs,
+            truncated: self.truncated,
+        })
+    }
+
+    /// After a top-level value: commas, semicolons and closing brackets with nothing to close.
+    fn skip_separators(&mut self) {
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                Some(b',' | b';') => self.pos += 1,
+                Some(b'}' | b']' | b')') => {
+                    self.note(RepairKind::ExtraBracket);
+                    self.pos += 1;
+                }
+                _ => return,
+            }
+        }
+    }
+
+    /// Several top-level values: empty containers are dropped when there is anything else, and
+    /// what remains is the value or an array of them.
+    fn collect(&mut self, mut values: Vec<Value>) -> Result<Value, RepairError> {
+        if values.len() > 1 {
+            let non_empty: Vec<Value> = values
+                .iter()
+                .filter(|v| !is_empty_container(v))
+                .cloned()
+                .collect();
+            if !non_empty.is_empty() {
+                values = non_empty;
+            }
+        }
+        match values.len() {
+            0 => Err(RepairError::NotFound {
+                len: self.text.len(),
+            }),
+            1 => Ok(values.pop().unwrap_or(Value::Null)),
+            _ => {
+                self.note_at(RepairKind::MultipleValues, 0);
+                Ok(Value::Array(values))
+            }
+        }
+    }
+
+    /// `{"a": 1}, "b": 2}`: an object closed too early at the top level takes the members that
+    /// follow it.
+    fn reopen_object(&mut self, map: &mut Map<String, Value>) -> Result<(), RepairError> {
+        let comma = self.next_non_ws(self.pos);
+        if self.byte(comma) != Some(b',') || !self.member_starts_at(comma + 1) {
+            return Ok(());
+        }
+        self.note_at(RepairKind::ReopenedObject, comma);
+        self.pos = comma + 1;
+        self.enter(b'{')?;
+        self.members(map)?;
+        self.stack.pop();
+        Ok(())
+    }
+
+    /// Whether a value (not prose) starts at the current position.
+    fn value_starts_here(&self) -> bool {
+        let Some(b) = self.peek() else { return false };
+        match b {
+            b'{' | b'[' | b'(' | b'"' | b'\'' | b'0'..=b'9' => true,
+            b'-' | b'.' => self
+                .byte(self.pos + 1)
+                .is_some_and(|b| b.is_ascii_digit() || b == b'.'),
+            _ if Quote::open(self.rest()).is_some() && !self.rest().starts_with("```") => true,
+            _ if b.is_ascii_alphabetic() || b == b'_' => {
+                let word = self.word_at(self.pos);
+                let after = self.pos + word.len();
+                let next = self.byte(self.next_non_ws(after));
+                literal(word).is_some() && matches!(next, None | Some(b',' | b';' | b'\n'))
+                    || (next == Some(b'(') && self.call_arg_starts(self.next_non_ws(after) + 1))
+            }
+            _ => false,
+        }
+    }
+
+    fn call_arg_starts(&self, i: usize) -> bool {
+        let i = self.next_non_ws(i);
+        match self.byte(i) {
+            Some(b'{' | b'[' | b'"' | b'\'' | b'-' | b'0'..=b'9') => true,
+            Some(b) if b.is_ascii_alphabetic() => literal(self.word_at(i)).is_some(),
+            _ => false,
+        }
+    }
+
+    pub(super) fn word_at(&self, i: usize) -> &'a str {
+        let bytes = self.text.as_bytes();
+        let mut end = i;
+        while bytes.get(end).is_some_and(|&b| is_word_byte(b) && b < 0x80) {
+            end += 1;
+        }
+        self.text.get(i..end).unwrap_or("")
+    }
+
+    pub(super) fn enter(&mut self, open: u8) -> Result<(), RepairError> {
+        if self.stack.len() >= MAX_DEPTH {
+            return Err(RepairError::TooDeep {
+                at: self.pos,
+                max: MAX_DEPTH,
+            });
+        }
+        self.stack.push(open);
+        Ok(())
+    }
+
+    /// Whether `close` matches a container open outside the innermost one.
+    pub(super) fn closes_outer(&self, close: u8) -> bool {
+        let open = match close {
+            b'}' => b'{',
+            b']' => b'[',
+            _ => b'(',
+        };
+        let outer = self.stack.len().saturating_sub(1);
+        self.stack.get(..outer).is_some_and(|s| s.contains(&open))
+    }
+
+    /// A closing bracket that does not match the innermost container. It closes that container
+    /// when an outer one matches (left unconsumed for it) or when there is no outer container;
+    /// otherwise it is dropped. Returns whether the container is closed.
+    fn wrong_closer(&mut self, close: u8) -> bool {
+        if self.closes_outer(close) {
+            self.note(RepairKind::MismatchedBracket);
+            return true;
+        }
+        self.pos += 1;
+        if self.stack.len() <= 1 {
+            self.note_at(RepairKind::MismatchedBracket, self.pos - 1);
+            return true;
+        }
+        self.note_at(RepairKind::ExtraBracket, self.pos - 1);
+        false
+    }
+
+    /// A value, or `None` when none starts here (a closing bracket, a comma, the end).
+    pub(super) fn value(&mut self, ctx: Ctx) -> Result<Option<Value>, RepairError> {
+        self.skip_ws();
+        let Some(b) = self.peek() else {
+            return Ok(None);
+        };
+        let value = match b {
+            b'{' => self.object()?,
+            b'[' => self.array()?,
+            b'(' => self.tuple()?,
+            b'-' | b'+' | b'.' | b'0'..=b'9' => return self.number(ctx),
+            _ if Quote::open(self.rest()).is_some() => {
+                let s = self.string(ctx)?;
+                Value::String(self.concatenate(s, ctx)?)
+            }
+            _ if is_word_byte(b) => return self.word(ctx),
+            b',' | b':' | b']' | b'}' | b')' => return Ok(None),
+            _ if ctx != Ctx::Top => {
+                let start = self.pos;
+                let value = self.unquoted(ctx).map(Value::String);
+                if value.is_some() {
+                    self.note_at(RepairKind::UnquotedString, start);
+                }
+                return Ok(value);
+            }
+            _ => return Ok(None),
+        };
+        Ok(Some(value))
+    }
+
+    fn object(&mut self) -> Result<Value, RepairError> {
+        self.enter(b'{')?;
+        self.pos += 1;
+        let mut map = Map::new();
+        let set = self.members(&mut map)?;
+        self.stack.pop();
+        Ok(set.map_or(Value::Object(map), Value::Array))
+    }
+
+    /// Members up to and including the closing `}`. Returns the items instead when the object
+    /// turns out to be a set literal (`{"a", "b"}`).
+    pub(super) fn members(
+        &mut self,
+        map: &mut Map<String, Value>,
+    ) -> Result<Option<Vec<Value>>, RepairError> {
+        let mut after_comma = false;
+        loop {
+            self.skip_ws();
+            let Some(b) = self.peek() else {
+                self.note(RepairKind::UnclosedContainer);
+                return Ok(None);
+            };
+            match b {
+                b'}' => {
+                    if after_comma {
+                        self.note(RepairKind::TrailingComma);
+                    }
+                    self.pos += 1;
+                    return Ok(None);
+                }
+                b']' | b')' => {
+                    if self.wrong_closer(b) {
+                        return Ok(None);
+                    }
+                    continue;
+                }
+                b'{' if self.stack.contains(&b'[') => {
+                    // `[{"a": 1 {"a": 2}]`: the object's `}` was left out.
+                    self.note(RepairKind::UnclosedContainer);
+                    return Ok(None);
+                }
+                b',' => {
+                    self.note(RepairKind::ExtraComma);
+                    self.pos += 1;
+                    continue;
+                }
+                b':' => {
+                    self.note(RepairKind::SkippedCharacter);
+                    self.pos += 1;
+                    continue;
+                }
+                b'.' if self.rest().starts_with("...") => {
+                    self.note(RepairKind::Ellipsis);
+                    self.pos += 3;
+                    continue;
+                }
+                b'[' => {
+                    // `{"a": [1], [2]}`: an array where a key belongs continues the last array.
+                    if let Value::Array(items) = self.array()? {
+                        if let Some((_, Value::Array(last))) = map.iter_mut().next_back() {
+                            last.extend(items);
+                        }
+                    }
+                    self.note(RepairKind::SkippedCharacter);
+                    self.after_member();
+                    continue;
+                }
+                _ => {}
+            }
+            after_comma = false;
+            let key_at = self.pos;
+            let Some((key, quoted)) = self.key()? else {
+                self.skip_char();
+                continue;
+            };
+            if quoted && key.is_empty() && self.pos >= self.text.len() {
+                self.note(RepairKind::UnclosedContainer);
+                return Ok(None);
+            }
+            self.skip_ws();
+            match self.peek() {
+                Some(b':') => self.pos += 1,
+                Some(b',' | b'}') if map.is_empty() && quoted => {
+                    return self.set_items(key).map(Some);
+                }
+                Some(b'}') if !quoted => {
+                    // A stray word before the closing brace: `{"a": 1 junk}`.
+                    self.note_at(RepairKind::SkippedCharacter, key_at);
+                    continue;
+                }
+                Some(b',' | b'}') | None => {}
+                Some(_) => self.note(RepairKind::MissingColon),
+            }
+            let value = match self.value(Ctx::ObjectValue)? {
+                Some(v) => v,
+                None => {
+                    if self.peek().is_some() {
+                        self.note(RepairKind::MissingValue);
+                    } else {
+                        self.note(RepairKind::UnclosedContainer);
+                    }
+                    Value::Null
+                }
+            };
+            if map.insert(key, value).is_some() {
+                self.note_at(RepairKind::DuplicateKey, key_at);
+            }
+            after_comma = self.after_member();
+        }
+    }
+
+    /// After a member or item: consumes one comma. Returns whether it did.
+    fn after_member(&mut self) -> bool {
+        self.skip_ws();
+        match self.peek() {
+            Some(b',') => {
+                self.pos += 1;
+                true
+            }
+            Some(b'}' | b']' | b')') | None => false,
+            Some(b'"')
+                if matches!(
+                    self.byte(self.next_non_ws(self.pos + 1)),
+                    Some(b',' | b'}' | b']') | None
+                ) =>
+            {
+                self.note(RepairKind::StrayQuote);
+                self.pos += 1;
+                self.after_member()
+            }
+            Some(_) => {
+                self.note(RepairKind::MissingComma);
+                false
+            }
+        }
+    }
+
+    /// An empty string the text ended in (`["`): no item at all.
+    fn cut_empty_string(&self, item: &Value) -> bool {
+        item.as_str() == Some("")
+            && self.pos >= self.text.len()
+            && self
+                .repairs
+                .last()
+                .is_some_and(|r| r.kind == RepairKind::UnclosedString)
+    }
+
+    fn skip_char(&mut self) {
+        self.note(RepairKind::SkippedCharacter);
+        let len = self.rest().chars().next().map_or(1, char::len_utf8);
+        self.pos += len;
+    }
+
+    /// An object key: a string, or an unquoted word. `COMMENT "key": ...` drops the word.
+    fn key(&mut self) -> Result<Option<(String, bool)>, RepairError> {
+        if Quote::open(self.rest()).is_some() {
+            return Ok(Some((self.string(Ctx::Key)?, true)));
+        }
+        let Some(word) = self.unquoted(Ctx::Key) else {
+            return Ok(None);
+        };
+        self.skip_ws();
+        if Quote::open(self.rest()).is_some() {
+            // Either `{a "b"}` (missing colon) or `{COMMENT "key": v}` (a stray word).
+            let save = (self.pos, self.repairs.len());
+            let next = self.string(Ctx::Key)?;
+            if self.byte(self.next_non_ws(self.pos)) == Some(b':') {
+                self.note_at(RepairKind::SkippedCharacter, save.0);
+                return Ok(Some((next, true)));
+            }
+            self.pos = save.0;
+            self.repairs.truncate(save.1);
+        }
+        Ok(Some((word, false)))
+    }
+
+    /// `{"a", "b"}` after its first item: the rest of the items, up to `}`.
+    fn set_items(&mut self, first: String) -> Result<Vec<Value>, RepairError> {
+        self.note(RepairKind::SetLiteral);
+        let mut items = vec![Value::String(first)];
+        loop {
+            self.skip_ws();
+            match self.peek() {
+                None => {
+                    self.note(RepairKind::UnclosedContainer);
+                    return Ok(items);
+                }
+                Some(b'}') => {
+                    self.pos += 1;
+                    return Ok(items);
+                }
+                Some(b',') => self.pos += 1,
+                Some(_) => match self.value(Ctx::ArrayItem)? {
+                    Some(v) => items.push(v),
+                    None => self.skip_char(),
+                },
+            }
+        }
+    }
+
+    fn array(&mut self) -> Result<Value, RepairError> {
+        self.enter(b'[')?;
+        self.pos += 1;
+        let items = self.items(b']')?;
+        self.stack.pop();
+        Ok(Value::Array(items))
+    }
+
+    /// `(1, 2)` is `[1, 2]`; `(1)` is `1`.
+    fn tuple(&mut self) -> Result<Value, RepairError> {
+        self.note(RepairKind::Tuple);
+        self.enter(b'(')?;
+        self.pos += 1;
+        let start = self.pos;
+        let mut items = self.items(b')')?;
+        self.stack.pop();
+        let had_comma = self
+            .text
+            .get(start..self.pos)
+            .is_some_and(|s| s.contains(','));
+        if items.len() == 1 && !had_comma {
+            return Ok(items.pop().unwrap_or(Value::Null));
+        }
+        Ok(Value::Array(items))
+    }
+
+    /// Items up to and including `close`.
+    fn items(&mut self, close: u8) -> Result<Vec<Value>, RepairError> {
+        let mut items = Vec::new();
+        let mut after_comma = false;
+        loop {
+            self.skip_ws();
+            let Some(b) = self.peek() else {
+                self.note(RepairKind::UnclosedContainer);
+                return Ok(items);
+            };
+            if b == close {
+                if after_comma {
+                    self.note(RepairKind::TrailingComma);
+                }
+                self.pos += 1;
+                return Ok(items);
+            }
+            match b {
+                b']' | b'}' | b')' => {
+                    if self.wrong_closer(b) {
+                        return Ok(items);
+                    }
+                    continue;
+                }
+                b',' => {
+                    self.note(RepairKind::ExtraComma);
+                    self.pos += 1;
+                    continue;
+                }
+                b'.' if self.rest().starts_with("...") => {
+                    self.note(RepairKind::Ellipsis);
+                    self.pos += 3;
+                    continue;
+                }
+                _ => {}
+            }
+            after_comma = false;
+            let Some(item) = self.value(Ctx::ArrayItem)? else {
+                self.skip_char();
+                continue;
+            };
+            if self.cut_empty_string(&item) {
+                continue;
+            }
+            let item = match item {
+                // `["key": "value"]`: an object whose braces were left out.
+                Value::String(key) if self.byte(self.next_non_ws(self.pos)) == Some(b':') => {
+                    self.implicit_object(key)?
+                }
+                other => other,
+            };
+            items.push(item);
+            after_comma = self.after_member();
+        }
+    }
+
+    fn implicit_object(&mut self, key: String) -> Result<Value, RepairError> {
+        self.note(RepairKind::ImplicitObject);
+        self.pos = self.next_non_ws(self.pos) + 1;
+        let value = self.value(Ctx::ObjectValue)?.unwrap_or(Value::Null);
+        let mut map = Map::new();
+        map.insert(key, value);
+        self.enter(b'{')?;
+        if self.after_member() || self.peek() == Some(b'}') {
+            self.members(&mut map)?;
+        }
+        self.stack.pop();
+        Ok(Value::Object(map))
+    }
+
+    /// `"a" + "b"`: joins the strings that follow with `+`.
+    fn concatenate(&mut self, mut s: String, ctx: Ctx) -> Result<String, RepairError> {
+        loop {
+            let plus = self.next_non_ws(self.pos);
+            if self.byte(plus) != Some(b'+') {
+                return Ok(s);
+            }
+            let save = self.pos;
+            self.pos = plus + 1;
+            self.skip_ws();
+            if Quote::open(self.rest()).is_none() {
+                self.pos = save;
+                return Ok(s);
+            }
+            self.note_at(RepairKind::Concatenation, plus);
+            s.push_str(&self.string(ctx)?);
+        }
+    }
+
+    /// A number, or a number-looking token that is not one (kept as a string).
+    fn number(&mut self, ctx: Ctx) -> Result<Option<Value>, RepairError> {
+        let start = self.pos;
+        let bytes = self.text.as_bytes();
+        let mut i = start;
+        let mut clean = String::new();
+        let mut loose = false;
+        if matches!(bytes.get(i), Some(b'-' | b'+')) {
+            if bytes.get(i) == Some(&b'-') {
+                clean.push('-');
+            } else {
+                loose = true;
+            }
+            i += 1;
+        }
+        let int_start = i;
+        while let Some(&b) = bytes.get(i) {
+            if b.is_ascii_digit() {
+                clean.push(b as char);
+            } else if b == b'_' && i > int_start {
+                loose = true;
+            } else {
+                break;
+            }
+            i += 1;
+        }
+        let int_digits = i - int_start;
+        let mut fraction = false;
+        if bytes.get(i) == Some(&b'.') && bytes.get(i + 1) != Some(&b'.') {
+            fraction = true;
+            i += 1;
+            if int_digits == 0 {
+                clean.push('0');
+                loose = true;
+            }
+            clean.push('.');
+            let frac_start = i;
+            while let Some(&b) = bytes.get(i) {
+                if b.is_ascii_digit() {
+                    clean.push(b as char);
+                } else if b == b'_' && i > frac_start {
+                    loose = true;
+                } else {
+                    break;
+                }
+                i += 1;
+            }
+            if i == frac_start {
+                clean.push('0');
+                loose = true;
+            }
+        }
+        let mut cut = false;
+        if matches!(bytes.get(i), Some(b'e' | b'E')) && (int_digits > 0 || fraction) {
+            let e_at = i;
+            let mut j = i + 1;
+            let mut exp = String::from("e");
+            if let Some(&s @ (b'-' | b'+')) = bytes.get(j) {
+                exp.push(s as char);
+                j += 1;
+            }
+            let digits_start = j;
+            while let Some(&b) = bytes.get(j).filter(|b| b.is_ascii_digit()) {
+                exp.push(b as char);
+                j += 1;
+            }
+            if j > digits_start {
+                clean.push_str(&exp);
+                i = j;
+            } else if !bytes.get(j).copied().is_some_and(continues_token) {
+                // `2e`, `2e-`: an exponent cut off; the mantissa stands.
+                cut = j >= bytes.len();
+                loose = true;
+                i = j;
+            } else {
+                i = e_at;
+            }
+        }
+        let next = bytes
+            .get(i)
+            .copied()
+            .filter(|&b| !(b == b'/' && self.comment_at(i)));
+        let leading_zero = clean.trim_start_matches('-').starts_with('0')
+            && clean
+                .trim_start_matches('-')
+                .as_bytes()
+                .get(1)
+                .is_some_and(u8::is_ascii_digit);
+        if int_digits == 0 && !fraction && next.is_some_and(|b| b.is_ascii_alphabetic()) {
+            self.pos = start;
+            return Ok(self.number_like_string(ctx));
+        }
+        if int_digits == 0 && !fraction {
+            // A lone sign: `-` or `+` with nothing after it.
+            self.pos = i;
+            if self.pos >= bytes.len() {
+                self.note_at(RepairKind::TruncatedToken, start);
+            } else {
+                self.note_at(RepairKind::SkippedCharacter, start);
+            }
+            return Ok(None);
+        }
+        if next.is_some_and(continues_token) || leading_zero {
+            self.pos = start;
+            return Ok(self.number_like_string(ctx));
+        }
+        self.pos = i;
+        if cut {
+            self.note_at(RepairKind::TruncatedToken, start);
+        } else if loose {
+            self.note_at(RepairKind::LooseNumber, start);
+        }
+        if self.pos >= bytes.len() && ctx != Ctx::Top {
+            // The text stops right after the digits: the number itself may be cut.
+            self.note_at(RepairKind::TruncatedToken, start);
+        }
+        Ok(Some(to_number(&clean)))
+    }
+
+    /// `1/3`, `10-20`, `0789`, `2024-10-18T10:00Z`: a token that starts like a number.
+    fn number_like_string(&mut self, ctx: Ctx) -> Option<Value> {
+        let start = self.pos;
+        let s = self.unquoted(ctx)?;
+        self.note_at(RepairKind::NumberAsString, start);
+        Some(Value::String(s))
+    }
+
+    /// A word: a literal, a wrapper call, or an unquoted string.
+    fn word(&mut self, ctx: Ctx) -> Result<Option<Value>, RepairError> {
+        let start = self.pos;
+        let word = self.word_at(start);
+        let after = start + word.len();
+        let next = self.byte(after);
+        let ends = !next.is_some_and(continues_token) || next == Some(b':') && ctx == Ctx::Key;
+        if ends && ctx != Ctx::Key {
+            if let Some((value, kind)) = literal(word) {
+                self.pos = after;
+                if let Some(kind) = kind {
+                    self.note_at(kind, start);
+                }
+                return Ok(Some(value));
+            }
+            if after >= self.text.len() && !word.is_empty() {
+                if let Some(full) = ["true", "false", "null"]
+                    .into_iter()
+                    .find(|l| l.starts_with(word))
+                {
+                    self.pos = after;
+                    self.note_at(RepairKind::TruncatedToken, start);
+                    return Ok(literal(full).map(|(v, _)| v));
+                }
+            }
+        }
+        let paren = self.next_non_ws(after);
+        if !word.is_empty() && ctx != Ctx::Key && self.byte(paren) == Some(b'(') {
+            return self.call(start, paren).map(Some);
+        }
+        let value = self.unquoted(ctx).map(Value::String);
+        if value.is_some() && ctx != Ctx::Key {
+            self.note_at(RepairKind::UnquotedString, start);
+        }
+        Ok(value)
+    }
+
+    /// `callback({...});`, `ObjectId("123")`: the argument stands for the call.
+    fn call(&mut self, start: usize, paren: usize) -> Result<Value, RepairError> {
+        self.note_at(RepairKind::FunctionCall, start);
+        self.pos = paren + 1;
+        self.enter(b'(')?;
+        let value = self.value(Ctx::ArrayItem)?.unwrap_or(Value::Null);
+        self.stack.pop();
+        self.skip_ws();
+        if self.peek() == Some(b')') {
+            self.pos += 1;
+        }
+        Ok(value)
+    }
+
+    /// An unquoted string, ended by what ends a value in `ctx`. Consumes a stray quote right
+    /// after it (`abc",`). `None` when it would be empty.
+    pub(super) fn unquoted(&mut self, ctx: Ctx) -> Option<String> {
+        let start = self.pos;
+        let bytes = self.text.as_bytes();
+        let mut i = start;
+        let mut braces = 0usize;
+        while let Some(&b) = bytes.get(i) {
+            let stop = match b {
+                b',' | b']' | b'\n' | b'\r' => true,
+                b'"' => true,
+                b'{' if ctx != Ctx::Key => {
+                    braces += 1;
+                    false
+                }
+                b'}' => {
+                    if braces == 0 || ctx == Ctx::Key {
+                        true
+                    } else {
+                        braces -= 1;
+                        false
+                    }
+                }
+                b':' | b' ' | b'\t' | b'\'' | b'[' | b'{' | b'(' if ctx == Ctx::Key => true,
+                b'/' => {
+                    i > start && bytes.get(i - 1) == Some(&b' ') && self.comment_at(i)
+                        || self.comment_at(i) && bytes.get(i + 1) == Some(&b'*')
+                }
+                _ => false,
+            };
+            if stop {
+                break;
+            }
+            i += 1;
+        }
+        let raw = self.text.get(start..i).unwrap_or("");
+        let trimmed = raw.trim_end();
+        if trimmed.is_empty() {
+            return None;
+        }
+        self.pos = i;
+        if ctx == Ctx::Key {
+            self.note_at(RepairKind::UnquotedKey, start);
+        }
+        if self.peek() == Some(b'"') {
+            let after = self.next_non_ws(self.pos + 1);
+            if matches!(self.byte(after), None | Some(b',' | b'}' | b']' | b':')) {
+                self.note(RepairKind::StrayQuote);
+                self.pos += 1;
+            }
+        }
+        Some(trimmed.to_owned())
+    }
+}
+
+fn is_empty_container(v: &Value) -> bool {
+    match v {
+        Value::Array(a) => a.is_empty(),
+        Value::Object(o) => o.is_empty(),
+        _ => false,
+    }
+}
+
+pub(super) fn is_literal_word(word: &str) -> bool {
+    literal(word).is_some()
+}
+
+/// A literal word's value, and the repair when it is not JSON's own spelling.
+fn literal(word: &str) -> Option<(Value, Option<RepairKind>)> {
+    let python = Some(RepairKind::PythonLiteral);
+    Some(match word {
+        "true" => (Value::Bool(true), None),
+        "false" => (Value::Bool(false), None),
+        "null" => (Value::Null, None),
+        "True" | "TRUE" => (Value::Bool(true), python),
+        "False" | "FALSE" => (Value::Bool(false), python),
+        "None" | "Null" | "NULL" => (Value::Null, python),
+        "undefined" | "NaN" | "Infinity" => (Value::Null, Some(RepairKind::JsLiteral)),
+        _ => return None,
+    })
+}
+
+/// `clean` is a valid JSON number by construction; integers that fit stay integers.
+fn to_number(clean: &str) -> Value {
+    if let Ok(i) = clean.parse::<i64>() {
+        return Value::Number(i.into());
+    }
+    if let Ok(u) = clean.parse::<u64>() {
+        return Value::Number(u.into());
+    }
+    clean
+        .parse::<f64>()
+        .ok()
+        .and_then(Number::from_f64)
+        .map_or(Value::Null, Value::Number)
+}
