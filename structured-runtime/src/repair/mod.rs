@@ -271,7 +271,31 @@ pub fn repair(text: &str) -> Result<Repaired, RepairError> {
     parser::Parser::new(text).document()
 }
 
-/// Temporary: whole-text repair until extraction lands.
+/// Repairs the JSON in a model's whole answer, without a schema: the whole text and each fenced
+/// block are repaired, and the one with the fewest repairs wins (ties go to the later one: a
+/// fenced block over the text around it, the last of several blocks, since a model's final
+/// answer comes after its drafts). Repair offsets are in `text`. This is what `structured
+/// repair` prints; with a schema, [`crate::parse_response`] also weighs balanced `{...}` spans
+/// by how well they fit.
 pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
-    repair(text)
+    let mut best: Option<Result<Repaired, RepairError>> = None;
+    for candidate in crate::extract::candidates(text) {
+        if candidate.source == crate::extract::Source::Balanced {
+            continue;
+        }
+        let result = repair(candidate.text).map(|mut r| {
+            for fix in &mut r.repairs {
+                fix.at += candidate.span.start;
+            }
+            r
+        });
+        best = Some(match (best, result) {
+            (None, result) => result,
+            (Some(Ok(old)), Ok(new)) if new.cost() > old.cost() => Ok(old),
+            (Some(Ok(old)), Err(_)) => Ok(old),
+            (Some(Err(e @ RepairError::TooDeep { .. })), Err(_)) => Err(e),
+            (Some(_), result) => result,
+        });
+    }
+    best.unwrap_or(Err(RepairError::NotFound { len: text.len() }))
 }
