@@ -134,6 +134,7 @@
 // Lets the derive's `::structured_runtime` paths resolve inside this crate's own tests.
 extern crate self as structured_runtime;
 
+pub mod coerce;
 pub mod extract;
 mod from_json;
 mod from_text;
