@@ -140,7 +140,9 @@ mod from_json;
 mod from_text;
 mod guidance;
 mod instance_check;
+pub mod mode;
 mod output;
+mod parse;
 mod prose;
 pub mod repair;
 mod schema;
@@ -159,7 +161,12 @@ pub use from_text::{
 };
 pub use guidance::{render_guidance, GuidanceFormat};
 pub use instance_check::check_instance;
+pub use mode::StructuredOutputMode;
 pub use output::StructuredOutput;
+pub use parse::{
+    parse_response, parse_response_with, parse_value, ParseError, ParseOptions, Parsed, Provenance,
+    Warning,
+};
 pub use prose::{Hit, NumberHit, Prose, Search};
 pub use schema::{is_valid_name, ResponseSchema, SchemaError};
 pub use schema_type::{

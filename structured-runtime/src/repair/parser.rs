@@ -21,7 +21,6 @@ pub(crate) struct Parser<'a> {
     /// Open containers, innermost last: `{`, `[` or `(`.
     pub(super) stack: Vec<u8>,
     pub(super) repairs: Vec<Repair>,
-    truncated: bool,
 }
 
 impl<'a> Parser<'a> {
@@ -31,7 +30,6 @@ impl<'a> Parser<'a> {
             pos: 0,
             stack: Vec::new(),
             repairs: Vec::new(),
-            truncated: false,
         }
     }
 
@@ -52,9 +50,6 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn note_at(&mut self, kind: RepairKind, at: usize) {
-        if kind.is_truncation() {
-            self.truncated = true;
-        }
         self.repairs.push(Repair { kind, at });
     }
 
@@ -97,10 +92,12 @@ impl<'a> Parser<'a> {
             self.note(RepairKind::TrailingText);
         }
         let value = self.collect(values)?;
+        // From the list, not a flag: a repair undone by backtracking leaves no trace.
+        let truncated = self.repairs.iter().any(|r| r.kind.is_truncation());
         Ok(Repaired {
             value,
             repairs: self.repairs,
-            truncated: self.truncated,
+            truncated,
         })
     }
 

@@ -1,0 +1,21 @@
+//! The repairer and the extractor on arbitrary text: no panic, and what is claimed holds.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use structured_runtime::repair::{repair, repair_text};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let _ = structured_runtime::extract::candidates(text);
+    for result in [repair(text), repair_text(text)] {
+        if let Ok(fixed) = result {
+            // The value is real JSON: what it prints parses (serde_json's own float parsing is
+            // not exact, so the numbers are not compared).
+            let printed = fixed.value.to_string();
+            assert!(serde_json::from_str::<serde_json::Value>(&printed).is_ok());
+            // A truncation is always recorded as one.
+            assert_eq!(fixed.truncated, fixed.repairs.iter().any(|r| r.kind.is_truncation()));
+            assert!(fixed.repairs.iter().all(|r| r.at <= text.len()));
+        }
+    }
+});
