@@ -411,6 +411,9 @@ impl<'a> Parser<'a> {
     }
 
     fn skip_char(&mut self) {
+        if self.pos >= self.text.len() {
+            return;
+        }
         self.note(RepairKind::SkippedCharacter);
         let len = self.rest().chars().next().map_or(1, char::len_utf8);
         self.pos += len;

@@ -1,0 +1,234 @@
+//! `structured`: repair a model's JSON answer, or check it against a JSON Schema, from the shell.
+
+use std::io::{Read, Write};
+use std::process::ExitCode;
+
+use serde_json::Value;
+use structured_runtime::repair::{repair_text, RepairError};
+use structured_runtime::{parse_value, ParseError, ParseOptions, Provenance};
+
+const HELP: &str = "\
+structured: read the JSON in a model's answer
+
+USAGE:
+    structured repair [--pretty] < answer.txt
+    structured check --schema schema.json [--strict] [--pretty] < answer.txt
+
+COMMANDS:
+    repair    Find the JSON in the answer (prose, markdown fences and all), repair its
+              syntax, and print it. Each repair is listed on stderr.
+    check     Like repair, then fit the value to the JSON Schema (unknown keys dropped,
+              numbers read from strings, enum values matched ignoring case, ...) and
+              validate it. Prints the value; warnings and violations go to stderr.
+
+OPTIONS:
+    --schema FILE   The JSON Schema to check against (check only).
+    --strict        Accept the JSON only as written: no syntax repair, no coercion.
+    --pretty        Print the value indented.
+    -h, --help      Show this help.
+
+EXIT STATUS:
+    0   a value was printed
+    1   the answer holds no JSON
+    2   the JSON does not fit the schema (check)
+    3   the answer was cut off before the JSON ended (check; repair prints the closed
+        value with a warning)
+    4   the JSON is nested too deeply to read
+    64  bad usage
+    66  the schema file cannot be read or is not a JSON Schema
+
+EXAMPLES:
+    echo \"{name: 'Ada', tags: ['x',],}\" | structured repair
+    structured check --schema person.json < answer.txt
+";
+
+const NOT_FOUND: u8 = 1;
+const INVALID: u8 = 2;
+const TRUNCATED: u8 = 3;
+const TOO_DEEP: u8 = 4;
+const USAGE: u8 = 64;
+const NO_INPUT: u8 = 66;
+
+struct Args {
+    command: String,
+    schema: Option<String>,
+    strict: bool,
+    pretty: bool,
+}
+
+fn main() -> ExitCode {
+    let args = match parse_args(std::env::args().skip(1)) {
+        Ok(Some(args)) => args,
+        Ok(None) => {
+            print!("{HELP}");
+            return ExitCode::SUCCESS;
+        }
+        Err(message) => {
+            eprintln!("structured: {message}\nRun `structured --help` for usage.");
+            return ExitCode::from(USAGE);
+        }
+    };
+    let mut input = String::new();
+    if let Err(e) = std::io::stdin().read_to_string(&mut input) {
+        eprintln!("structured: cannot read the answer from stdin: {e}");
+        return ExitCode::from(NO_INPUT);
+    }
+    let code = match args.command.as_str() {
+        "repair" => repair(&input, &args),
+        _ => check(&input, &args),
+    };
+    ExitCode::from(code)
+}
+
+fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String> {
+    let mut parsed = Args {
+        command: String::new(),
+        schema: None,
+        strict: false,
+        pretty: false,
+    };
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            "-h" | "--help" | "help" => return Ok(None),
+            "--strict" => parsed.strict = true,
+            "--pretty" => parsed.pretty = true,
+            "--schema" => match args.next() {
+                Some(path) => parsed.schema = Some(path),
+                None => return Err("`--schema` needs a file: `--schema schema.json`".into()),
+            },
+            "repair" | "check" if parsed.command.is_empty() => parsed.command = arg,
+            other if other.starts_with('-') => return Err(format!("unknown option `{other}`")),
+            other => {
+                return Err(format!(
+                    "unknown command `{other}`: expected `repair` or `check`"
+                ))
+            }
+        }
+    }
+    match (parsed.command.as_str(), &parsed.schema) {
+        ("", _) => Err("no command: expected `repair` or `check`".into()),
+        ("check", None) => Err("`check` needs `--schema schema.json`".into()),
+        ("repair", Some(_)) => {
+            Err("`--schema` belongs to `check`; `repair` needs no schema".into())
+        }
+        ("repair", _) if parsed.strict => Err("`--strict` belongs to `check`".into()),
+        _ => Ok(Some(parsed)),
+    }
+}
+
+fn print_value(value: &Value, pretty: bool) {
+    let text = if pretty {
+        serde_json::to_string_pretty(value)
+    } else {
+        serde_json::to_string(value)
+    };
+    let mut out = std::io::stdout().lock();
+    let _ = writeln!(out, "{}", text.unwrap_or_default());
+}
+
+fn repair(input: &str, args: &Args) -> u8 {
+    match repair_text(input) {
+        Ok(fixed) => {
+            for fix in &fixed.repairs {
+                eprintln!("warning: {fix}");
+            }
+            if fixed.truncated {
+                eprintln!("warning: the answer was cut off; the value was closed where it stopped");
+            }
+            print_value(&fixed.value, args.pretty);
+            0
+        }
+        Err(e @ RepairError::TooDeep { .. }) => {
+            eprintln!("error: {e}");
+            TOO_DEEP
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            NOT_FOUND
+        }
+    }
+}
+
+fn check(input: &str, args: &Args) -> u8 {
+    let path = args.schema.as_deref().unwrap_or_default();
+    let schema = match load_schema(path) {
+        Ok(schema) => schema,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return NO_INPUT;
+        }
+    };
+    let options = if args.strict {
+        ParseOptions::strict()
+    } else {
+        ParseOptions::default()
+    };
+    match parse_value(input, &schema.0, &options) {
+        Ok(parsed) => {
+            for warning in &parsed.warnings {
+                eprintln!("warning: {warning}");
+            }
+            // The pipeline checks the keywords strict schemas use; the full validator checks
+            // the rest of whatever schema was given.
+            let errors: Vec<String> = schema
+                .1
+                .iter_errors(&parsed.value)
+                .map(|e| format!("{}: {e}", pointer_or_root(&e.instance_path().to_string())))
+                .collect();
+            if !errors.is_empty() {
+                for e in errors {
+                    eprintln!("invalid: {e}");
+                }
+                return INVALID;
+            }
+            if parsed.provenance != Provenance::Clean {
+                eprintln!("note: value {:?}", parsed.provenance);
+            }
+            print_value(&parsed.value, args.pretty);
+            0
+        }
+        Err(ParseError::Invalid {
+            violations,
+            warnings,
+            ..
+        }) => {
+            for warning in &warnings {
+                eprintln!("warning: {warning}");
+            }
+            for v in violations.as_slice() {
+                eprintln!("invalid: {v}");
+            }
+            INVALID
+        }
+        Err(e @ ParseError::Truncated { .. }) => {
+            eprintln!("error: {e}");
+            TRUNCATED
+        }
+        Err(e @ ParseError::TooDeep(_)) => {
+            eprintln!("error: {e}");
+            TOO_DEEP
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            NOT_FOUND
+        }
+    }
+}
+
+fn pointer_or_root(pointer: &str) -> &str {
+    if pointer.is_empty() {
+        "(root)"
+    } else {
+        pointer
+    }
+}
+
+fn load_schema(path: &str) -> Result<(Value, jsonschema::Validator), String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the schema `{path}`: {e}"))?;
+    let schema: Value =
+        serde_json::from_str(&text).map_err(|e| format!("the schema `{path}` is not JSON: {e}"))?;
+    let validator = jsonschema::validator_for(&schema)
+        .map_err(|e| format!("`{path}` is not a valid JSON Schema: {e}"))?;
+    Ok((schema, validator))
+}

@@ -1,0 +1,147 @@
+//! The `structured` binary: output, stderr and exit codes.
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+
+fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_structured"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the binary starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    let out = child.wait_with_output().expect("the binary ends");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn schema_file() -> tempfile_path::Path {
+    tempfile_path::write(
+        r#"{"type": "object", "properties": {
+            "level": {"type": "string", "enum": ["low", "high"]},
+            "score": {"type": "number", "minimum": 0, "maximum": 1}},
+           "required": ["level", "score"], "additionalProperties": false}"#,
+    )
+}
+
+/// A schema file in the target directory, removed when dropped.
+mod tempfile_path {
+    pub struct Path(pub std::path::PathBuf);
+    impl Drop for Path {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_file(&self.0);
+        }
+    }
+    pub fn write(text: &str) -> Path {
+        use std::sync::atomic::{AtomicUsize, Ordering};
+        static N: AtomicUsize = AtomicUsize::new(0);
+        let name = format!(
+            "cli-schema-{}-{}.json",
+            std::process::id(),
+            N.fetch_add(1, Ordering::SeqCst)
+        );
+        let path = std::env::temp_dir().join(name);
+        std::fs::write(&path, text).expect("write schema");
+        Path(path)
+    }
+}
+
+#[test]
+fn repair_prints_the_json_and_lists_repairs() {
+    let (code, out, err) = run(
+        &["repair"],
+        "Sure!\n```json\n{name: 'Ada', tags: ['x',],}\n```",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), r#"{"name":"Ada","tags":["x"]}"#);
+    assert!(err.contains("removed a trailing comma"), "{err}");
+}
+
+#[test]
+fn repair_exits_1_without_json() {
+    let (code, out, err) = run(&["repair"], "I would rather not.");
+    assert_eq!((code, out.as_str()), (1, ""));
+    assert!(err.contains("no JSON value found"), "{err}");
+}
+
+#[test]
+fn repair_warns_about_truncation() {
+    let (code, out, err) = run(&["repair"], r#"{"a": [1, 2"#);
+    assert_eq!(code, 0);
+    assert_eq!(out.trim(), r#"{"a":[1,2]}"#);
+    assert!(err.contains("cut off"), "{err}");
+}
+
+#[test]
+fn check_fits_and_validates() {
+    let schema = schema_file();
+    let path = schema.0.to_str().unwrap();
+    let (code, out, err) = run(
+        &["check", "--schema", path],
+        r#"{"level": "HIGH", "score": "0.5", "x": 1}"#,
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(out.trim(), r#"{"level":"high","score":0.5}"#);
+    assert!(err.contains("/x: dropped a key"), "{err}");
+
+    let (code, _, err) = run(
+        &["check", "--schema", path],
+        r#"{"level": "mid", "score": 2}"#,
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("/level") && err.contains("/score"), "{err}");
+
+    let (code, _, _) = run(&["check", "--schema", path], "no json");
+    assert_eq!(code, 1);
+    let (code, _, _) = run(
+        &["check", "--schema", path],
+        r#"{"level": "low", "score": 0."#,
+    );
+    assert_eq!(code, 3);
+}
+
+#[test]
+fn strict_check_takes_the_json_as_written() {
+    let schema = schema_file();
+    let path = schema.0.to_str().unwrap();
+    let (code, _, _) = run(
+        &["check", "--schema", path, "--strict"],
+        r#"{"level": "HIGH", "score": 0.5}"#,
+    );
+    assert_eq!(code, 2);
+    let (code, out, _) = run(
+        &["check", "--schema", path, "--strict"],
+        "ok: {\"level\": \"low\", \"score\": 0.5}",
+    );
+    assert_eq!((code, out.trim()), (0, r#"{"level":"low","score":0.5}"#));
+}
+
+#[test]
+fn usage_errors_say_what_is_wrong() {
+    let (code, out, _) = run(&["--help"], "");
+    assert_eq!(code, 0);
+    assert!(out.contains("EXIT STATUS"));
+    for (args, says) in [
+        (vec![], "no command"),
+        (vec!["check"], "needs `--schema"),
+        (vec!["frobnicate"], "unknown command `frobnicate`"),
+        (vec!["repair", "--bogus"], "unknown option `--bogus`"),
+    ] {
+        let (code, _, err) = run(&args, "");
+        assert_eq!(code, 64, "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+    let (code, _, err) = run(&["check", "--schema", "/nonexistent/schema.json"], "{}");
+    assert_eq!(code, 66);
+    assert!(err.contains("cannot read the schema"), "{err}");
+}
