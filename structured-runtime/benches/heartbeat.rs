@@ -70,3 +70,34 @@ pub const ANSWER: &str = r#"{
   ],
   "escalate": false
 }"#;
+
+/// A chatty answer of about `bytes` bytes: prose with braces in it (`{like this}`, `[1]`, a
+/// draft object), then the answer in a ```json fence, then a sign-off.
+pub fn chatty(bytes: usize) -> String {
+    const PARAGRAPH: &str =
+        "Looking at the signals {price, volume} and the notes [1], [2], I first \
+        drafted {\"severity\": \"low\"} but the funding data (see {fig. 3}) changed my mind. ";
+    let mut text = PARAGRAPH.repeat(bytes.saturating_sub(ANSWER.len() + 40) / PARAGRAPH.len() + 1);
+    text.truncate(bytes.saturating_sub(ANSWER.len() + 40));
+    text.push_str("\n```json\n");
+    text.push_str(ANSWER);
+    text.push_str("\n```\nHope this helps.");
+    text
+}
+
+/// Every corpus input, both files.
+pub fn corpus_inputs() -> Vec<String> {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let mut out = Vec::new();
+    for file in ["json_repair.jsonl", "jsonrepair_ts.jsonl"] {
+        let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+        for line in text.lines() {
+            if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
+                if let Some(input) = v["input"].as_str() {
+                    out.push(input.to_owned());
+                }
+            }
+        }
+    }
+    out
+}

@@ -277,7 +277,7 @@ impl<'a> Coerce<'a> {
             return;
         }
         let types = types_of(schema);
-        let wants = |t: &str| types.iter().any(|x| *x == t);
+        let wants = |t: &str| types.contains(&t);
         if wants("array") && !value.is_array() && self.policy.wrap_single_item {
             self.push(RecoveryKind::WrappedInArray, path, value);
             let item = std::mem::take(value);

@@ -51,33 +51,39 @@ pub fn candidates(text: &str) -> Vec<Candidate<'_>> {
         source: Source::Whole,
     }];
     let found = scan(text);
-    for (span, closed) in found.fences {
-        push_unique(&mut out, text, span, Source::Fence { closed });
-    }
-    for span in found.balanced {
-        push_unique(&mut out, text, span, Source::Balanced);
-    }
+    let whole = text.trim();
+    let spans = found
+        .fences
+        .into_iter()
+        .map(|(span, closed)| (span, Source::Fence { closed }))
+        .chain(
+            found
+                .balanced
+                .into_iter()
+                .map(|span| (span, Source::Balanced)),
+        );
+    let mut pieces: Vec<(&str, usize, Candidate<'_>)> = spans
+        .enumerate()
+        .filter_map(|(order, (span, source))| {
+            let piece = text.get(span.clone())?;
+            let trimmed = piece.trim();
+            (!trimmed.is_empty() && trimmed != whole).then_some((
+                trimmed,
+                order,
+                Candidate {
+                    text: piece,
+                    span,
+                    source,
+                },
+            ))
+        })
+        .collect();
+    // Equal texts listed once (the first found), without hashing every piece.
+    pieces.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+    pieces.dedup_by(|later, first| later.0 == first.0);
+    pieces.sort_unstable_by_key(|p| p.1);
+    out.extend(pieces.into_iter().map(|(_, _, c)| c));
     out
-}
-
-fn push_unique<'a>(
-    out: &mut Vec<Candidate<'a>>,
-    text: &'a str,
-    span: Range<usize>,
-    source: Source,
-) {
-    let Some(piece) = text.get(span.clone()) else {
-        return;
-    };
-    let trimmed = piece.trim();
-    if trimmed.is_empty() || out.iter().any(|c| c.text.trim() == trimmed) {
-        return;
-    }
-    out.push(Candidate {
-        text: piece,
-        span,
-        source,
-    });
 }
 
 /// What one pass over the text finds.
@@ -112,6 +118,15 @@ fn scan(text: &str) -> Found {
     let mut escaped = false;
     let mut i = 0;
     while let Some(&b) = bytes.get(i) {
+        // Most of an answer is prose: skip to the next byte that matters in one tight loop.
+        let table = if in_string { &IN_STRING } else { &OUTSIDE };
+        if !table[usize::from(b)] {
+            i += 1;
+            while bytes.get(i).is_some_and(|&b| !table[usize::from(b)]) {
+                i += 1;
+            }
+            continue;
+        }
         if in_string {
             if escaped {
                 escaped = false;
@@ -166,6 +181,20 @@ fn scan(text: &str) -> Found {
         }
     }
     Found { fences, balanced }
+}
+
+/// Bytes the scan acts on outside strings, and inside them.
+static OUTSIDE: [bool; 256] = table(b"`\"{}[]");
+static IN_STRING: [bool; 256] = table(b"\\\"");
+
+const fn table(bytes: &[u8]) -> [bool; 256] {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < bytes.len() {
+        t[bytes[i] as usize] = true;
+        i += 1;
+    }
+    t
 }
 
 fn skip_backticks(bytes: &[u8], mut i: usize) -> usize {

@@ -248,9 +248,12 @@ pub fn parse_response_with<T: StructuredOutput>(
         Err(_) => {}
     }
     let found = candidates(text);
-    // As written, inside the answer: the last candidate that is exact JSON for `T`.
-    for candidate in found.iter().skip(1).rev() {
-        if let Ok(value) = T::from_json(candidate.text.trim()) {
+    // As written, inside the answer: the candidate ending last in the text that is exact JSON
+    // for `T`. Refusals are not explained here (that is what costs), only counted out.
+    let mut by_end: Vec<&Candidate<'_>> = found.iter().skip(1).collect();
+    by_end.sort_by_key(|c| std::cmp::Reverse(c.span.end));
+    for candidate in by_end {
+        if let Some(value) = exact::<T>(candidate.text.trim()) {
             warnings.push(extracted(candidate));
             return Ok(done(value, Provenance::Extracted, candidate, warnings));
         }
@@ -526,6 +529,15 @@ fn prose<T: StructuredOutput>(
         warnings,
         text_report: Some(read.report),
     })
+}
+
+/// `T` from exactly this JSON, valid, or `None` (without working out why).
+fn exact<T: StructuredOutput>(json: &str) -> Option<T> {
+    if !json.starts_with(['{', '[']) {
+        return None;
+    }
+    let value = crate::strict_de::from_str::<T>(json).ok()?;
+    value.validate().is_ok().then_some(value)
 }
 
 fn clean<T>(value: T, text: &str) -> Parsed<T> {
