@@ -26,8 +26,10 @@ use std::fmt;
 
 use serde_json::Value;
 
-/// Containers nested deeper than this are refused (`serde_json` stops at 128 too).
-pub const MAX_DEPTH: usize = 128;
+/// Containers nested deeper than this are refused. Below `serde_json`'s own limit (128), so
+/// every repaired value prints to text that `serde_json` reads back (a wrapped implicit object
+/// or tuple can add a level).
+pub const MAX_DEPTH: usize = 100;
 
 /// The value read from the text, with every repair applied to get it.
 #[derive(Debug, Clone, PartialEq)]
