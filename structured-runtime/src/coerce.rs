@@ -32,7 +32,7 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Number, Value};
 
-use crate::instance_check::check_instance;
+use crate::instance_check::check_part;
 use crate::validate::Path;
 
 /// Schema nesting (plus `$ref` hops) followed before giving up on a branch.
@@ -465,7 +465,7 @@ impl<'a> Coerce<'a> {
                 .collect();
             for key in optional {
                 let fits = match (properties.get(&key), map.get(&key)) {
-                    (Some(s), Some(v)) => check_instance(&with_root(s, self.root), v).is_empty(),
+                    (Some(s), Some(v)) => check_part(self.root, s, v).is_empty(),
                     _ => true,
                 };
                 if !fits {
@@ -547,18 +547,6 @@ impl<'a> Coerce<'a> {
             }
             _ => return None,
         })
-    }
-}
-
-/// A sub-schema that still resolves `$ref`s against the root: the root's `$defs` beside it.
-fn with_root(schema: &Value, root: &Value) -> Value {
-    match (schema, root.get("$defs")) {
-        (Value::Object(s), Some(defs)) if schema.get("$ref").is_some() || !s.is_empty() => {
-            let mut s = s.clone();
-            s.entry("$defs").or_insert_with(|| defs.clone());
-            Value::Object(s)
-        }
-        _ => schema.clone(),
     }
 }
 

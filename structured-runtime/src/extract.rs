@@ -92,17 +92,6 @@ struct Found {
     balanced: Vec<Range<usize>>,
 }
 
-/// Bodies of fenced blocks: after a run of 3+ backticks and its language word, up to the next
-/// run (or the end of the text: `closed` is false).
-pub fn fences(text: &str) -> Vec<(Range<usize>, bool)> {
-    scan(text).fences
-}
-
-/// Top-level balanced `{...}` / `[...]` spans.
-pub fn balanced(text: &str) -> Vec<Range<usize>> {
-    scan(text).balanced
-}
-
 /// One pass: double-quoted strings inside a `{`/`[` span are skipped with their escapes, so a
 /// brace or a fence marker inside a JSON string does not count (`{"code": "```sh\nls\n```"}`
 /// holds no fence). Quotes in the prose between spans are ignored. A fence marker outside a

@@ -14,11 +14,17 @@ const MAX_DEPTH: usize = 256;
 
 /// Every violation of `instance` against `schema` (the root, against which `$ref`s resolve).
 pub fn check_instance(schema: &Value, instance: &Value) -> Vec<Violation> {
+    check_part(schema, schema, instance)
+}
+
+/// Every violation of `instance` against `part`, a sub-schema of `root` (`$ref`s resolve
+/// against `root`).
+pub(crate) fn check_part(root: &Value, part: &Value, instance: &Value) -> Vec<Violation> {
     let mut check = Check {
-        root: schema,
+        root,
         out: Vec::new(),
     };
-    check.node(schema, instance, &Path::root(), 0);
+    check.node(part, instance, &Path::root(), 0);
     check.out
 }
 

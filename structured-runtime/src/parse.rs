@@ -250,13 +250,9 @@ pub fn parse_response_with<T: StructuredOutput>(
     let found = candidates(text);
     // As written, inside the answer: the candidate ending last in the text that is exact JSON
     // for `T`. Refusals are not explained here (that is what costs), only counted out.
-    let mut by_end: Vec<&Candidate<'_>> = found.iter().skip(1).collect();
-    by_end.sort_by_key(|c| std::cmp::Reverse(c.span.end));
-    for candidate in by_end {
-        if let Some(value) = exact::<T>(candidate.text.trim()) {
-            warnings.push(extracted(candidate));
-            return Ok(done(value, Provenance::Extracted, candidate, warnings));
-        }
+    if let Some((value, candidate)) = last_exact(&found, exact::<T>) {
+        warnings.push(extracted(candidate));
+        return Ok(done(value, Provenance::Extracted, candidate, warnings));
     }
     let schema = T::schema().schema();
     let accept = |v: &Value| {
@@ -294,25 +290,16 @@ pub fn parse_value(
             Err(Violations(violations))
         }
     };
-    let mut exact = None;
-    for candidate in found.iter().rev() {
-        if let Ok(value) = serde_json::from_str::<Value>(candidate.text.trim()) {
-            if check_instance(schema, &value).is_empty() {
-                exact = Some((value, candidate));
-                break;
-            }
-        }
+    let fits = |json: &str| {
+        let value = serde_json::from_str::<Value>(json).ok()?;
+        check_instance(schema, &value).is_empty().then_some(value)
+    };
+    if let Some(value) = fits(text.trim()) {
+        return Ok(clean(value, text));
     }
-    if let Some((value, candidate)) = exact {
-        if candidate.source == Source::Whole {
-            return Ok(clean(value, text));
-        }
-        return Ok(done(
-            value,
-            Provenance::Extracted,
-            candidate,
-            vec![extracted(candidate)],
-        ));
+    if let Some((value, candidate)) = last_exact(&found, fits) {
+        let warnings = vec![extracted(candidate)];
+        return Ok(done(value, Provenance::Extracted, candidate, warnings));
     }
     match best_candidate(&found, schema, options, accept, Vec::new()) {
         Outcome::Value(parsed) => Ok(parsed),
@@ -529,6 +516,19 @@ fn prose<T: StructuredOutput>(
         warnings,
         text_report: Some(read.report),
     })
+}
+
+/// Among the candidates inside the answer (not the whole text), the one ending last in the text
+/// that `exact` takes as written, with what it made of it.
+fn last_exact<'c, 'a, R>(
+    found: &'c [Candidate<'a>],
+    exact: impl Fn(&str) -> Option<R>,
+) -> Option<(R, &'c Candidate<'a>)> {
+    let mut by_end: Vec<&Candidate<'a>> = found.iter().skip(1).collect();
+    by_end.sort_by_key(|c| std::cmp::Reverse(c.span.end));
+    by_end
+        .into_iter()
+        .find_map(|c| exact(c.text.trim()).map(|v| (v, c)))
 }
 
 /// `T` from exactly this JSON, valid, or `None` (without working out why).

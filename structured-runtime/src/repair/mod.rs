@@ -26,10 +26,10 @@ use std::fmt;
 
 use serde_json::Value;
 
-/// Containers nested deeper than this are refused. Below `serde_json`'s own limit (128), so
-/// every repaired value prints to text that `serde_json` reads back (a wrapped implicit object
-/// or tuple can add a level).
-pub const MAX_DEPTH: usize = 100;
+/// Containers nested deeper than this are refused. `serde_json` reads at most 127 levels, and
+/// the array that collects several top-level values adds one: so every repaired value prints
+/// to text that `serde_json` reads back.
+pub const MAX_DEPTH: usize = 126;
 
 /// The value read from the text, with every repair applied to get it.
 #[derive(Debug, Clone, PartialEq)]
@@ -300,4 +300,47 @@ pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
         });
     }
     best.unwrap_or(Err(RepairError::NotFound { len: text.len() }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The deepest value the repairer builds still reads back with `serde_json`, including the
+    /// extra level of an implicit object and of the array collecting several values.
+    #[test]
+    fn the_deepest_repaired_value_prints_to_readable_json() {
+        let deep = format!(
+            "{}\"k\": 1{}",
+            "[".repeat(MAX_DEPTH - 1),
+            "]".repeat(MAX_DEPTH - 1)
+        );
+        let fixed = repair(&format!("{deep} {deep}")).unwrap();
+        assert!(fixed
+            .repairs
+            .iter()
+            .any(|r| r.kind == RepairKind::ImplicitObject));
+        assert!(fixed
+            .repairs
+            .iter()
+            .any(|r| r.kind == RepairKind::MultipleValues));
+        let printed = fixed.value.to_string();
+        assert!(serde_json::from_str::<Value>(&printed).is_ok(), "{printed}");
+        let too_deep = "[".repeat(MAX_DEPTH + 1);
+        assert!(matches!(
+            repair(&too_deep),
+            Err(RepairError::TooDeep { .. })
+        ));
+    }
+
+    #[test]
+    fn a_sign_at_the_very_end_records_no_repair_past_the_text() {
+        let text = "_][-/x_a/][-";
+        let fixed = repair(text).unwrap();
+        assert!(
+            fixed.repairs.iter().all(|r| r.at <= text.len()),
+            "{:?}",
+            fixed.repairs
+        );
+    }
 }

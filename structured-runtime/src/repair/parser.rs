@@ -304,19 +304,10 @@ impl<'a> Parser<'a> {
                     self.note(RepairKind::UnclosedContainer);
                     return Ok(None);
                 }
-                b',' => {
-                    self.note(RepairKind::ExtraComma);
-                    self.pos += 1;
-                    continue;
-                }
+                _ if self.skip_filler() => continue,
                 b':' => {
                     self.note(RepairKind::SkippedCharacter);
                     self.pos += 1;
-                    continue;
-                }
-                b'.' if self.rest().starts_with("...") => {
-                    self.note(RepairKind::Ellipsis);
-                    self.pos += 3;
                     continue;
                 }
                 b'[' => {
@@ -372,6 +363,20 @@ impl<'a> Parser<'a> {
             }
             after_comma = self.after_member();
         }
+    }
+
+    /// Where an item or member belongs: a stray comma or a `...` placeholder is skipped.
+    fn skip_filler(&mut self) -> bool {
+        if self.peek() == Some(b',') {
+            self.note(RepairKind::ExtraComma);
+            self.pos += 1;
+        } else if self.rest().starts_with("...") {
+            self.note(RepairKind::Ellipsis);
+            self.pos += 3;
+        } else {
+            return false;
+        }
+        true
     }
 
     /// After a member or item: consumes one comma. Returns whether it did.
@@ -516,16 +521,7 @@ impl<'a> Parser<'a> {
                     }
                     continue;
                 }
-                b',' => {
-                    self.note(RepairKind::ExtraComma);
-                    self.pos += 1;
-                    continue;
-                }
-                b'.' if self.rest().starts_with("...") => {
-                    self.note(RepairKind::Ellipsis);
-                    self.pos += 3;
-                    continue;
-                }
+                _ if self.skip_filler() => continue,
                 _ => {}
             }
             after_comma = false;
@@ -551,10 +547,11 @@ impl<'a> Parser<'a> {
     fn implicit_object(&mut self, key: String) -> Result<Value, RepairError> {
         self.note(RepairKind::ImplicitObject);
         self.pos = self.next_non_ws(self.pos) + 1;
+        // Entered before the value, which is nested one level deeper than the text shows.
+        self.enter(b'{')?;
         let value = self.value(Ctx::ObjectValue)?.unwrap_or(Value::Null);
         let mut map = Map::new();
         map.insert(key, value);
-        self.enter(b'{')?;
         if self.after_member() || self.peek() == Some(b'}') {
             self.members(&mut map)?;
         }
@@ -783,9 +780,10 @@ impl<'a> Parser<'a> {
                     }
                 }
                 b':' | b' ' | b'\t' | b'\'' | b'[' | b'{' | b'(' if ctx == Ctx::Key => true,
-                b'/' => {
-                    i > start && bytes.get(i - 1) == Some(&b' ') && self.comment_at(i)
-                        || self.comment_at(i) && bytes.get(i + 1) == Some(&b'*')
+                // A comment ends the word; `//` only after a space, so `https://` stays.
+                b'/' if self.comment_at(i) => {
+                    bytes.get(i + 1) == Some(&b'*')
+                        || i.checked_sub(1).and_then(|p| bytes.get(p)) == Some(&b' ')
                 }
                 _ => false,
             };

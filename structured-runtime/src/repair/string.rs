@@ -202,9 +202,7 @@ impl Parser<'_> {
                         return (content, end);
                     }
                     Decision::Literal => {
-                        if mode == Mode::Normal || matches!(mode, Mode::Until(_)) {
-                            self.note_at(RepairKind::UnescapedQuote, i);
-                        }
+                        self.note_at(RepairKind::UnescapedQuote, i);
                         inside.quotes += 1;
                         i += len;
                         continue;
