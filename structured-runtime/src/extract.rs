@@ -45,51 +45,100 @@ pub struct Candidate<'a> {
 /// Every candidate in `text`: the whole text first, then fenced blocks, then balanced spans,
 /// each group in text order. A candidate whose trimmed text equals an earlier one is left out.
 pub fn candidates(text: &str) -> Vec<Candidate<'_>> {
-    let mut out = vec![Candidate {
-        text,
-        span: 0..text.len(),
-        source: Source::Whole,
-    }];
-    let found = scan(text);
-    let whole = text.trim();
-    let spans = found
-        .fences
-        .into_iter()
-        .map(|(span, closed)| (span, Source::Fence { closed }))
-        .chain(
-            found
-                .balanced
-                .into_iter()
-                .map(|span| (span, Source::Balanced)),
-        );
-    let mut pieces: Vec<(&str, usize, Candidate<'_>)> = spans
-        .enumerate()
-        .filter_map(|(order, (span, source))| {
-            let piece = text.get(span.clone())?;
-            let trimmed = piece.trim();
-            (!trimmed.is_empty() && trimmed != whole).then_some((
-                trimmed,
-                order,
-                Candidate {
-                    text: piece,
-                    span,
-                    source,
-                },
-            ))
-        })
-        .collect();
-    // Equal texts listed once (the first found), without hashing every piece.
-    pieces.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
-    pieces.dedup_by(|later, first| later.0 == first.0);
-    pieces.sort_unstable_by_key(|p| p.1);
-    out.extend(pieces.into_iter().map(|(_, _, c)| c));
-    out
+    scan(text).candidates()
 }
 
-/// What one pass over the text finds.
-struct Found {
+/// What one pass over a text finds: its fences and its balanced spans, each list in text order.
+pub(crate) struct Spans<'a> {
+    text: &'a str,
     fences: Vec<(Range<usize>, bool)>,
     balanced: Vec<Range<usize>>,
+}
+
+impl<'a> Spans<'a> {
+    /// As [`candidates`]: the whole text, then fences, then balanced spans, without repeats.
+    pub(crate) fn candidates(&self) -> Vec<Candidate<'a>> {
+        let text = self.text;
+        let whole = text.trim();
+        let spans = self
+            .fences
+            .iter()
+            .map(|(span, closed)| (span, Source::Fence { closed: *closed }))
+            .chain(self.balanced.iter().map(|span| (span, Source::Balanced)));
+        let mut pieces: Vec<(&str, usize, Candidate<'a>)> = spans
+            .enumerate()
+            .filter_map(|(order, (span, source))| {
+                let candidate = self.candidate(span, source)?;
+                let trimmed = candidate.text.trim();
+                (trimmed != whole).then_some((trimmed, order, candidate))
+            })
+            .collect();
+        // Equal texts listed once (the first found), without hashing every piece.
+        pieces.sort_unstable_by(|a, b| a.0.cmp(b.0).then(a.1.cmp(&b.1)));
+        pieces.dedup_by(|later, first| later.0 == first.0);
+        pieces.sort_unstable_by_key(|p| p.1);
+        let mut out = Vec::with_capacity(pieces.len() + 1);
+        out.push(self.whole());
+        out.extend(pieces.into_iter().map(|(_, _, c)| c));
+        out
+    }
+
+    /// The whole text, then each fence whose text differs from it: what is worth repairing
+    /// without a schema to say which balanced span is meant.
+    pub(crate) fn whole_and_fences(&self) -> Vec<Candidate<'a>> {
+        let whole = self.text.trim();
+        let fences = self.fences.iter().filter_map(|(span, closed)| {
+            self.candidate(span, Source::Fence { closed: *closed })
+                .filter(|c| c.text.trim() != whole)
+        });
+        std::iter::once(self.whole()).chain(fences).collect()
+    }
+
+    /// The candidates inside the text (not the whole text), the one ending last first; on the
+    /// same end a fence before a balanced span. Repeats are kept: this is for a pass that stops
+    /// at the first candidate it takes, where sorting out repeats would cost more than it saves.
+    pub(crate) fn latest_first(&self) -> impl Iterator<Item = Candidate<'a>> + '_ {
+        let mut fences = self.fences.iter().rev().peekable();
+        let mut balanced = self.balanced.iter().rev().peekable();
+        std::iter::from_fn(move || loop {
+            let fence_next = match (fences.peek(), balanced.peek()) {
+                (Some((f, _)), Some(b)) => f.end >= b.end,
+                (Some(_), None) => true,
+                (None, Some(_)) => false,
+                (None, None) => return None,
+            };
+            let next = if fence_next {
+                fences.next().and_then(|(span, closed)| {
+                    self.candidate(span, Source::Fence { closed: *closed })
+                })
+            } else {
+                balanced
+                    .next()
+                    .and_then(|span| self.candidate(span, Source::Balanced))
+            };
+            if next.is_some() {
+                return next;
+            }
+        })
+    }
+
+    fn whole(&self) -> Candidate<'a> {
+        Candidate {
+            text: self.text,
+            span: 0..self.text.len(),
+            source: Source::Whole,
+        }
+    }
+
+    /// The candidate at `span`, or `None` when it holds only whitespace.
+    fn candidate(&self, span: &Range<usize>, source: Source) -> Option<Candidate<'a>> {
+        let piece = self.text.get(span.clone())?;
+        (!piece.trim().is_empty()).then(|| Candidate {
+            text: piece,
+            span: span.clone(),
+            source,
+        })
+    }
 }
 
 /// One pass: double-quoted strings inside a `{`/`[` span are skipped with their escapes, so a
@@ -97,36 +146,25 @@ struct Found {
 /// holds no fence). Quotes in the prose between spans are ignored. A fence marker outside a
 /// string is a hard boundary: nesting and string state restart after it. A span the text never
 /// closes is not listed (the whole text covers it).
-fn scan(text: &str) -> Found {
+pub(crate) fn scan(text: &str) -> Spans<'_> {
     let bytes = text.as_bytes();
     let mut markers: Vec<(usize, usize)> = Vec::new();
     let mut balanced = Vec::new();
     let mut depth = 0usize;
     let mut start = 0;
-    let mut in_string = false;
-    let mut escaped = false;
     let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        // Most of an answer is prose: skip to the next byte that matters in one tight loop.
-        let table = if in_string { &IN_STRING } else { &OUTSIDE };
-        if !table[usize::from(b)] {
-            i += 1;
-            while bytes.get(i).is_some_and(|&b| !table[usize::from(b)]) {
-                i += 1;
-            }
-            continue;
-        }
-        if in_string {
-            if escaped {
-                escaped = false;
-            } else if b == b'\\' {
-                escaped = true;
-            } else if b == b'"' {
-                in_string = false;
-            }
-            i += 1;
-            continue;
-        }
+    loop {
+        // Most of an answer is prose, most of a string is text: jump to the next byte that
+        // matters with a SIMD search, and step byte by byte only inside a span's structure.
+        let rest = bytes.get(i..).unwrap_or_default();
+        let at = if depth == 0 {
+            memchr::memchr3(b'{', b'[', b'`', rest)
+        } else {
+            rest.iter().position(|&b| IN_SPAN[usize::from(b)])
+        };
+        let Some(at) = at else { break };
+        i += at;
+        let Some(&b) = bytes.get(i) else { break };
         match b {
             b'`' => {
                 let end = skip_backticks(bytes, i);
@@ -137,20 +175,23 @@ fn scan(text: &str) -> Found {
                 i = end;
                 continue;
             }
-            b'"' if depth > 0 => in_string = true,
+            b'"' => {
+                i = skip_string(bytes, i + 1);
+                continue;
+            }
             b'{' | b'[' => {
                 if depth == 0 {
                     start = i;
                 }
                 depth += 1;
             }
-            b'}' | b']' if depth > 0 => {
+            // `}` or `]`, met only inside a span.
+            _ => {
                 depth -= 1;
                 if depth == 0 {
                     balanced.push(start..i + 1);
                 }
             }
-            _ => {}
         }
         i += 1;
     }
@@ -169,12 +210,29 @@ fn scan(text: &str) -> Found {
             None => fences.push((body..text.len(), false)),
         }
     }
-    Found { fences, balanced }
+    Spans {
+        text,
+        fences,
+        balanced,
+    }
 }
 
-/// Bytes the scan acts on outside strings, and inside them.
-static OUTSIDE: [bool; 256] = table(b"`\"{}[]");
-static IN_STRING: [bool; 256] = table(b"\\\"");
+/// The index just past the closing quote of the string whose body starts at `i` (or the end
+/// of the text for a string never closed).
+fn skip_string(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(at) = memchr::memchr2(b'"', b'\\', bytes.get(i..).unwrap_or_default()) {
+        i += at;
+        if bytes.get(i) == Some(&b'"') {
+            return i + 1;
+        }
+        // A backslash escapes the byte after it, whatever it is.
+        i += 2;
+    }
+    bytes.len()
+}
+
+/// Bytes the scan acts on inside a span (outside its strings).
+static IN_SPAN: [bool; 256] = table(b"`\"{}[]");
 
 const fn table(bytes: &[u8]) -> [bool; 256] {
     let mut t = [false; 256];

@@ -18,7 +18,7 @@ use std::ops::Range;
 use serde_json::Value;
 
 use crate::coerce::{coerce, CoercePolicy, Recovery};
-use crate::extract::{candidates, Candidate, Source};
+use crate::extract::{scan, Candidate, Source, Spans};
 use crate::from_text::{FromTextError, TextReport, TextSource};
 use crate::instance_check::check_instance;
 use crate::mode::StructuredOutputMode;
@@ -247,13 +247,14 @@ pub fn parse_response_with<T: StructuredOutput>(
         }),
         Err(_) => {}
     }
-    let found = candidates(text);
+    let spans = scan(text);
     // As written, inside the answer: the candidate ending last in the text that is exact JSON
     // for `T`. Refusals are not explained here (that is what costs), only counted out.
-    if let Some((value, candidate)) = last_exact(&found, exact::<T>) {
-        warnings.push(extracted(candidate));
-        return Ok(done(value, Provenance::Extracted, candidate, warnings));
+    if let Some((value, candidate)) = last_exact(&spans, exact::<T>) {
+        warnings.push(extracted(&candidate));
+        return Ok(done(value, Provenance::Extracted, &candidate, warnings));
     }
+    let found = spans.candidates();
     let schema = T::schema().schema();
     let accept = |v: &Value| {
         T::from_json(&v.to_string()).map_err(|e| match e {
@@ -281,7 +282,6 @@ pub fn parse_value(
     schema: &Value,
     options: &ParseOptions,
 ) -> Result<Parsed<Value>, ParseError> {
-    let found = candidates(text);
     let accept = |v: &Value| {
         let violations = check_instance(schema, v);
         if violations.is_empty() {
@@ -297,11 +297,12 @@ pub fn parse_value(
     if let Some(value) = fits(text.trim()) {
         return Ok(clean(value, text));
     }
-    if let Some((value, candidate)) = last_exact(&found, fits) {
-        let warnings = vec![extracted(candidate)];
-        return Ok(done(value, Provenance::Extracted, candidate, warnings));
+    let spans = scan(text);
+    if let Some((value, candidate)) = last_exact(&spans, fits) {
+        let warnings = vec![extracted(&candidate)];
+        return Ok(done(value, Provenance::Extracted, &candidate, warnings));
     }
-    match best_candidate(&found, schema, options, accept, Vec::new()) {
+    match best_candidate(&spans.candidates(), schema, options, accept, Vec::new()) {
         Outcome::Value(parsed) => Ok(parsed),
         Outcome::Err(e) => Err(e),
         Outcome::NoJson(_) => Err(ParseError::NotFound {
@@ -379,7 +380,12 @@ fn best_candidate<T>(
     let mut best: Option<(Attempt, T)> = None;
     let mut closest: Option<(Attempt, Violations)> = None;
     let mut too_deep = None;
-    for candidate in found {
+    // From the last candidate back, so a tie goes to the later one by keeping the first found,
+    // and a candidate that fits with no change at all ends the search: nothing before it can win.
+    for candidate in found.iter().rev() {
+        if best.as_ref().is_some_and(|(b, _)| b.cost() == 0) {
+            break;
+        }
         let repaired = if options.repair {
             repair(candidate.text)
         } else {
@@ -411,10 +417,7 @@ fn best_candidate<T>(
         };
         match accept(&attempt.value) {
             Ok(v) => {
-                if best
-                    .as_ref()
-                    .is_none_or(|(b, _)| attempt.cost() <= b.cost())
-                {
+                if best.as_ref().is_none_or(|(b, _)| attempt.cost() < b.cost()) {
                     best = Some((attempt, v));
                 }
             }
@@ -423,7 +426,7 @@ fn best_candidate<T>(
                     |a: &Attempt, v: &Violations| (a.repaired.truncated, v.0.len(), a.cost());
                 if closest
                     .as_ref()
-                    .is_none_or(|(c, cv)| rank(&attempt, &violations) <= rank(c, cv))
+                    .is_none_or(|(c, cv)| rank(&attempt, &violations) < rank(c, cv))
                 {
                     closest = Some((attempt, violations));
                 }
@@ -520,14 +523,12 @@ fn prose<T: StructuredOutput>(
 
 /// Among the candidates inside the answer (not the whole text), the one ending last in the text
 /// that `exact` takes as written, with what it made of it.
-fn last_exact<'c, 'a, R>(
-    found: &'c [Candidate<'a>],
+fn last_exact<'a, R>(
+    spans: &Spans<'a>,
     exact: impl Fn(&str) -> Option<R>,
-) -> Option<(R, &'c Candidate<'a>)> {
-    let mut by_end: Vec<&Candidate<'a>> = found.iter().skip(1).collect();
-    by_end.sort_by_key(|c| std::cmp::Reverse(c.span.end));
-    by_end
-        .into_iter()
+) -> Option<(R, Candidate<'a>)> {
+    spans
+        .latest_first()
         .find_map(|c| exact(c.text.trim()).map(|v| (v, c)))
 }
 

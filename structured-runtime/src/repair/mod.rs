@@ -281,9 +281,13 @@ pub fn repair(text: &str) -> Result<Repaired, RepairError> {
 /// by how well they fit.
 pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
     let mut best: Option<Result<Repaired, RepairError>> = None;
-    for candidate in crate::extract::candidates(text) {
-        if candidate.source == crate::extract::Source::Balanced {
-            continue;
+    let candidates = crate::extract::scan(text).whole_and_fences();
+    // From the last candidate back: a tie keeps the one found first (the later one), and a
+    // candidate with no repair at all ends the search, so a clean fence at the end of a long
+    // answer never pays for repairing the prose before it.
+    for candidate in candidates.iter().rev() {
+        if matches!(&best, Some(Ok(b)) if b.cost() == 0) {
+            break;
         }
         let result = repair(candidate.text).map(|mut r| {
             for fix in &mut r.repairs {
@@ -293,7 +297,7 @@ pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
         });
         best = Some(match (best, result) {
             (None, result) => result,
-            (Some(Ok(old)), Ok(new)) if new.cost() > old.cost() => Ok(old),
+            (Some(Ok(old)), Ok(new)) if new.cost() >= old.cost() => Ok(old),
             (Some(Ok(old)), Err(_)) => Ok(old),
             (Some(Err(e @ RepairError::TooDeep { .. })), Err(_)) => Err(e),
             (Some(_), result) => result,

@@ -156,6 +156,32 @@ impl Parser<'_> {
                     return (buf, End::Cut(end));
                 }
             }
+            // Most of a string is plain text: skip it in one tight loop, counting brackets.
+            let limit = match mode {
+                Mode::Until(end) => end.min(bytes.len()),
+                _ => bytes.len(),
+            };
+            let classes = if mode == Mode::AtDelimiter {
+                &AT_DELIMITER
+            } else {
+                &IN_STRING
+            };
+            while let Some(&b) = bytes.get(i).filter(|_| i < limit) {
+                match classes[usize::from(b)] {
+                    Class::Plain => {}
+                    Class::OpenBrace => inside.braces += 1,
+                    Class::OpenBracket => inside.brackets += 1,
+                    Class::CloseBrace => inside.braces = inside.braces.saturating_sub(1),
+                    Class::CloseBracket => inside.brackets = inside.brackets.saturating_sub(1),
+                    Class::Stop => break,
+                }
+                i += 1;
+            }
+            if let Mode::Until(end) = mode {
+                if i >= end {
+                    continue;
+                }
+            }
             let Some(&b) = bytes.get(i) else {
                 buf.push_str(text.get(run..).unwrap_or(""));
                 return (buf, End::Eof);
@@ -246,10 +272,6 @@ impl Parser<'_> {
                     raw_newline_end = (b == b'\n').then_some(i);
                     continue;
                 }
-                b'{' => inside.braces += 1,
-                b'[' => inside.brackets += 1,
-                b'}' => inside.braces = inside.braces.saturating_sub(1),
-                b']' => inside.brackets = inside.brackets.saturating_sub(1),
                 _ => {}
             }
             i += 1;
@@ -568,4 +590,40 @@ impl Parser<'_> {
         }
         u32::from_str_radix(hex, 16).ok()
     }
+}
+
+/// What a byte means to the tight loop of [`Parser::scan`].
+#[derive(Clone, Copy)]
+enum Class {
+    /// Text: nothing to do.
+    Plain,
+    OpenBrace,
+    OpenBracket,
+    CloseBrace,
+    CloseBracket,
+    /// Anything the full loop must look at: a quote, an escape, a control character, the first
+    /// byte of a multi-byte character (which may be a typographic quote), and in
+    /// [`Mode::AtDelimiter`] a comma or a closing bracket.
+    Stop,
+}
+
+static IN_STRING: [Class; 256] = classes(false);
+static AT_DELIMITER: [Class; 256] = classes(true);
+
+const fn classes(at_delimiter: bool) -> [Class; 256] {
+    let mut t = [Class::Plain; 256];
+    let mut b = 0;
+    while b < 256 {
+        t[b] = match b as u8 {
+            0..=0x1F | 0xC0.. | b'"' | b'\'' | b'`' | b'\\' => Class::Stop,
+            b',' | b'}' | b']' if at_delimiter => Class::Stop,
+            b'{' => Class::OpenBrace,
+            b'[' => Class::OpenBracket,
+            b'}' => Class::CloseBrace,
+            b']' => Class::CloseBracket,
+            _ => Class::Plain,
+        };
+        b += 1;
+    }
+    t
 }
