@@ -71,6 +71,25 @@ pub const ANSWER: &str = r#"{
   "escalate": false
 }"#;
 
+/// A chatty answer of about `bytes` bytes as a model writes one: markdown reasoning (bullets,
+/// figures, `inline code`, "quotes", parentheses), then the answer in a ```json fence, then a
+/// sign-off. No brace or bracket outside the fence: [`chatty`] is the worst case with them.
+pub fn answer(bytes: usize) -> String {
+    const PARAGRAPH: &str = "Let me walk through the signals before deciding.\n\n\
+        - **Price:** spot fell 4.1% in 30 minutes while the index stayed flat (a divergence, \
+        not a market-wide move).\n- **Volume:** 38% under the 7-day median, so the move is thin \
+        and may revert; the `funding_rate` feed flipped negative at 14:05 UTC.\n\
+        - **Governance:** the \"fee switch\" proposal reached quorum, which adds tail risk.\n\n\
+        Taken together this is worth a hedge, not an exit. ";
+    let body = bytes.saturating_sub(ANSWER.len() + 40);
+    let mut text = PARAGRAPH.repeat(body / PARAGRAPH.len() + 1);
+    text.truncate(body);
+    text.push_str("\n```json\n");
+    text.push_str(ANSWER);
+    text.push_str("\n```\nHope this helps.");
+    text
+}
+
 /// A chatty answer of about `bytes` bytes: prose with braces in it (`{like this}`, `[1]`, a
 /// draft object), then the answer in a ```json fence, then a sign-off.
 pub fn chatty(bytes: usize) -> String {

@@ -240,12 +240,16 @@ pub fn parse_response_with<T: StructuredOutput>(
 ) -> Result<Parsed<T>, ParseError> {
     let mut warnings = Vec::new();
     let trimmed = text.trim();
-    match T::from_json(trimmed) {
-        Ok(value) => return Ok(clean(value, text)),
-        Err(e) if mode.expects_exact_json() => warnings.push(Warning::NotAsEnforced {
-            reason: e.to_string(),
-        }),
-        Err(_) => {}
+    if mode.expects_exact_json() {
+        match T::from_json(trimmed) {
+            Ok(value) => return Ok(clean(value, text)),
+            Err(e) => warnings.push(Warning::NotAsEnforced {
+                reason: e.to_string(),
+            }),
+        }
+    } else if let Some(value) = exact::<T>(trimmed) {
+        // No reason is needed when the mode promised nothing, so none is worked out.
+        return Ok(clean(value, text));
     }
     let spans = scan(text);
     // As written, inside the answer: the candidate ending last in the text that is exact JSON
@@ -534,9 +538,6 @@ fn last_exact<'a, R>(
 
 /// `T` from exactly this JSON, valid, or `None` (without working out why).
 fn exact<T: StructuredOutput>(json: &str) -> Option<T> {
-    if !json.starts_with(['{', '[']) {
-        return None;
-    }
     let value = crate::strict_de::from_str::<T>(json).ok()?;
     value.validate().is_ok().then_some(value)
 }

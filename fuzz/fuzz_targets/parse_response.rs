@@ -1,0 +1,60 @@
+//! `parse_response` and `parse_value` on arbitrary text, in every mode and with every policy:
+//! no panic, and what a `Parsed` claims holds.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use structured_examples::{DaimonAppraisal, HeartbeatDecision};
+use structured_runtime::{
+    parse_response_with, parse_value, ParseError, ParseOptions, Parsed, Provenance,
+    StructuredOutput, StructuredOutputMode, Warning,
+};
+
+fuzz_target!(|data: &[u8]| {
+    let Ok(text) = std::str::from_utf8(data) else { return };
+    let modes = [
+        StructuredOutputMode::None,
+        StructuredOutputMode::SchemaEnforced,
+        StructuredOutputMode::ToolUseWorkaround,
+        StructuredOutputMode::PromptGuided,
+    ];
+    let lenient_truncated = ParseOptions {
+        accept_truncated: true,
+        ..ParseOptions::lenient()
+    };
+    for options in [ParseOptions::strict(), ParseOptions::default(), lenient_truncated] {
+        for mode in modes {
+            check::<HeartbeatDecision>(text, mode, &options);
+            check::<DaimonAppraisal>(text, mode, &options);
+        }
+        let schema = HeartbeatDecision::schema().schema();
+        if let Ok(parsed) = parse_value(text, schema, &options) {
+            holds(&parsed, text, &options);
+        }
+    }
+});
+
+fn check<T: StructuredOutput>(text: &str, mode: StructuredOutputMode, options: &ParseOptions) {
+    match parse_response_with::<T>(text, mode, options) {
+        Ok(parsed) => {
+            // Whatever the path, the value is one the type's own rules accept.
+            assert!(parsed.value.validate().is_ok());
+            holds(&parsed, text, options);
+        }
+        Err(ParseError::Truncated { warnings, .. }) => {
+            assert!(warnings.contains(&Warning::Truncated));
+        }
+        Err(_) => {}
+    }
+}
+
+fn holds<T>(parsed: &Parsed<T>, text: &str, options: &ParseOptions) {
+    assert!(parsed.span.start <= parsed.span.end && parsed.span.end <= text.len());
+    if parsed.provenance == Provenance::Clean {
+        assert!(parsed.warnings.is_empty() && !parsed.truncated);
+    } else {
+        assert!(!parsed.warnings.is_empty(), "{:?}", parsed.provenance);
+    }
+    // A truncated value is returned only when asked for, and always says so.
+    assert_eq!(parsed.truncated, parsed.warnings.contains(&Warning::Truncated));
+    assert!(!parsed.truncated || options.accept_truncated);
+}
