@@ -134,12 +134,14 @@
 // Lets the derive's `::structured_runtime` paths resolve inside this crate's own tests.
 extern crate self as structured_runtime;
 
+pub mod capabilities;
 pub mod coerce;
 pub mod extract;
 mod from_json;
 mod from_text;
 mod guidance;
 mod instance_check;
+pub mod lower;
 pub mod mode;
 mod output;
 mod parse;

@@ -1,0 +1,288 @@
+//! What each provider and model can do for structured output, and the mode chosen from it.
+//!
+//! The matrix below is the seed's (`004`), brought up to date with `PROVIDERS.md`: Anthropic has
+//! native JSON outputs (`output_config.format`) on current models, and rejects a forced tool
+//! choice while extended thinking is on. A model the matrix does not know gets the provider's
+//! defaults; [`CapabilityOverrides`] lets a caller say what a model really supports (from
+//! Venice's `supportsResponseSchema`, OpenRouter's `supported_parameters`, or experience).
+//!
+//! ```
+//! use structured_runtime::capabilities::{capabilities, resolve_structured_output, InferenceProfile, Provider};
+//! use structured_runtime::{ResponseSchema, StructuredOutputMode};
+//!
+//! let schema = ResponseSchema::new("decision", serde_json::json!({
+//!     "type": "object", "properties": {}, "required": [], "additionalProperties": false
+//! })).unwrap();
+//! let profile = InferenceProfile::new(schema);
+//! let claude = capabilities(Provider::Anthropic, "claude-sonnet-4-5");
+//! assert_eq!(resolve_structured_output(&profile, &claude), StructuredOutputMode::SchemaEnforced);
+//! let old = capabilities(Provider::Anthropic, "claude-3-5-haiku-latest");
+//! assert_eq!(resolve_structured_output(&profile, &old), StructuredOutputMode::ToolUseWorkaround);
+//! ```
+
+use std::collections::BTreeMap;
+
+use crate::mode::StructuredOutputMode;
+use crate::schema::ResponseSchema;
+
+/// The APIs this crate knows how to ask for structured output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Provider {
+    /// OpenAI Chat Completions (`response_format`).
+    OpenAiChat,
+    /// OpenAI Responses (`text.format`).
+    OpenAiResponses,
+    /// Anthropic Messages (`output_config.format`, or a forced tool).
+    Anthropic,
+    /// Google Gemini `generateContent` (`generationConfig`).
+    Gemini,
+    /// Venice (OpenAI Chat shape; support per model).
+    Venice,
+    /// OpenRouter (OpenAI Chat shape; support per model and per routed endpoint).
+    OpenRouter,
+    /// Ollama's native `/api/chat` (`format`).
+    Ollama,
+    /// vLLM's OpenAI-compatible server.
+    Vllm,
+    /// llama.cpp's `llama-server`.
+    LlamaCpp,
+    /// A gateway that passes requests through to the provider behind the model name
+    /// (`claude-…`, `gpt-…`, `gemini-…`): it has that provider's capabilities.
+    Passthrough,
+}
+
+/// The schema dialect a provider accepts; see [`crate::lower`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SchemaTarget {
+    /// OpenAI strict mode (also Venice and OpenRouter, which require or pass it on).
+    OpenAiStrict,
+    /// Anthropic JSON outputs and strict tools.
+    Anthropic,
+    /// Gemini `responseSchema`: the OpenAPI 3.0 subset (uppercase types, `nullable`, no `$ref`).
+    GeminiResponseSchema,
+    /// Gemini `responseJsonSchema`: JSON Schema, fewer keywords enforced.
+    GeminiJsonSchema,
+    /// llama.cpp's JSON-Schema-to-grammar subset (also what Ollama passes on).
+    LlamaCpp,
+    /// Full JSON Schema, passed as is (vLLM's guided decoding backends).
+    JsonSchema,
+}
+
+/// What one provider and model support.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ProviderCapabilities {
+    /// The provider constrains decoding to a JSON Schema given in the request.
+    pub supports_response_schema: bool,
+    /// The provider can be made to call one named tool (a forced tool choice).
+    pub supports_tool_use: bool,
+    /// A forced tool choice is still accepted while extended thinking is on (Anthropic: no).
+    pub forced_tool_with_thinking: bool,
+    /// The schema dialect to lower to.
+    pub schema_target: SchemaTarget,
+}
+
+impl ProviderCapabilities {
+    /// Neither schema nor tool: the schema goes into the prompt.
+    pub const PROMPT_ONLY: ProviderCapabilities = ProviderCapabilities {
+        supports_response_schema: false,
+        supports_tool_use: false,
+        forced_tool_with_thinking: false,
+        schema_target: SchemaTarget::JsonSchema,
+    };
+
+    const fn both(schema_target: SchemaTarget) -> Self {
+        ProviderCapabilities {
+            supports_response_schema: true,
+            supports_tool_use: true,
+            forced_tool_with_thinking: true,
+            schema_target,
+        }
+    }
+}
+
+/// What a request wants: the schema (none for free text), the user's preference between a
+/// schema and a tool when both are available, and whether extended thinking is on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InferenceProfile {
+    /// The schema to obtain, or `None` for a free-text answer.
+    pub response_schema: Option<ResponseSchema>,
+    /// With both available, use the schema (`true`, the default) or the tool workaround.
+    pub prefer_schema_enforcement: bool,
+    /// Extended thinking is on (Anthropic then refuses a forced tool choice).
+    pub extended_thinking: bool,
+}
+
+impl InferenceProfile {
+    /// A profile asking for `schema`, schema enforcement preferred, no thinking.
+    pub fn new(schema: ResponseSchema) -> Self {
+        InferenceProfile {
+            response_schema: Some(schema),
+            prefer_schema_enforcement: true,
+            extended_thinking: false,
+        }
+    }
+}
+
+/// The seed's decision, with the preference and the thinking rule: a schema when the provider
+/// enforces one (and the profile prefers it, or no tool can be forced), else a forced tool,
+/// else the schema in the prompt.
+pub fn resolve_structured_output(
+    profile: &InferenceProfile,
+    caps: &ProviderCapabilities,
+) -> StructuredOutputMode {
+    if profile.response_schema.is_none() {
+        return StructuredOutputMode::None;
+    }
+    let tool =
+        caps.supports_tool_use && (!profile.extended_thinking || caps.forced_tool_with_thinking);
+    match (caps.supports_response_schema, tool) {
+        (true, false) => StructuredOutputMode::SchemaEnforced,
+        (true, true) if profile.prefer_schema_enforcement => StructuredOutputMode::SchemaEnforced,
+        (_, true) => StructuredOutputMode::ToolUseWorkaround,
+        (false, false) => StructuredOutputMode::PromptGuided,
+    }
+}
+
+/// The built-in matrix: what `provider` supports for `model` (matched on the model id, case
+/// insensitive; an unknown model gets the provider's default).
+pub fn capabilities(provider: Provider, model: &str) -> ProviderCapabilities {
+    let model = model.to_ascii_lowercase();
+    let has = |needle: &str| model.contains(needle);
+    match provider {
+        Provider::OpenAiChat | Provider::OpenAiResponses => {
+            ProviderCapabilities::both(SchemaTarget::OpenAiStrict)
+        }
+        Provider::Anthropic => anthropic(&model),
+        Provider::Gemini => gemini(&model),
+        Provider::Venice => {
+            if has("claude") {
+                // Claude through Venice: no `response_format`, tool use works.
+                ProviderCapabilities {
+                    supports_response_schema: false,
+                    ..anthropic(&model)
+                }
+            } else if is_reasoning_only(&model) {
+                ProviderCapabilities::PROMPT_ONLY
+            } else {
+                ProviderCapabilities::both(SchemaTarget::OpenAiStrict)
+            }
+        }
+        Provider::OpenRouter => {
+            // `vendor/model`: OpenRouter speaks OpenAI's shape and translates; with
+            // `require_parameters` it routes only to endpoints that honour the schema.
+            if is_reasoning_only(&model) {
+                ProviderCapabilities::PROMPT_ONLY
+            } else if has("claude") {
+                ProviderCapabilities {
+                    schema_target: SchemaTarget::OpenAiStrict,
+                    ..anthropic(&model)
+                }
+            } else {
+                ProviderCapabilities::both(SchemaTarget::OpenAiStrict)
+            }
+        }
+        Provider::Ollama => ProviderCapabilities {
+            // Native tools exist, but no tool choice can force one.
+            supports_tool_use: false,
+            forced_tool_with_thinking: false,
+            ..ProviderCapabilities::both(SchemaTarget::LlamaCpp)
+        },
+        Provider::Vllm => ProviderCapabilities::both(SchemaTarget::JsonSchema),
+        Provider::LlamaCpp => ProviderCapabilities {
+            supports_tool_use: false,
+            forced_tool_with_thinking: false,
+            ..ProviderCapabilities::both(SchemaTarget::LlamaCpp)
+        },
+        Provider::Passthrough => match upstream(&model) {
+            Some(p) => capabilities(p, &model),
+            None => ProviderCapabilities::PROMPT_ONLY,
+        },
+    }
+}
+
+/// The provider behind a passthrough model id (`claude-…`, `anthropic/claude-…`, `gpt-…`,
+/// `o3`, `gemini-…`), if the id says.
+pub fn upstream(model: &str) -> Option<Provider> {
+    let model = model.to_ascii_lowercase();
+    let name = model.rsplit('/').next().unwrap_or(&model);
+    if name.starts_with("claude") {
+        Some(Provider::Anthropic)
+    } else if name.starts_with("gemini") {
+        Some(Provider::Gemini)
+    } else if name.starts_with("gpt-")
+        || ["o1", "o3", "o4"]
+            .iter()
+            .any(|o| name == *o || name.starts_with(&format!("{o}-")))
+    {
+        Some(Provider::OpenAiChat)
+    } else {
+        None
+    }
+}
+
+/// Anthropic: native JSON outputs on the Claude 4.5 generation and Opus 4.1 onwards; the tool
+/// workaround on older models (Claude 3.x, and the first Claude 4 models, whose ids read
+/// `claude-sonnet-4-20250514` / `claude-opus-4-0`); never a forced tool with extended thinking.
+fn anthropic(model: &str) -> ProviderCapabilities {
+    let native = !(model.contains("claude-3")
+        || model.contains("claude-2")
+        || model.contains("claude-instant")
+        || model.contains("claude-sonnet-4-0")
+        || model.contains("claude-sonnet-4-2")
+        || model.contains("claude-opus-4-0")
+        || model.contains("claude-opus-4-2"));
+    ProviderCapabilities {
+        supports_response_schema: native,
+        supports_tool_use: true,
+        forced_tool_with_thinking: false,
+        schema_target: SchemaTarget::Anthropic,
+    }
+}
+
+/// Gemini: `responseJsonSchema` from 2.5 on; the OpenAPI `responseSchema` for 1.x and 2.0.
+fn gemini(model: &str) -> ProviderCapabilities {
+    let older = model.contains("gemini-1") || model.contains("gemini-2.0");
+    ProviderCapabilities::both(if older {
+        SchemaTarget::GeminiResponseSchema
+    } else {
+        SchemaTarget::GeminiJsonSchema
+    })
+}
+
+/// Reasoning models served without grammar support (DeepSeek R1 and its distills).
+fn is_reasoning_only(model: &str) -> bool {
+    model.contains("deepseek-r1") || model.contains("deepseek-reasoner")
+}
+
+/// Capabilities the caller knows better than the matrix, per provider and model id.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CapabilityOverrides {
+    by_model: BTreeMap<(Provider, String), ProviderCapabilities>,
+}
+
+impl CapabilityOverrides {
+    /// No overrides.
+    pub fn new() -> Self {
+        CapabilityOverrides::default()
+    }
+
+    /// Says what `model` on `provider` supports (the model id is matched exactly, ignoring case).
+    pub fn set(
+        &mut self,
+        provider: Provider,
+        model: &str,
+        caps: ProviderCapabilities,
+    ) -> &mut Self {
+        self.by_model
+            .insert((provider, model.to_ascii_lowercase()), caps);
+        self
+    }
+
+    /// The override for this model, or the built-in matrix.
+    pub fn capabilities(&self, provider: Provider, model: &str) -> ProviderCapabilities {
+        self.by_model
+            .get(&(provider, model.to_ascii_lowercase()))
+            .copied()
+            .unwrap_or_else(|| capabilities(provider, model))
+    }
+}

@@ -1,0 +1,244 @@
+//! Per-provider schema lowering, on the official SDK test vectors and on the example types.
+
+use std::path::Path;
+
+use serde_json::{json, Value};
+use structured_examples::{all_schemas, HeartbeatDecision};
+use structured_runtime::capabilities::SchemaTarget;
+use structured_runtime::lower::{anthropic_transform, lower, to_strict_json_schema};
+use structured_runtime::StructuredOutput;
+
+fn fixture(name: &str) -> Value {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/providers")
+        .join(name);
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
+    serde_json::from_str(&text).unwrap()
+}
+
+#[test]
+fn anthropic_transform_matches_every_sdk_vector() {
+    let vectors = fixture("anthropic_transform_schema_vectors.json");
+    let vectors = vectors.as_array().unwrap();
+    assert_eq!(vectors.len(), 12);
+    for v in vectors {
+        let out = anthropic_transform(&v["input"]).unwrap();
+        assert_eq!(out, v["expected"], "{}", v["test"]);
+    }
+}
+
+/// The inputs of openai-python's vectors are pydantic models; the expected outputs, with the
+/// two things the strictifier adds taken out again (`additionalProperties: false` and the
+/// all-keys `required`), are what pydantic emits for them, up to fields with defaults.
+fn loosen(node: &mut Value) {
+    if let Value::Object(map) = node {
+        map.remove("additionalProperties");
+        map.remove("required");
+        map.values_mut().for_each(loosen);
+    } else if let Value::Array(items) = node {
+        items.iter_mut().for_each(loosen);
+    }
+}
+
+#[test]
+fn openai_strictifier_restores_every_sdk_vector() {
+    let vectors = fixture("openai_to_strict_json_schema_expected.json");
+    let vectors = vectors.as_array().unwrap();
+    assert_eq!(vectors.len(), 3);
+    for v in vectors {
+        let expected = &v["pydantic_v2_expected"];
+        // Two vectors are whole function tools, one a bare schema.
+        let expected = expected.get("parameters").unwrap_or(expected);
+        let mut input = expected.clone();
+        loosen(&mut input);
+        assert_ne!(&input, expected);
+        assert_eq!(&to_strict_json_schema(&input), expected, "{}", v["test"]);
+        lower(expected, SchemaTarget::OpenAiStrict)
+            .unwrap_or_else(|e| panic!("{}: {e}", v["test"]));
+    }
+}
+
+#[test]
+fn openai_strict_merges_a_single_all_of_inlines_refs_with_siblings_and_drops_null_defaults() {
+    let schema = json!({
+        "type": "object",
+        "$defs": {"Tier": {"type": "string", "enum": ["free", "pro"]}},
+        "properties": {
+            "tier": {"$ref": "#/$defs/Tier", "description": "plan"},
+            "name": {"allOf": [{"type": "string"}], "default": null},
+        }
+    });
+    let out = to_strict_json_schema(&schema);
+    assert_eq!(
+        out["properties"]["tier"],
+        json!({"type": "string", "enum": ["free", "pro"], "description": "plan"})
+    );
+    assert_eq!(out["properties"]["name"], json!({"type": "string"}));
+    assert_eq!(out["required"], json!(["tier", "name"]));
+}
+
+#[test]
+fn openai_strict_keeps_bounds_moves_lengths_and_defaults_and_rejects_the_rest_with_paths() {
+    let schema = json!({
+        "type": "object",
+        "properties": {
+            "n": {"type": "number", "minimum": 0, "maximum": 1},
+            "s": {"type": "string", "maxLength": 10, "default": "x", "pattern": "^a"},
+            "x": {"not": {"type": "string"}},
+        }
+    });
+    let err = lower(&schema, SchemaTarget::OpenAiStrict).unwrap_err();
+    assert_eq!(err.errors.len(), 1, "{err}");
+    assert_eq!(err.errors[0].path, "/properties/x");
+    assert!(err.to_string().contains("not"), "{err}");
+    let ok = json!({"type": "object", "properties": {
+        "n": {"type": "number", "minimum": 0, "maximum": 1},
+        "s": {"type": "string", "maxLength": 10, "default": "x", "pattern": "^a"}}});
+    let out = lower(&ok, SchemaTarget::OpenAiStrict).unwrap();
+    assert_eq!(
+        out["properties"]["n"],
+        json!({"type": "number", "minimum": 0, "maximum": 1})
+    );
+    assert_eq!(
+        out["properties"]["s"],
+        json!({"type": "string", "pattern": "^a", "description": "{default: x, maxLength: 10}"})
+    );
+}
+
+#[test]
+fn every_example_type_lowers_for_every_target() {
+    let targets = [
+        SchemaTarget::OpenAiStrict,
+        SchemaTarget::Anthropic,
+        SchemaTarget::GeminiResponseSchema,
+        SchemaTarget::GeminiJsonSchema,
+        SchemaTarget::LlamaCpp,
+        SchemaTarget::JsonSchema,
+    ];
+    for schema in all_schemas() {
+        for target in targets {
+            lower(schema.schema(), target)
+                .unwrap_or_else(|e| panic!("{} as {target:?}: {e}", schema.name()));
+        }
+    }
+}
+
+#[test]
+fn anthropic_moves_bounds_into_the_description_and_refuses_recursion() {
+    let out = lower(
+        HeartbeatDecision::schema().schema(),
+        SchemaTarget::Anthropic,
+    )
+    .unwrap();
+    let confidence = &out["properties"]["confidence"];
+    assert!(confidence.get("minimum").is_none());
+    assert!(confidence["description"]
+        .as_str()
+        .unwrap()
+        .ends_with("{minimum: 0.0, maximum: 1.0}"));
+    let tree = json!({
+        "type": "object",
+        "properties": {"children": {"type": "array", "items": {"$ref": "#"}}},
+        "required": ["children"],
+        "additionalProperties": false
+    });
+    let err = lower(&tree, SchemaTarget::Anthropic).unwrap_err();
+    assert_eq!(err.errors[0].path, "/properties/children/items");
+    assert!(err.errors[0].reason.contains("recursi"), "{err}");
+    let external = json!({"$ref": "https://example.com/s.json"});
+    assert!(lower(&external, SchemaTarget::Anthropic).is_err());
+}
+
+#[test]
+fn anthropic_counts_optional_properties_across_the_request() {
+    let props: serde_json::Map<String, Value> = (0..25)
+        .map(|i| (format!("p{i}"), json!({"type": "string"})))
+        .collect();
+    let schema = json!({"type": "object", "properties": props, "required": []});
+    let err = lower(&schema, SchemaTarget::Anthropic).unwrap_err();
+    assert!(err.errors[0].reason.contains("25 optional"), "{err}");
+}
+
+#[test]
+fn gemini_response_schema_is_the_openapi_subset() {
+    let schema = json!({
+        "type": "object",
+        "$defs": {"Signal": {"type": "object", "properties": {"m": {"type": "number", "exclusiveMaximum": 1}}, "required": ["m"], "additionalProperties": false}},
+        "properties": {
+            "severity": {"type": "string", "enum": ["low", "high"]},
+            "note": {"anyOf": [{"type": "string"}, {"type": "null"}], "description": "why"},
+            "count": {"type": ["integer", "null"]},
+            "kind": {"const": "heartbeat"},
+            "signals": {"type": "array", "items": {"$ref": "#/$defs/Signal"}}
+        },
+        "required": ["severity", "note", "count", "kind", "signals"],
+        "additionalProperties": false
+    });
+    let out = lower(&schema, SchemaTarget::GeminiResponseSchema).unwrap();
+    assert_eq!(
+        out,
+        json!({
+            "type": "OBJECT",
+            "propertyOrdering": ["severity", "note", "count", "kind", "signals"],
+            "properties": {
+                "severity": {"type": "STRING", "enum": ["low", "high"]},
+                "note": {"type": "STRING", "nullable": true, "description": "why"},
+                "count": {"type": "INTEGER", "nullable": true},
+                "kind": {"enum": ["heartbeat"]},
+                "signals": {"type": "ARRAY", "items": {
+                    "type": "OBJECT",
+                    "properties": {"m": {"type": "NUMBER", "description": "{exclusiveMaximum: 1}"}},
+                    "required": ["m"]
+                }}
+            },
+            "required": ["severity", "note", "count", "kind", "signals"]
+        })
+    );
+}
+
+#[test]
+fn gemini_response_schema_refuses_what_it_cannot_say() {
+    let recursive = json!({"type": "object", "properties": {"next": {"$ref": "#"}}});
+    let err = lower(&recursive, SchemaTarget::GeminiResponseSchema).unwrap_err();
+    assert_eq!(err.errors[0].path, "/properties/next");
+    let numbers = json!({"type": "integer", "enum": [1, 2]});
+    let err = lower(&numbers, SchemaTarget::GeminiResponseSchema).unwrap_err();
+    assert!(err.errors[0].reason.contains("string enums"), "{err}");
+    // The JSON Schema variant takes both.
+    assert!(lower(&numbers, SchemaTarget::GeminiJsonSchema).is_ok());
+}
+
+#[test]
+fn gemini_json_schema_keeps_refs_and_moves_unsupported_keywords() {
+    let schema = json!({"type": "object", "$defs": {"A": {"type": "string", "maxLength": 3}},
+        "properties": {"a": {"$ref": "#/$defs/A"}, "b": {"oneOf": [{"type": "string"}, {"type": "null"}]}}});
+    let out = lower(&schema, SchemaTarget::GeminiJsonSchema).unwrap();
+    assert_eq!(
+        out["$defs"]["A"],
+        json!({"type": "string", "description": "{maxLength: 3}"})
+    );
+    assert_eq!(out["properties"]["a"], json!({"$ref": "#/$defs/A"}));
+    assert!(out["properties"]["b"].get("anyOf").is_some());
+}
+
+#[test]
+fn llama_cpp_inlines_refs_and_keeps_only_integer_bounds() {
+    let schema = json!({"type": "object", "$defs": {"A": {"type": "number", "minimum": 0}},
+        "properties": {"a": {"$ref": "#/$defs/A"}, "n": {"type": "integer", "minimum": 1}, "p": {"type": "string", "pattern": "ab"}}});
+    let out = lower(&schema, SchemaTarget::LlamaCpp).unwrap();
+    assert!(out.get("$defs").is_none());
+    assert_eq!(
+        out["properties"]["a"],
+        json!({"type": "number", "description": "{minimum: 0}"})
+    );
+    assert_eq!(
+        out["properties"]["n"],
+        json!({"type": "integer", "minimum": 1})
+    );
+    assert_eq!(
+        out["properties"]["p"],
+        json!({"type": "string", "description": "{pattern: ab}"})
+    );
+    let mixed = json!({"type": "object", "properties": {}, "anyOf": [{"type": "object"}]});
+    assert!(lower(&mixed, SchemaTarget::LlamaCpp).is_err());
+}
