@@ -135,6 +135,7 @@
 extern crate self as structured_runtime;
 
 pub mod capabilities;
+pub mod codec;
 pub mod coerce;
 pub mod extract;
 mod from_json;

@@ -1,0 +1,248 @@
+//! Wire codecs: the request fragment that asks a provider for structured output, and the
+//! provider's answer read into one typed [`Outcome`] (`PROVIDERS.md` §0, §6).
+//!
+//! The request side is a `serde_json::Value` any HTTP client merges into its body
+//! ([`request::merge`]). The response side reads the provider's envelope first: a refusal, a
+//! content filter or a truncation is an outcome of its own, never text handed to the parser as
+//! if it were a complete answer. Streams (server-sent events) are assembled into the same
+//! envelope and read the same way; a stream that stops before its end is an error.
+//!
+//! ```
+//! use structured_runtime::codec::{read_response, Expect, Outcome, WireApi};
+//! use structured_runtime::StructuredOutputMode;
+//!
+//! let body = r#"{"choices": [{"index": 0, "finish_reason": "length",
+//!     "message": {"role": "assistant", "content": "{\"sev", "refusal": null}}]}"#;
+//! let read = read_response(WireApi::OpenAiChat, &Expect::new(StructuredOutputMode::SchemaEnforced), body).unwrap();
+//! assert!(matches!(read.outcome, Outcome::Truncated { .. }));
+//! ```
+
+pub mod request;
+mod response;
+mod sse;
+
+use serde_json::Value;
+
+use crate::capabilities::Provider;
+use crate::mode::StructuredOutputMode;
+
+pub use request::{request_fragment, RequestFragment};
+
+/// The request and response shape a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WireApi {
+    /// OpenAI Chat Completions, and the servers that copy it (Venice, OpenRouter, vLLM,
+    /// llama.cpp, Ollama's `/v1`).
+    OpenAiChat,
+    /// OpenAI Responses.
+    OpenAiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Gemini `generateContent`.
+    Gemini,
+    /// Ollama's native `/api/chat`.
+    OllamaChat,
+}
+
+impl Provider {
+    /// The shape this provider speaks. A passthrough gateway is taken to speak OpenAI Chat, as
+    /// the gateways this crate targets do.
+    pub fn wire_api(self) -> WireApi {
+        match self {
+            Provider::OpenAiResponses => WireApi::OpenAiResponses,
+            Provider::Anthropic => WireApi::Anthropic,
+            Provider::Gemini => WireApi::Gemini,
+            Provider::Ollama => WireApi::OllamaChat,
+            Provider::OpenAiChat
+            | Provider::Venice
+            | Provider::OpenRouter
+            | Provider::Vllm
+            | Provider::LlamaCpp
+            | Provider::Passthrough => WireApi::OpenAiChat,
+        }
+    }
+}
+
+/// What the request asked for, so the answer can be read against it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expect {
+    /// The mode the request was made in.
+    pub mode: StructuredOutputMode,
+    /// In [`StructuredOutputMode::ToolUseWorkaround`], the tool the model was made to call.
+    pub tool_name: Option<String>,
+}
+
+impl Expect {
+    /// Reading an answer asked for in `mode` (no tool name: any single tool call is taken).
+    pub fn new(mode: StructuredOutputMode) -> Self {
+        Expect {
+            mode,
+            tool_name: None,
+        }
+    }
+
+    /// Reading the answer of a forced call to `tool`.
+    pub fn tool(tool: impl Into<String>) -> Self {
+        Expect {
+            mode: StructuredOutputMode::ToolUseWorkaround,
+            tool_name: Some(tool.into()),
+        }
+    }
+}
+
+/// A tool call as the provider reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The provider's id for the call (needed to answer it with a tool result), if it gave one.
+    pub id: Option<String>,
+    /// The tool called.
+    pub name: String,
+}
+
+/// The text that should hold the structured value: an answer's text, or a tool call's input
+/// (written as JSON text when the provider sent an object, so the pipeline reads both alike).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StructuredCandidate {
+    /// The JSON (or, in prompt-guided mode, the prose) to parse.
+    pub text: String,
+    /// The tool call it came from, in tool mode.
+    pub tool_call: Option<ToolCall>,
+}
+
+/// What the provider's answer amounts to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// An answer to parse.
+    Candidate(StructuredCandidate),
+    /// The model refused; the provider's explanation and category when it gave them.
+    Refused {
+        /// The refusal text or the provider's explanation.
+        explanation: Option<String>,
+        /// The provider's category (Anthropic's `stop_details.category`), if any.
+        category: Option<String>,
+    },
+    /// The answer was cut (token limit): what was written so far, never a value.
+    Truncated {
+        /// The partial answer, if any was written.
+        partial: Option<StructuredCandidate>,
+        /// The provider's reason (`length`, `max_tokens`, `MAX_TOKENS`, ...).
+        reason: String,
+    },
+    /// A safety or content filter stopped the answer or blocked the prompt.
+    Filtered {
+        /// The provider's reason (`content_filter`, `SAFETY`, a block reason, ...).
+        reason: String,
+        /// Text written before the filter stopped it, if any.
+        partial: Option<String>,
+    },
+    /// The answer holds no structured output: no text, or plain text where a tool call was
+    /// required.
+    NoStructuredOutput {
+        /// The text the model wrote instead, if any.
+        text: Option<String>,
+    },
+    /// A tool was called, but not as required: another tool, several calls, or a call the
+    /// provider itself flagged as malformed.
+    ToolCalledWrongly {
+        /// The calls made.
+        calls: Vec<ToolCall>,
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+/// Token usage, when the provider reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens (thinking included where the provider counts it there).
+    pub output_tokens: u64,
+}
+
+/// A provider's answer, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ProviderResponse {
+    /// What the answer amounts to.
+    pub outcome: Outcome,
+    /// Token usage, if reported.
+    pub usage: Option<Usage>,
+    /// The provider's own stop or finish reason, as sent.
+    pub stop_reason: Option<String>,
+}
+
+/// A body that is not what the provider sends.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CodecError {
+    /// The body is not JSON.
+    #[error("{api:?} response is not JSON: {message}")]
+    NotJson {
+        /// The API read.
+        api: WireApi,
+        /// serde_json's message.
+        message: String,
+    },
+    /// The JSON is not the provider's envelope.
+    #[error("{api:?} response at {pointer}: expected {expected}, found {found}")]
+    Shape {
+        /// The API read.
+        api: WireApi,
+        /// JSON pointer into the body.
+        pointer: String,
+        /// What the envelope has there.
+        expected: &'static str,
+        /// What the body has there (shortened).
+        found: String,
+    },
+    /// A stream that stopped before its final event, or an event that is not JSON.
+    #[error("{api:?} stream: {problem}")]
+    Stream {
+        /// The API read.
+        api: WireApi,
+        /// What went wrong, with the event's position.
+        problem: String,
+    },
+    /// The provider returned an error object instead of an answer.
+    #[error("{api:?} returned an error: {message}")]
+    ProviderError {
+        /// The API read.
+        api: WireApi,
+        /// The provider's error type and message.
+        message: String,
+    },
+}
+
+/// Reads a response body (a whole JSON document).
+pub fn read_response(
+    api: WireApi,
+    expect: &Expect,
+    body: &str,
+) -> Result<ProviderResponse, CodecError> {
+    let value: Value = serde_json::from_str(body).map_err(|e| CodecError::NotJson {
+        api,
+        message: e.to_string(),
+    })?;
+    read_response_value(api, expect, &value)
+}
+
+/// Reads a response body already parsed.
+pub fn read_response_value(
+    api: WireApi,
+    expect: &Expect,
+    body: &Value,
+) -> Result<ProviderResponse, CodecError> {
+    response::read(api, expect, body)
+}
+
+/// Reads a streamed response (the raw server-sent-event text): the events are assembled into
+/// the envelope the provider sends unstreamed, which is then read by [`read_response_value`].
+pub fn read_stream(
+    api: WireApi,
+    expect: &Expect,
+    sse_text: &str,
+) -> Result<ProviderResponse, CodecError> {
+    let body = sse::assemble(api, sse_text)?;
+    read_response_value(api, expect, &body)
+}

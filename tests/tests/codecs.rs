@@ -1,0 +1,829 @@
+//! Every file in `../shared/fixtures/providers/` read, with its exact outcome; request fragments
+//! against the SDK's recorded requests; bad bodies and cut streams as typed errors.
+
+use std::path::{Path, PathBuf};
+
+use serde_json::{json, Value};
+use structured_examples::HeartbeatDecision;
+use structured_runtime::capabilities::{capabilities, Provider};
+use structured_runtime::codec::request::merge;
+use structured_runtime::codec::{
+    read_response, read_response_value, read_stream, request_fragment, CodecError, Expect, Outcome,
+    ProviderResponse, StructuredCandidate, ToolCall, Usage, WireApi,
+};
+use structured_runtime::repair::repair;
+use structured_runtime::{ResponseSchema, StructuredOutput, StructuredOutputMode};
+
+use StructuredOutputMode::{PromptGuided, SchemaEnforced};
+
+fn dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/providers")
+}
+
+fn text(name: &str) -> String {
+    std::fs::read_to_string(dir().join(name)).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn json_of(name: &str) -> Value {
+    serde_json::from_str(&text(name)).unwrap()
+}
+
+fn read(api: WireApi, expect: Expect, name: &str) -> ProviderResponse {
+    let body = text(name);
+    let read = if name.ends_with(".sse") {
+        read_stream(api, &expect, &body)
+    } else {
+        read_response(api, &expect, &body)
+    };
+    read.unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn outcome(api: WireApi, expect: Expect, name: &str) -> Outcome {
+    read(api, expect, name).outcome
+}
+
+fn answer(text: &str) -> Outcome {
+    Outcome::Candidate(StructuredCandidate {
+        text: text.into(),
+        tool_call: None,
+    })
+}
+
+fn call(id: Option<&str>, name: &str, input: &str) -> Outcome {
+    Outcome::Candidate(StructuredCandidate {
+        text: input.into(),
+        tool_call: Some(ToolCall {
+            id: id.map(Into::into),
+            name: name.into(),
+        }),
+    })
+}
+
+/// The fixtures each test below reads; a new fixture fails this test until it is read too.
+const READ: &[&str] = &[
+    "anthropic_stream_max_tokens_partial_tool_input.sse",
+    "anthropic_stream_refusal.sse",
+    "anthropic_stream_tool_use.sse",
+    "anthropic_structured_output_defs_success.request.json",
+    "anthropic_structured_output_defs_success.response.json",
+    "anthropic_structured_output_success.request.json",
+    "anthropic_structured_output_success.response.json",
+    "anthropic_text_then_tool_use.request.json",
+    "anthropic_text_then_tool_use.response.json",
+    "anthropic_tool_use.request.json",
+    "anthropic_tool_use.response.json",
+    "anthropic_transform_schema_vectors.json", // tests/lowering.rs
+    "gemini_basic_text_success.json",
+    "gemini_finish_reason_other_no_content.json",
+    "gemini_finish_reason_safety.json",
+    "gemini_finish_reason_safety_no_content.json",
+    "gemini_function_call.json",
+    "gemini_max_tokens_no_parts.json",
+    "gemini_parallel_function_calls.json",
+    "gemini_prompt_blocked_safety.json",
+    "gemini_structured_json_success.json",
+    "ollama_chat_structured_success.json",
+    "ollama_chat_tool_call.json",
+    "openai_chat_parallel_tool_calls.json",
+    "openai_chat_plain_text_no_format.json",
+    "openai_chat_stream_refusal.sse",
+    "openai_chat_stream_structured_success.sse",
+    "openai_chat_stream_truncated_length.sse",
+    "openai_chat_strict_tool_call.json",
+    "openai_chat_strict_tool_call_nested_anyof.json",
+    "openai_chat_structured_multiple_choices.json",
+    "openai_chat_structured_optional_field_success.json",
+    "openai_chat_structured_refusal.json",
+    "openai_chat_structured_success.json",
+    "openai_chat_structured_truncated_length.json",
+    "openai_responses_function_call.json",
+    "openai_responses_incomplete_event.json",
+    "openai_responses_output_text.json",
+    "openai_responses_refusal_docs_example.txt",
+    "openai_to_strict_json_schema_expected.json", // tests/lowering.rs
+    "venice_structured_content_example.json",
+];
+
+#[test]
+fn every_fixture_is_read_by_a_test() {
+    let mut files: Vec<String> = std::fs::read_dir(dir())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n != "README.md")
+        .collect();
+    files.sort();
+    assert_eq!(files, READ);
+}
+
+#[test]
+fn openai_chat_bodies() {
+    let api = WireApi::OpenAiChat;
+    let content = |name: &str| {
+        json_of(name)["choices"][0]["message"]["content"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    for name in [
+        "openai_chat_structured_success.json",
+        "openai_chat_structured_optional_field_success.json",
+        "openai_chat_structured_multiple_choices.json",
+    ] {
+        assert_eq!(
+            outcome(api, Expect::new(SchemaEnforced), name),
+            answer(&content(name)),
+            "{name}"
+        );
+    }
+    let success = read(
+        api,
+        Expect::new(SchemaEnforced),
+        "openai_chat_structured_success.json",
+    );
+    assert_eq!(success.stop_reason.as_deref(), Some("stop"));
+    assert!(success
+        .usage
+        .is_some_and(|u| u.input_tokens > 0 && u.output_tokens > 0));
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "openai_chat_structured_refusal.json"
+        ),
+        Outcome::Refused {
+            explanation: Some("I'm very sorry, but I can't assist with that.".into()),
+            category: None
+        }
+    );
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "openai_chat_structured_truncated_length.json"
+        ),
+        Outcome::Truncated {
+            partial: Some(StructuredCandidate {
+                text: "{\"".into(),
+                tool_call: None
+            }),
+            reason: "length".into()
+        }
+    );
+    let plain = content("openai_chat_plain_text_no_format.json");
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(PromptGuided),
+            "openai_chat_plain_text_no_format.json"
+        ),
+        answer(&plain)
+    );
+    assert_eq!(
+        outcome(
+            api,
+            Expect::tool("GetWeatherArgs"),
+            "openai_chat_plain_text_no_format.json"
+        ),
+        Outcome::NoStructuredOutput { text: Some(plain) }
+    );
+    assert_eq!(
+        outcome(
+            api,
+            Expect::tool("GetWeatherArgs"),
+            "openai_chat_strict_tool_call.json"
+        ),
+        call(
+            Some("call_Y6qJ7ofLgOrBnMD5WbVAeiRV"),
+            "GetWeatherArgs",
+            r#"{"city":"Edinburgh","country":"UK","units":"c"}"#
+        )
+    );
+    let nested = json_of("openai_chat_strict_tool_call_nested_anyof.json");
+    let args = nested["choices"][0]["message"]["tool_calls"][0]["function"]["arguments"]
+        .as_str()
+        .unwrap();
+    let id = nested["choices"][0]["message"]["tool_calls"][0]["id"].as_str();
+    assert_eq!(
+        outcome(
+            api,
+            Expect::tool("Query"),
+            "openai_chat_strict_tool_call_nested_anyof.json"
+        ),
+        call(id, "Query", args)
+    );
+    // Two tools called at once: not the one forced call asked for.
+    match outcome(
+        api,
+        Expect::tool("GetWeatherArgs"),
+        "openai_chat_parallel_tool_calls.json",
+    ) {
+        Outcome::ToolCalledWrongly { calls, reason } => {
+            assert_eq!(calls.len(), 2);
+            assert_eq!(calls[1].name, "get_stock_price");
+            assert!(reason.contains("one tool call"), "{reason}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn openai_chat_streams_assemble_to_the_same_outcomes() {
+    let api = WireApi::OpenAiChat;
+    let streamed = read(
+        api,
+        Expect::new(SchemaEnforced),
+        "openai_chat_stream_structured_success.sse",
+    );
+    match &streamed.outcome {
+        Outcome::Candidate(c) => {
+            let value: Value = serde_json::from_str(&c.text).unwrap();
+            assert_eq!(value["city"], "San Francisco");
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(streamed.usage.is_some());
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "openai_chat_stream_refusal.sse"
+        ),
+        Outcome::Refused {
+            explanation: Some("I'm sorry, I can't assist with that request.".into()),
+            category: None
+        }
+    );
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "openai_chat_stream_truncated_length.sse"
+        ),
+        Outcome::Truncated {
+            partial: Some(StructuredCandidate {
+                text: "{\"".into(),
+                tool_call: None
+            }),
+            reason: "length".into()
+        }
+    );
+}
+
+#[test]
+fn openai_responses_bodies() {
+    let api = WireApi::OpenAiResponses;
+    let output = json_of("openai_responses_output_text.json");
+    let text = output["output"][0]["content"][0]["text"].as_str().unwrap();
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(PromptGuided),
+            "openai_responses_output_text.json"
+        ),
+        answer(text)
+    );
+    let function = json_of("openai_responses_function_call.json");
+    assert_eq!(
+        outcome(
+            api,
+            Expect::tool("get_current_weather"),
+            "openai_responses_function_call.json"
+        ),
+        call(
+            function["output"][0]["call_id"].as_str(),
+            "get_current_weather",
+            r#"{"location":"Boston, MA","unit":"celsius"}"#
+        )
+    );
+    // The spec's example event says `max_tokens` (its enum says `max_output_tokens`): the
+    // reason is passed on as sent.
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "openai_responses_incomplete_event.json"
+        ),
+        Outcome::Truncated {
+            partial: None,
+            reason: "max_tokens".into()
+        }
+    );
+    // The docs' refusal example has trailing commas: not JSON, so a typed error; repaired, it
+    // reads as the refusal it shows.
+    let docs = text_of_docs();
+    assert!(matches!(
+        read_response(api, &Expect::new(SchemaEnforced), &docs),
+        Err(CodecError::NotJson { .. })
+    ));
+    let repaired = repair(&docs).unwrap();
+    assert_eq!(
+        read_response_value(api, &Expect::new(SchemaEnforced), &repaired.value)
+            .unwrap()
+            .outcome,
+        Outcome::Refused {
+            explanation: Some("I'm sorry, I cannot assist with that request.".into()),
+            category: None
+        }
+    );
+}
+
+fn text_of_docs() -> String {
+    text("openai_responses_refusal_docs_example.txt")
+}
+
+#[test]
+fn anthropic_bodies_and_streams() {
+    let api = WireApi::Anthropic;
+    for name in [
+        "anthropic_structured_output_success.response.json",
+        "anthropic_structured_output_defs_success.response.json",
+    ] {
+        let text = json_of(name)["content"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        assert_eq!(
+            outcome(api, Expect::new(SchemaEnforced), name),
+            answer(&text),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        outcome(
+            api,
+            Expect::tool("get_weather"),
+            "anthropic_tool_use.response.json"
+        ),
+        call(
+            Some("toolu_013DU6hV4C1M8dJ32ybQFAFi"),
+            "get_weather",
+            r#"{"location":"SF","units":"c"}"#
+        )
+    );
+    // Text before the tool call is commentary; the call is the answer.
+    let both = json_of("anthropic_text_then_tool_use.response.json");
+    match outcome(
+        api,
+        Expect::tool("submit_analysis"),
+        "anthropic_text_then_tool_use.response.json",
+    ) {
+        Outcome::Candidate(c) => {
+            assert_eq!(c.tool_call.unwrap().name, "submit_analysis");
+            let input: Value = serde_json::from_str(&c.text).unwrap();
+            assert_eq!(input, both["content"][1]["input"]);
+        }
+        other => panic!("{other:?}"),
+    }
+    let streamed = read(
+        api,
+        Expect::tool("get_weather"),
+        "anthropic_stream_tool_use.sse",
+    );
+    match &streamed.outcome {
+        Outcome::Candidate(c) => {
+            assert_eq!(c.tool_call.as_ref().unwrap().name, "get_weather");
+            assert!(serde_json::from_str::<Value>(&c.text).unwrap().is_object());
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(streamed.stop_reason.as_deref(), Some("tool_use"));
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "anthropic_stream_refusal.sse"
+        ),
+        Outcome::Refused {
+            explanation: Some("This request was refused due to policy.".into()),
+            category: Some("cyber".into())
+        }
+    );
+    let cut = read(
+        api,
+        Expect::tool("make_file"),
+        "anthropic_stream_max_tokens_partial_tool_input.sse",
+    );
+    match cut.outcome {
+        Outcome::Truncated {
+            partial: Some(partial),
+            reason,
+        } => {
+            assert_eq!(reason, "max_tokens");
+            assert_eq!(partial.tool_call.unwrap().name, "make_file");
+            assert!(
+                partial.text.starts_with("{\"filename\": \"taxes.txt\""),
+                "{}",
+                partial.text
+            );
+            assert!(partial.text.ends_with("\"Filing taxes"), "{}", partial.text);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        cut.usage,
+        Some(Usage {
+            input_tokens: 450,
+            output_tokens: 124
+        })
+    );
+}
+
+#[test]
+fn gemini_bodies() {
+    let api = WireApi::Gemini;
+    let text = |name: &str| {
+        json_of(name)["candidates"][0]["content"]["parts"][0]["text"]
+            .as_str()
+            .unwrap()
+            .to_owned()
+    };
+    for name in [
+        "gemini_structured_json_success.json",
+        "gemini_basic_text_success.json",
+    ] {
+        assert_eq!(
+            outcome(api, Expect::new(SchemaEnforced), name),
+            answer(&text(name)),
+            "{name}"
+        );
+    }
+    assert_eq!(
+        outcome(api, Expect::tool("sum"), "gemini_function_call.json"),
+        call(None, "sum", r#"{"y":5,"x":4}"#)
+    );
+    match outcome(
+        api,
+        Expect::tool("sum"),
+        "gemini_parallel_function_calls.json",
+    ) {
+        Outcome::ToolCalledWrongly { calls, .. } => assert_eq!(calls.len(), 3),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "gemini_max_tokens_no_parts.json"
+        ),
+        Outcome::Truncated {
+            partial: None,
+            reason: "MAX_TOKENS".into()
+        }
+    );
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "gemini_finish_reason_safety.json"
+        ),
+        Outcome::Filtered {
+            reason: "SAFETY".into(),
+            partial: Some("Safety error incoming in 5, 4, 3, 2...".into())
+        }
+    );
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "gemini_finish_reason_safety_no_content.json"
+        ),
+        Outcome::Filtered {
+            reason: "SAFETY".into(),
+            partial: None
+        }
+    );
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "gemini_finish_reason_other_no_content.json"
+        ),
+        Outcome::Filtered {
+            reason: "OTHER: Model failed to generate content due to internal error.".into(),
+            partial: None
+        }
+    );
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "gemini_prompt_blocked_safety.json"
+        ),
+        Outcome::Filtered {
+            reason: "prompt blocked: SAFETY".into(),
+            partial: None
+        }
+    );
+}
+
+#[test]
+fn ollama_bodies() {
+    let api = WireApi::OllamaChat;
+    assert_eq!(
+        outcome(
+            api,
+            Expect::new(SchemaEnforced),
+            "ollama_chat_structured_success.json"
+        ),
+        answer(r#"{"age": 22, "available": false}"#)
+    );
+    assert_eq!(
+        outcome(
+            api,
+            Expect::tool("get_current_weather"),
+            "ollama_chat_tool_call.json"
+        ),
+        call(
+            None,
+            "get_current_weather",
+            r#"{"format":"celsius","location":"Paris, FR"}"#
+        )
+    );
+}
+
+#[test]
+fn venice_content_is_the_answer_not_an_envelope() {
+    let content = text("venice_structured_content_example.json");
+    // The fixture is the message content; as a body it is not OpenAI's envelope.
+    assert!(matches!(
+        read_response(WireApi::OpenAiChat, &Expect::new(SchemaEnforced), &content),
+        Err(CodecError::Shape { .. })
+    ));
+    let body = json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": content, "refusal": null}}]});
+    assert_eq!(
+        read_response_value(WireApi::OpenAiChat, &Expect::new(SchemaEnforced), &body)
+            .unwrap()
+            .outcome,
+        answer(&content)
+    );
+}
+
+fn schema_of(request: &Value, pointer: &str) -> ResponseSchema {
+    ResponseSchema::new("order", request.pointer(pointer).unwrap().clone()).unwrap()
+}
+
+#[test]
+fn anthropic_request_fragments_match_what_the_sdk_sent() {
+    let caps = capabilities(Provider::Anthropic, "claude-sonnet-4-5");
+    for name in [
+        "anthropic_structured_output_success.request.json",
+        "anthropic_structured_output_defs_success.request.json",
+    ] {
+        let sent = json_of(name);
+        let schema = schema_of(&sent, "/output_config/format/schema");
+        let fragment =
+            request_fragment(Provider::Anthropic, SchemaEnforced, &schema, &caps).unwrap();
+        assert_eq!(
+            fragment.body["output_config"], sent["output_config"],
+            "{name}"
+        );
+        // Merged into the rest of the body, it is the body the SDK sent.
+        let mut body = sent.clone();
+        body.as_object_mut().unwrap().remove("output_config");
+        merge(&mut body, &fragment.body);
+        assert_eq!(body, sent, "{name}");
+    }
+    for name in [
+        "anthropic_tool_use.request.json",
+        "anthropic_text_then_tool_use.request.json",
+    ] {
+        let sent = json_of(name);
+        let tool = &sent["tools"][0];
+        let schema =
+            ResponseSchema::new(tool["name"].as_str().unwrap(), tool["input_schema"].clone())
+                .unwrap()
+                .with_description(tool["description"].as_str().unwrap_or_default());
+        let caps = capabilities(Provider::Anthropic, "claude-3-5-haiku-latest");
+        let fragment = request_fragment(
+            Provider::Anthropic,
+            StructuredOutputMode::ToolUseWorkaround,
+            &schema,
+            &caps,
+        )
+        .unwrap();
+        assert_eq!(fragment.body["tools"][0]["name"], tool["name"], "{name}");
+        assert_eq!(
+            fragment.body["tools"][0]["input_schema"], tool["input_schema"],
+            "{name}"
+        );
+        // The SDK's tool runner lets the model choose; the workaround forces the one tool.
+        assert_eq!(
+            fragment.body["tool_choice"],
+            json!({"type": "tool", "name": tool["name"], "disable_parallel_tool_use": true})
+        );
+        assert_eq!(fragment.tool_name.as_deref(), tool["name"].as_str());
+    }
+}
+
+#[test]
+fn a_request_fragment_per_provider() {
+    let schema = HeartbeatDecision::schema();
+    let fragment = |provider: Provider, model: &str, mode| {
+        request_fragment(provider, mode, schema, &capabilities(provider, model)).unwrap()
+    };
+    let chat = fragment(Provider::OpenAiChat, "gpt-4o", SchemaEnforced);
+    assert_eq!(chat.body["response_format"]["type"], "json_schema");
+    assert_eq!(
+        chat.body["response_format"]["json_schema"]["name"],
+        schema.name()
+    );
+    assert_eq!(chat.body["response_format"]["json_schema"]["strict"], true);
+    let tool = fragment(
+        Provider::OpenAiChat,
+        "gpt-4o",
+        StructuredOutputMode::ToolUseWorkaround,
+    );
+    assert_eq!(tool.body["parallel_tool_calls"], false);
+    assert_eq!(tool.body["tool_choice"]["function"]["name"], schema.name());
+    assert_eq!(tool.body["tools"][0]["function"]["strict"], true);
+    let responses = fragment(Provider::OpenAiResponses, "gpt-5", SchemaEnforced);
+    assert_eq!(responses.body["text"]["format"]["name"], schema.name());
+    assert!(responses.body["text"]["format"]
+        .get("json_schema")
+        .is_none());
+    let responses_tool = fragment(
+        Provider::OpenAiResponses,
+        "gpt-5",
+        StructuredOutputMode::ToolUseWorkaround,
+    );
+    assert_eq!(responses_tool.body["tools"][0]["strict"], true);
+    let gemini = fragment(Provider::Gemini, "gemini-2.5-flash", SchemaEnforced);
+    assert_eq!(
+        gemini.body["generationConfig"]["responseMimeType"],
+        "application/json"
+    );
+    assert!(gemini.body["generationConfig"]["responseJsonSchema"].is_object());
+    let old_gemini = fragment(Provider::Gemini, "gemini-2.0-flash", SchemaEnforced);
+    assert_eq!(
+        old_gemini.body["generationConfig"]["responseSchema"]["type"],
+        "OBJECT"
+    );
+    let gemini_tool = fragment(
+        Provider::Gemini,
+        "gemini-2.5-flash",
+        StructuredOutputMode::ToolUseWorkaround,
+    );
+    assert_eq!(
+        gemini_tool.body["toolConfig"]["functionCallingConfig"]["mode"],
+        "ANY"
+    );
+    let ollama = fragment(Provider::Ollama, "llama3.1", SchemaEnforced);
+    assert!(ollama.body["format"].is_object());
+    let openrouter = fragment(Provider::OpenRouter, "openai/gpt-4o", SchemaEnforced);
+    assert_eq!(openrouter.body["provider"]["require_parameters"], true);
+    let guided = fragment(Provider::LlamaCpp, "any", PromptGuided);
+    assert_eq!(guided.body, json!({}));
+    assert_eq!(guided.system.as_deref(), Some(schema.prompt_guidance()));
+    // Ollama cannot force a tool: an error before any request.
+    let caps = capabilities(Provider::Ollama, "llama3.1");
+    assert!(request_fragment(
+        Provider::Ollama,
+        StructuredOutputMode::ToolUseWorkaround,
+        schema,
+        &caps
+    )
+    .is_err());
+}
+
+#[test]
+fn bodies_that_are_not_the_providers_shape_are_typed_errors() {
+    let expect = Expect::new(SchemaEnforced);
+    let cases = [
+        (WireApi::OpenAiChat, "[]"),
+        (WireApi::OpenAiChat, r#"{"choices": []}"#),
+        (
+            WireApi::OpenAiChat,
+            r#"{"choices": [{"message": {"content": 5}}]}"#,
+        ),
+        (WireApi::OpenAiResponses, r#"{"output": "x"}"#),
+        (WireApi::Anthropic, r#"{"content": {}}"#),
+        (
+            WireApi::Anthropic,
+            r#"{"content": [{"type": "tool_use", "name": "t", "input": 3}]}"#,
+        ),
+        (WireApi::Gemini, r#"{"candidates": []}"#),
+        (WireApi::OllamaChat, r#"{"done": true}"#),
+        (WireApi::Anthropic, "not json"),
+    ];
+    for (api, body) in cases {
+        assert!(read_response(api, &expect, body).is_err(), "{api:?} {body}");
+    }
+    let error =
+        r#"{"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}"#;
+    assert_eq!(
+        read_response(WireApi::Anthropic, &expect, error),
+        Err(CodecError::ProviderError {
+            api: WireApi::Anthropic,
+            message: "overloaded_error: Overloaded".into()
+        })
+    );
+}
+
+#[test]
+fn a_cut_stream_is_an_error_never_a_value() {
+    for (api, name) in [
+        (
+            WireApi::OpenAiChat,
+            "openai_chat_stream_structured_success.sse",
+        ),
+        (WireApi::Anthropic, "anthropic_stream_tool_use.sse"),
+    ] {
+        let full = text(name);
+        // Cut anywhere before the final event: never an answer.
+        let mut cut = 0;
+        while cut < full.len() * 9 / 10 {
+            let end = (0..=cut)
+                .rev()
+                .find(|&i| full.is_char_boundary(i))
+                .unwrap_or(0);
+            let result = read_stream(api, &Expect::new(SchemaEnforced), &full[..end]);
+            assert!(
+                matches!(result, Err(CodecError::Stream { .. })),
+                "{name} cut at {end}: {result:?}"
+            );
+            cut += 97;
+        }
+    }
+}
+
+fn arbitrary_json() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let leaf = prop_oneof![
+        Just(Value::Null),
+        any::<bool>().prop_map(Value::Bool),
+        any::<i64>().prop_map(Value::from),
+        "[a-z_ {}\"]{0,12}".prop_map(Value::String),
+        // Keys and values the readers look for, so the envelopes are half right.
+        prop::sample::select(vec![
+            "stop",
+            "length",
+            "refusal",
+            "tool_use",
+            "MAX_TOKENS",
+            "SAFETY",
+            "incomplete",
+            "function_call",
+            "message",
+            "text",
+            "output_text"
+        ])
+        .prop_map(Value::from),
+    ];
+    leaf.prop_recursive(5, 48, 6, |inner| {
+        let keys = prop::sample::select(vec![
+            "choices",
+            "message",
+            "content",
+            "refusal",
+            "tool_calls",
+            "function",
+            "name",
+            "arguments",
+            "finish_reason",
+            "output",
+            "type",
+            "status",
+            "incomplete_details",
+            "reason",
+            "stop_reason",
+            "stop_details",
+            "input",
+            "candidates",
+            "parts",
+            "functionCall",
+            "args",
+            "finishReason",
+            "promptFeedback",
+            "blockReason",
+            "done_reason",
+            "usage",
+            "error",
+            "response",
+            "text",
+        ]);
+        prop_oneof![
+            prop::collection::vec(inner.clone(), 0..4).prop_map(Value::Array),
+            prop::collection::vec((keys, inner), 0..5).prop_map(|kv| Value::Object(
+                kv.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+            )),
+        ]
+    })
+}
+
+proptest::proptest! {
+    #[test]
+    fn any_body_is_read_or_a_typed_error(body in arbitrary_json(), tool in proptest::bool::ANY) {
+        let expect = if tool { Expect::tool("name") } else { Expect::new(SchemaEnforced) };
+        for api in [WireApi::OpenAiChat, WireApi::OpenAiResponses, WireApi::Anthropic, WireApi::Gemini, WireApi::OllamaChat] {
+            let _ = read_response_value(api, &expect, &body);
+        }
+    }
+
+    #[test]
+    fn any_stream_text_is_read_or_a_typed_error(text in "(event: [a-z_]{0,12}\n|data: [{}\\[\\]\":a-z_0-9 ]{0,40}\n|\n){0,30}") {
+        for api in [WireApi::OpenAiChat, WireApi::Anthropic] {
+            let _ = read_stream(api, &Expect::new(SchemaEnforced), &text);
+        }
+    }
+}
