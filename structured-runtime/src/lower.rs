@@ -38,6 +38,11 @@ use crate::strict::preflight;
 /// Recursion stops here whatever the schema (a schema built in code may be arbitrarily deep).
 const MAX_DEPTH: usize = 64;
 
+/// Lowered nodes at most: inlining a definition used in many places copies it each time, which
+/// a schema with shared definitions nested inside each other turns exponential. Four times
+/// OpenAI's 5,000-property limit: no provider takes a schema this large.
+const MAX_NODES: usize = 20_000;
+
 /// One construct a target cannot express.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct LowerError {
@@ -88,6 +93,8 @@ pub fn lower(schema: &Value, target: SchemaTarget) -> Result<Value, LowerReport>
         errors: Vec::new(),
         // The root is being lowered: a `{"$ref": "#"}` inside it is recursion.
         inlining: vec!["#".to_owned()],
+        checked: Vec::new(),
+        nodes: 0,
     };
     let out = match target {
         SchemaTarget::OpenAiStrict => run.openai(schema),
@@ -206,6 +213,8 @@ pub fn anthropic_transform(schema: &Value) -> Result<Value, LowerReport> {
         root: schema,
         errors: Vec::new(),
         inlining: Vec::new(),
+        checked: Vec::new(),
+        nodes: 0,
     };
     let out = run.anthropic_node(schema, "", 0);
     if run.errors.is_empty() {
@@ -225,6 +234,10 @@ struct Run<'s> {
     errors: Vec<LowerError>,
     /// `$ref`s being inlined, outermost first: a repeat is recursion.
     inlining: Vec<String>,
+    /// `$ref`s whose targets were checked in full (Anthropic's recursion check).
+    checked: Vec<String>,
+    /// Nodes written so far: inlining shared references can multiply a schema's size.
+    nodes: usize,
 }
 
 impl<'s> Run<'s> {
@@ -241,7 +254,11 @@ impl<'s> Run<'s> {
             self.fail(path, format!("nested deeper than {MAX_DEPTH} levels"));
             return true;
         }
-        false
+        self.nodes += 1;
+        if self.nodes == MAX_NODES {
+            self.fail(path, format!("more than {MAX_NODES} schema nodes once references are inlined: share fewer definitions, or use a target that keeps `$ref`"));
+        }
+        self.nodes >= MAX_NODES
     }
 
     // ---- OpenAI strict ----------------------------------------------------------------
@@ -427,16 +444,22 @@ impl<'s> Run<'s> {
                 );
             } else if stack.contains(reference) {
                 self.fail(path, format!("recursive schema (through {reference:?}): Anthropic rejects recursion; bound the depth with a separate type per level"));
+            } else if self.checked.contains(reference) {
+                // Walked in full once already, without meeting itself: shared, not recursive.
             } else if let Some(target) = resolve(self.root, reference) {
                 stack.push(reference.clone());
                 self.refs_checked(target, path, depth + 1, stack);
                 stack.pop();
+                self.checked.push(reference.clone());
             } else {
                 self.fail(path, format!("`$ref` {reference:?} does not resolve"));
             }
         }
+        // Definitions are walked where they are referenced, so a cycle is reported at the
+        // reference that closes it (and an unused definition costs nothing).
+        let defs = [format!("{path}/$defs/"), format!("{path}/definitions/")];
         for_each_child(map, path, |child, child_path| {
-            if !child_path.contains("/$defs/") || depth > 0 {
+            if !defs.iter().any(|d| child_path.starts_with(d.as_str())) {
                 self.refs_checked(child, &child_path, depth + 1, stack);
             }
         });

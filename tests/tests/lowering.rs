@@ -242,3 +242,33 @@ fn llama_cpp_inlines_refs_and_keeps_only_integer_bounds() {
     let mixed = json!({"type": "object", "properties": {}, "anyOf": [{"type": "object"}]});
     assert!(lower(&mixed, SchemaTarget::LlamaCpp).is_err());
 }
+
+/// Each definition used twice by the next: 2^40 nodes if inlined naively.
+fn doubling_definitions(levels: usize) -> Value {
+    let mut defs = serde_json::Map::new();
+    defs.insert("D0".into(), json!({"type": "string"}));
+    for i in 1..=levels {
+        let below = format!("#/$defs/D{}", i - 1);
+        defs.insert(
+            format!("D{i}"),
+            json!({"type": "object", "properties": {"a": {"$ref": below}, "b": {"$ref": below}},
+                   "required": ["a", "b"], "additionalProperties": false}),
+        );
+    }
+    json!({"type": "object", "$defs": defs,
+           "properties": {"top": {"$ref": format!("#/$defs/D{levels}")}},
+           "required": ["top"], "additionalProperties": false})
+}
+
+#[test]
+fn shared_definitions_cost_linear_work_or_a_size_error() {
+    let schema = doubling_definitions(40);
+    // Targets that keep references check each definition once.
+    assert!(lower(&schema, SchemaTarget::Anthropic).is_ok());
+    assert!(lower(&schema, SchemaTarget::OpenAiStrict).is_ok());
+    // Targets that inline stop at the node budget with an error naming it.
+    for target in [SchemaTarget::GeminiResponseSchema, SchemaTarget::LlamaCpp] {
+        let err = lower(&schema, target).unwrap_err();
+        assert!(err.to_string().contains("schema nodes"), "{err}");
+    }
+}
