@@ -7,16 +7,16 @@
 //! Venice's `supportsResponseSchema`, OpenRouter's `supported_parameters`, or experience).
 //!
 //! ```
-//! use structured_runtime::capabilities::{capabilities, resolve_structured_output, InferenceProfile, Provider};
+//! use structured_runtime::capabilities::{capabilities, resolve_structured_output, InferenceProfile, ProviderKind};
 //! use structured_runtime::{ResponseSchema, StructuredOutputMode};
 //!
 //! let schema = ResponseSchema::new("decision", serde_json::json!({
 //!     "type": "object", "properties": {}, "required": [], "additionalProperties": false
 //! })).unwrap();
 //! let profile = InferenceProfile::new(schema);
-//! let claude = capabilities(Provider::Anthropic, "claude-sonnet-4-5");
+//! let claude = capabilities(ProviderKind::Anthropic, "claude-sonnet-4-5");
 //! assert_eq!(resolve_structured_output(&profile, &claude), StructuredOutputMode::SchemaEnforced);
-//! let old = capabilities(Provider::Anthropic, "claude-3-5-haiku-latest");
+//! let old = capabilities(ProviderKind::Anthropic, "claude-3-5-haiku-latest");
 //! assert_eq!(resolve_structured_output(&profile, &old), StructuredOutputMode::ToolUseWorkaround);
 //! ```
 
@@ -27,7 +27,7 @@ use crate::schema::ResponseSchema;
 
 /// The APIs this crate knows how to ask for structured output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Provider {
+pub enum ProviderKind {
     /// OpenAI Chat Completions (`response_format`).
     OpenAiChat,
     /// OpenAI Responses (`text.format`).
@@ -145,16 +145,16 @@ pub fn resolve_structured_output(
 
 /// The built-in matrix: what `provider` supports for `model` (matched on the model id, case
 /// insensitive; an unknown model gets the provider's default).
-pub fn capabilities(provider: Provider, model: &str) -> ProviderCapabilities {
+pub fn capabilities(provider: ProviderKind, model: &str) -> ProviderCapabilities {
     let model = model.to_ascii_lowercase();
     let has = |needle: &str| model.contains(needle);
     match provider {
-        Provider::OpenAiChat | Provider::OpenAiResponses => {
+        ProviderKind::OpenAiChat | ProviderKind::OpenAiResponses => {
             ProviderCapabilities::both(SchemaTarget::OpenAiStrict)
         }
-        Provider::Anthropic => anthropic(&model),
-        Provider::Gemini => gemini(&model),
-        Provider::Venice => {
+        ProviderKind::Anthropic => anthropic(&model),
+        ProviderKind::Gemini => gemini(&model),
+        ProviderKind::Venice => {
             if has("claude") {
                 // Claude through Venice: no `response_format`, tool use works.
                 ProviderCapabilities {
@@ -167,7 +167,7 @@ pub fn capabilities(provider: Provider, model: &str) -> ProviderCapabilities {
                 ProviderCapabilities::both(SchemaTarget::OpenAiStrict)
             }
         }
-        Provider::OpenRouter => {
+        ProviderKind::OpenRouter => {
             // `vendor/model`: OpenRouter speaks OpenAI's shape and translates; with
             // `require_parameters` it routes only to endpoints that honour the schema.
             if is_reasoning_only(&model) {
@@ -181,19 +181,19 @@ pub fn capabilities(provider: Provider, model: &str) -> ProviderCapabilities {
                 ProviderCapabilities::both(SchemaTarget::OpenAiStrict)
             }
         }
-        Provider::Ollama => ProviderCapabilities {
+        ProviderKind::Ollama => ProviderCapabilities {
             // Native tools exist, but no tool choice can force one.
             supports_tool_use: false,
             forced_tool_with_thinking: false,
             ..ProviderCapabilities::both(SchemaTarget::LlamaCpp)
         },
-        Provider::Vllm => ProviderCapabilities::both(SchemaTarget::JsonSchema),
-        Provider::LlamaCpp => ProviderCapabilities {
+        ProviderKind::Vllm => ProviderCapabilities::both(SchemaTarget::JsonSchema),
+        ProviderKind::LlamaCpp => ProviderCapabilities {
             supports_tool_use: false,
             forced_tool_with_thinking: false,
             ..ProviderCapabilities::both(SchemaTarget::LlamaCpp)
         },
-        Provider::Passthrough => match upstream(&model) {
+        ProviderKind::Passthrough => match upstream(&model) {
             Some(p) => capabilities(p, &model),
             None => ProviderCapabilities::PROMPT_ONLY,
         },
@@ -202,19 +202,19 @@ pub fn capabilities(provider: Provider, model: &str) -> ProviderCapabilities {
 
 /// The provider behind a passthrough model id (`claude-…`, `anthropic/claude-…`, `gpt-…`,
 /// `o3`, `gemini-…`), if the id says.
-pub fn upstream(model: &str) -> Option<Provider> {
+pub fn upstream(model: &str) -> Option<ProviderKind> {
     let model = model.to_ascii_lowercase();
     let name = model.rsplit('/').next().unwrap_or(&model);
     if name.starts_with("claude") {
-        Some(Provider::Anthropic)
+        Some(ProviderKind::Anthropic)
     } else if name.starts_with("gemini") {
-        Some(Provider::Gemini)
+        Some(ProviderKind::Gemini)
     } else if name.starts_with("gpt-")
         || ["o1", "o3", "o4"]
             .iter()
             .any(|o| name == *o || name.starts_with(&format!("{o}-")))
     {
-        Some(Provider::OpenAiChat)
+        Some(ProviderKind::OpenAiChat)
     } else {
         None
     }
@@ -257,7 +257,7 @@ fn is_reasoning_only(model: &str) -> bool {
 /// Capabilities the caller knows better than the matrix, per provider and model id.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct CapabilityOverrides {
-    by_model: BTreeMap<(Provider, String), ProviderCapabilities>,
+    by_model: BTreeMap<(ProviderKind, String), ProviderCapabilities>,
 }
 
 impl CapabilityOverrides {
@@ -269,7 +269,7 @@ impl CapabilityOverrides {
     /// Says what `model` on `provider` supports (the model id is matched exactly, ignoring case).
     pub fn set(
         &mut self,
-        provider: Provider,
+        provider: ProviderKind,
         model: &str,
         caps: ProviderCapabilities,
     ) -> &mut Self {
@@ -279,7 +279,7 @@ impl CapabilityOverrides {
     }
 
     /// The override for this model, or the built-in matrix.
-    pub fn capabilities(&self, provider: Provider, model: &str) -> ProviderCapabilities {
+    pub fn capabilities(&self, provider: ProviderKind, model: &str) -> ProviderCapabilities {
         self.by_model
             .get(&(provider, model.to_ascii_lowercase()))
             .copied()

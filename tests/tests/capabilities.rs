@@ -3,7 +3,7 @@
 use structured_examples::HeartbeatDecision;
 use structured_runtime::capabilities::{
     capabilities, resolve_structured_output, upstream, CapabilityOverrides, InferenceProfile,
-    Provider, ProviderCapabilities, SchemaTarget,
+    ProviderCapabilities, ProviderKind, SchemaTarget,
 };
 use structured_runtime::StructuredOutput;
 use structured_runtime::StructuredOutputMode::{self, *};
@@ -12,7 +12,7 @@ fn profile() -> InferenceProfile {
     InferenceProfile::new(HeartbeatDecision::schema().clone())
 }
 
-fn mode(provider: Provider, model: &str, profile: &InferenceProfile) -> StructuredOutputMode {
+fn mode(provider: ProviderKind, model: &str, profile: &InferenceProfile) -> StructuredOutputMode {
     resolve_structured_output(profile, &capabilities(provider, model))
 }
 
@@ -21,121 +21,121 @@ fn one_decision_per_provider_row() {
     let p = profile();
     let rows = [
         (
-            Provider::OpenAiChat,
+            ProviderKind::OpenAiChat,
             "gpt-4o-2024-08-06",
             SchemaEnforced,
             SchemaTarget::OpenAiStrict,
         ),
         (
-            Provider::OpenAiResponses,
+            ProviderKind::OpenAiResponses,
             "gpt-5",
             SchemaEnforced,
             SchemaTarget::OpenAiStrict,
         ),
         (
-            Provider::Anthropic,
+            ProviderKind::Anthropic,
             "claude-sonnet-4-5",
             SchemaEnforced,
             SchemaTarget::Anthropic,
         ),
         (
-            Provider::Anthropic,
+            ProviderKind::Anthropic,
             "claude-opus-4-1-20250805",
             SchemaEnforced,
             SchemaTarget::Anthropic,
         ),
         (
-            Provider::Anthropic,
+            ProviderKind::Anthropic,
             "claude-sonnet-4-20250514",
             ToolUseWorkaround,
             SchemaTarget::Anthropic,
         ),
         (
-            Provider::Anthropic,
+            ProviderKind::Anthropic,
             "claude-3-5-haiku-latest",
             ToolUseWorkaround,
             SchemaTarget::Anthropic,
         ),
         (
-            Provider::Gemini,
+            ProviderKind::Gemini,
             "gemini-2.5-flash",
             SchemaEnforced,
             SchemaTarget::GeminiJsonSchema,
         ),
         (
-            Provider::Gemini,
+            ProviderKind::Gemini,
             "gemini-2.0-flash",
             SchemaEnforced,
             SchemaTarget::GeminiResponseSchema,
         ),
         (
-            Provider::Venice,
+            ProviderKind::Venice,
             "llama-3.3-70b",
             SchemaEnforced,
             SchemaTarget::OpenAiStrict,
         ),
         (
-            Provider::Venice,
+            ProviderKind::Venice,
             "claude-sonnet-4-5",
             ToolUseWorkaround,
             SchemaTarget::Anthropic,
         ),
         (
-            Provider::Venice,
+            ProviderKind::Venice,
             "deepseek-r1-671b",
             PromptGuided,
             SchemaTarget::JsonSchema,
         ),
         (
-            Provider::OpenRouter,
+            ProviderKind::OpenRouter,
             "openai/gpt-4o",
             SchemaEnforced,
             SchemaTarget::OpenAiStrict,
         ),
         (
-            Provider::OpenRouter,
+            ProviderKind::OpenRouter,
             "anthropic/claude-3.5-sonnet",
             ToolUseWorkaround,
             SchemaTarget::OpenAiStrict,
         ),
         (
-            Provider::OpenRouter,
+            ProviderKind::OpenRouter,
             "deepseek/deepseek-r1",
             PromptGuided,
             SchemaTarget::JsonSchema,
         ),
         (
-            Provider::Ollama,
+            ProviderKind::Ollama,
             "llama3.1",
             SchemaEnforced,
             SchemaTarget::LlamaCpp,
         ),
         (
-            Provider::Vllm,
+            ProviderKind::Vllm,
             "Qwen/Qwen2.5-7B-Instruct",
             SchemaEnforced,
             SchemaTarget::JsonSchema,
         ),
         (
-            Provider::LlamaCpp,
+            ProviderKind::LlamaCpp,
             "any",
             SchemaEnforced,
             SchemaTarget::LlamaCpp,
         ),
         (
-            Provider::Passthrough,
+            ProviderKind::Passthrough,
             "claude-3-7-sonnet",
             ToolUseWorkaround,
             SchemaTarget::Anthropic,
         ),
         (
-            Provider::Passthrough,
+            ProviderKind::Passthrough,
             "gpt-4o-mini",
             SchemaEnforced,
             SchemaTarget::OpenAiStrict,
         ),
         (
-            Provider::Passthrough,
+            ProviderKind::Passthrough,
             "some-local-model",
             PromptGuided,
             SchemaTarget::JsonSchema,
@@ -155,20 +155,23 @@ fn one_decision_per_provider_row() {
 fn no_schema_is_no_structured_output() {
     let mut p = profile();
     p.response_schema = Option::None;
-    assert_eq!(mode(Provider::OpenAiChat, "gpt-4o", &p), None);
+    assert_eq!(mode(ProviderKind::OpenAiChat, "gpt-4o", &p), None);
 }
 
 #[test]
 fn the_preference_picks_the_tool_when_both_are_available() {
     let mut p = profile();
     p.prefer_schema_enforcement = false;
-    assert_eq!(mode(Provider::OpenAiChat, "gpt-4o", &p), ToolUseWorkaround);
     assert_eq!(
-        mode(Provider::Anthropic, "claude-sonnet-4-5", &p),
+        mode(ProviderKind::OpenAiChat, "gpt-4o", &p),
+        ToolUseWorkaround
+    );
+    assert_eq!(
+        mode(ProviderKind::Anthropic, "claude-sonnet-4-5", &p),
         ToolUseWorkaround
     );
     // Without a forceable tool the schema is still used.
-    assert_eq!(mode(Provider::Ollama, "llama3.1", &p), SchemaEnforced);
+    assert_eq!(mode(ProviderKind::Ollama, "llama3.1", &p), SchemaEnforced);
 }
 
 #[test]
@@ -178,21 +181,21 @@ fn extended_thinking_rules_out_a_forced_tool_on_anthropic_only() {
     p.prefer_schema_enforcement = false;
     // Native JSON outputs still work with thinking.
     assert_eq!(
-        mode(Provider::Anthropic, "claude-sonnet-4-5", &p),
+        mode(ProviderKind::Anthropic, "claude-sonnet-4-5", &p),
         SchemaEnforced
     );
     // An older Claude with thinking has neither: the schema goes into the prompt.
     assert_eq!(
-        mode(Provider::Anthropic, "claude-3-7-sonnet-latest", &p),
+        mode(ProviderKind::Anthropic, "claude-3-7-sonnet-latest", &p),
         PromptGuided
     );
     p.extended_thinking = false;
     assert_eq!(
-        mode(Provider::Anthropic, "claude-3-7-sonnet-latest", &p),
+        mode(ProviderKind::Anthropic, "claude-3-7-sonnet-latest", &p),
         ToolUseWorkaround
     );
     p.extended_thinking = true;
-    assert_eq!(mode(Provider::OpenAiChat, "o3", &p), ToolUseWorkaround);
+    assert_eq!(mode(ProviderKind::OpenAiChat, "o3", &p), ToolUseWorkaround);
 }
 
 #[test]
@@ -202,12 +205,12 @@ fn a_caller_can_override_a_model_the_matrix_does_not_know() {
     assert_eq!(
         resolve_structured_output(
             &p,
-            &overrides.capabilities(Provider::Passthrough, "acme-7b")
+            &overrides.capabilities(ProviderKind::Passthrough, "acme-7b")
         ),
         PromptGuided
     );
     overrides.set(
-        Provider::Passthrough,
+        ProviderKind::Passthrough,
         "ACME-7B",
         ProviderCapabilities {
             supports_response_schema: true,
@@ -216,12 +219,12 @@ fn a_caller_can_override_a_model_the_matrix_does_not_know() {
             schema_target: SchemaTarget::LlamaCpp,
         },
     );
-    let caps = overrides.capabilities(Provider::Passthrough, "acme-7b");
+    let caps = overrides.capabilities(ProviderKind::Passthrough, "acme-7b");
     assert_eq!(resolve_structured_output(&p, &caps), SchemaEnforced);
     // Other models keep the matrix.
     assert_eq!(
-        overrides.capabilities(Provider::OpenAiChat, "gpt-4o"),
-        capabilities(Provider::OpenAiChat, "gpt-4o")
+        overrides.capabilities(ProviderKind::OpenAiChat, "gpt-4o"),
+        capabilities(ProviderKind::OpenAiChat, "gpt-4o")
     );
 }
 
@@ -229,10 +232,10 @@ fn a_caller_can_override_a_model_the_matrix_does_not_know() {
 fn passthrough_model_ids_name_their_provider() {
     assert_eq!(
         upstream("anthropic/claude-sonnet-4-5"),
-        Some(Provider::Anthropic)
+        Some(ProviderKind::Anthropic)
     );
-    assert_eq!(upstream("o3-mini"), Some(Provider::OpenAiChat));
-    assert_eq!(upstream("gemini-2.5-pro"), Some(Provider::Gemini));
-    assert_eq!(upstream("o3"), Some(Provider::OpenAiChat));
+    assert_eq!(upstream("o3-mini"), Some(ProviderKind::OpenAiChat));
+    assert_eq!(upstream("gemini-2.5-pro"), Some(ProviderKind::Gemini));
+    assert_eq!(upstream("o3"), Some(ProviderKind::OpenAiChat));
     assert_eq!(upstream("llama-3"), Option::None);
 }

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use structured_examples::HeartbeatDecision;
-use structured_runtime::capabilities::{capabilities, Provider};
+use structured_runtime::capabilities::{capabilities, ProviderKind};
 use structured_runtime::codec::request::merge;
 use structured_runtime::codec::{
     read_response, read_response_value, read_stream, request_fragment, CodecError, Expect, Outcome,
@@ -565,7 +565,7 @@ fn schema_of(request: &Value, pointer: &str) -> ResponseSchema {
 
 #[test]
 fn anthropic_request_fragments_match_what_the_sdk_sent() {
-    let caps = capabilities(Provider::Anthropic, "claude-sonnet-4-5");
+    let caps = capabilities(ProviderKind::Anthropic, "claude-sonnet-4-5");
     for name in [
         "anthropic_structured_output_success.request.json",
         "anthropic_structured_output_defs_success.request.json",
@@ -573,7 +573,7 @@ fn anthropic_request_fragments_match_what_the_sdk_sent() {
         let sent = json_of(name);
         let schema = schema_of(&sent, "/output_config/format/schema");
         let fragment =
-            request_fragment(Provider::Anthropic, SchemaEnforced, &schema, &caps).unwrap();
+            request_fragment(ProviderKind::Anthropic, SchemaEnforced, &schema, &caps).unwrap();
         assert_eq!(
             fragment.body["output_config"], sent["output_config"],
             "{name}"
@@ -594,9 +594,9 @@ fn anthropic_request_fragments_match_what_the_sdk_sent() {
             ResponseSchema::new(tool["name"].as_str().unwrap(), tool["input_schema"].clone())
                 .unwrap()
                 .with_description(tool["description"].as_str().unwrap_or_default());
-        let caps = capabilities(Provider::Anthropic, "claude-3-5-haiku-latest");
+        let caps = capabilities(ProviderKind::Anthropic, "claude-3-5-haiku-latest");
         let fragment = request_fragment(
-            Provider::Anthropic,
+            ProviderKind::Anthropic,
             StructuredOutputMode::ToolUseWorkaround,
             &schema,
             &caps,
@@ -619,10 +619,10 @@ fn anthropic_request_fragments_match_what_the_sdk_sent() {
 #[test]
 fn a_request_fragment_per_provider() {
     let schema = HeartbeatDecision::schema();
-    let fragment = |provider: Provider, model: &str, mode| {
+    let fragment = |provider: ProviderKind, model: &str, mode| {
         request_fragment(provider, mode, schema, &capabilities(provider, model)).unwrap()
     };
-    let chat = fragment(Provider::OpenAiChat, "gpt-4o", SchemaEnforced);
+    let chat = fragment(ProviderKind::OpenAiChat, "gpt-4o", SchemaEnforced);
     assert_eq!(chat.body["response_format"]["type"], "json_schema");
     assert_eq!(
         chat.body["response_format"]["json_schema"]["name"],
@@ -630,37 +630,37 @@ fn a_request_fragment_per_provider() {
     );
     assert_eq!(chat.body["response_format"]["json_schema"]["strict"], true);
     let tool = fragment(
-        Provider::OpenAiChat,
+        ProviderKind::OpenAiChat,
         "gpt-4o",
         StructuredOutputMode::ToolUseWorkaround,
     );
     assert_eq!(tool.body["parallel_tool_calls"], false);
     assert_eq!(tool.body["tool_choice"]["function"]["name"], schema.name());
     assert_eq!(tool.body["tools"][0]["function"]["strict"], true);
-    let responses = fragment(Provider::OpenAiResponses, "gpt-5", SchemaEnforced);
+    let responses = fragment(ProviderKind::OpenAiResponses, "gpt-5", SchemaEnforced);
     assert_eq!(responses.body["text"]["format"]["name"], schema.name());
     assert!(responses.body["text"]["format"]
         .get("json_schema")
         .is_none());
     let responses_tool = fragment(
-        Provider::OpenAiResponses,
+        ProviderKind::OpenAiResponses,
         "gpt-5",
         StructuredOutputMode::ToolUseWorkaround,
     );
     assert_eq!(responses_tool.body["tools"][0]["strict"], true);
-    let gemini = fragment(Provider::Gemini, "gemini-2.5-flash", SchemaEnforced);
+    let gemini = fragment(ProviderKind::Gemini, "gemini-2.5-flash", SchemaEnforced);
     assert_eq!(
         gemini.body["generationConfig"]["responseMimeType"],
         "application/json"
     );
     assert!(gemini.body["generationConfig"]["responseJsonSchema"].is_object());
-    let old_gemini = fragment(Provider::Gemini, "gemini-2.0-flash", SchemaEnforced);
+    let old_gemini = fragment(ProviderKind::Gemini, "gemini-2.0-flash", SchemaEnforced);
     assert_eq!(
         old_gemini.body["generationConfig"]["responseSchema"]["type"],
         "OBJECT"
     );
     let gemini_tool = fragment(
-        Provider::Gemini,
+        ProviderKind::Gemini,
         "gemini-2.5-flash",
         StructuredOutputMode::ToolUseWorkaround,
     );
@@ -668,17 +668,17 @@ fn a_request_fragment_per_provider() {
         gemini_tool.body["toolConfig"]["functionCallingConfig"]["mode"],
         "ANY"
     );
-    let ollama = fragment(Provider::Ollama, "llama3.1", SchemaEnforced);
+    let ollama = fragment(ProviderKind::Ollama, "llama3.1", SchemaEnforced);
     assert!(ollama.body["format"].is_object());
-    let openrouter = fragment(Provider::OpenRouter, "openai/gpt-4o", SchemaEnforced);
+    let openrouter = fragment(ProviderKind::OpenRouter, "openai/gpt-4o", SchemaEnforced);
     assert_eq!(openrouter.body["provider"]["require_parameters"], true);
-    let guided = fragment(Provider::LlamaCpp, "any", PromptGuided);
+    let guided = fragment(ProviderKind::LlamaCpp, "any", PromptGuided);
     assert_eq!(guided.body, json!({}));
     assert_eq!(guided.system.as_deref(), Some(schema.prompt_guidance()));
     // Ollama cannot force a tool: an error before any request.
-    let caps = capabilities(Provider::Ollama, "llama3.1");
+    let caps = capabilities(ProviderKind::Ollama, "llama3.1");
     assert!(request_fragment(
-        Provider::Ollama,
+        ProviderKind::Ollama,
         StructuredOutputMode::ToolUseWorkaround,
         schema,
         &caps

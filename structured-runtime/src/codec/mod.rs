@@ -23,7 +23,7 @@ mod sse;
 
 use serde_json::Value;
 
-use crate::capabilities::Provider;
+use crate::capabilities::ProviderKind;
 use crate::mode::StructuredOutputMode;
 
 pub use request::{request_fragment, RequestFragment};
@@ -44,21 +44,21 @@ pub enum WireApi {
     OllamaChat,
 }
 
-impl Provider {
+impl ProviderKind {
     /// The shape this provider speaks. A passthrough gateway is taken to speak OpenAI Chat, as
     /// the gateways this crate targets do.
     pub fn wire_api(self) -> WireApi {
         match self {
-            Provider::OpenAiResponses => WireApi::OpenAiResponses,
-            Provider::Anthropic => WireApi::Anthropic,
-            Provider::Gemini => WireApi::Gemini,
-            Provider::Ollama => WireApi::OllamaChat,
-            Provider::OpenAiChat
-            | Provider::Venice
-            | Provider::OpenRouter
-            | Provider::Vllm
-            | Provider::LlamaCpp
-            | Provider::Passthrough => WireApi::OpenAiChat,
+            ProviderKind::OpenAiResponses => WireApi::OpenAiResponses,
+            ProviderKind::Anthropic => WireApi::Anthropic,
+            ProviderKind::Gemini => WireApi::Gemini,
+            ProviderKind::Ollama => WireApi::OllamaChat,
+            ProviderKind::OpenAiChat
+            | ProviderKind::Venice
+            | ProviderKind::OpenRouter
+            | ProviderKind::Vllm
+            | ProviderKind::LlamaCpp
+            | ProviderKind::Passthrough => WireApi::OpenAiChat,
         }
     }
 }

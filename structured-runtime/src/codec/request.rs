@@ -3,7 +3,7 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::capabilities::{Provider, ProviderCapabilities, SchemaTarget};
+use crate::capabilities::{ProviderCapabilities, ProviderKind, SchemaTarget};
 use crate::lower::{lower, LowerError, LowerReport};
 use crate::mode::StructuredOutputMode;
 use crate::schema::ResponseSchema;
@@ -26,7 +26,7 @@ pub struct RequestFragment {
 /// error before any request.
 ///
 /// ```
-/// use structured_runtime::capabilities::{capabilities, Provider};
+/// use structured_runtime::capabilities::{capabilities, ProviderKind};
 /// use structured_runtime::codec::request_fragment;
 /// use structured_runtime::{ResponseSchema, StructuredOutputMode};
 ///
@@ -34,12 +34,12 @@ pub struct RequestFragment {
 ///     "type": "object", "properties": {"ok": {"type": "boolean"}},
 ///     "required": ["ok"], "additionalProperties": false
 /// })).unwrap();
-/// let caps = capabilities(Provider::Anthropic, "claude-sonnet-4-5");
-/// let fragment = request_fragment(Provider::Anthropic, StructuredOutputMode::SchemaEnforced, &schema, &caps).unwrap();
+/// let caps = capabilities(ProviderKind::Anthropic, "claude-sonnet-4-5");
+/// let fragment = request_fragment(ProviderKind::Anthropic, StructuredOutputMode::SchemaEnforced, &schema, &caps).unwrap();
 /// assert_eq!(fragment.body["output_config"]["format"]["type"], "json_schema");
 /// ```
 pub fn request_fragment(
-    provider: Provider,
+    provider: ProviderKind,
     mode: StructuredOutputMode,
     schema: &ResponseSchema,
     caps: &ProviderCapabilities,
@@ -70,23 +70,23 @@ pub fn request_fragment(
 }
 
 fn schema_body(
-    provider: Provider,
+    provider: ProviderKind,
     target: SchemaTarget,
     name: &str,
     description: Option<String>,
     schema: Value,
 ) -> Result<Value, LowerReport> {
     Ok(match provider {
-        Provider::OpenAiResponses => {
+        ProviderKind::OpenAiResponses => {
             let mut format =
                 json!({"type": "json_schema", "name": name, "schema": schema, "strict": true});
             put(&mut format, "description", description);
             json!({"text": {"format": format}})
         }
-        Provider::Anthropic => {
+        ProviderKind::Anthropic => {
             json!({"output_config": {"format": {"type": "json_schema", "schema": schema}}})
         }
-        Provider::Gemini => {
+        ProviderKind::Gemini => {
             let key = if target == SchemaTarget::GeminiResponseSchema {
                 "responseSchema"
             } else {
@@ -94,18 +94,18 @@ fn schema_body(
             };
             json!({"generationConfig": {"responseMimeType": "application/json", key: schema}})
         }
-        Provider::Ollama => json!({"format": schema}),
-        Provider::OpenAiChat
-        | Provider::Venice
-        | Provider::OpenRouter
-        | Provider::Vllm
-        | Provider::LlamaCpp
-        | Provider::Passthrough => {
+        ProviderKind::Ollama => json!({"format": schema}),
+        ProviderKind::OpenAiChat
+        | ProviderKind::Venice
+        | ProviderKind::OpenRouter
+        | ProviderKind::Vllm
+        | ProviderKind::LlamaCpp
+        | ProviderKind::Passthrough => {
             let mut inner = json!({"name": name, "schema": schema, "strict": true});
             put(&mut inner, "description", description);
             let mut body =
                 json!({"response_format": {"type": "json_schema", "json_schema": inner}});
-            if provider == Provider::OpenRouter {
+            if provider == ProviderKind::OpenRouter {
                 // Route only to endpoints that honour `response_format`.
                 merge(
                     &mut body,
@@ -118,24 +118,24 @@ fn schema_body(
 }
 
 fn tool_body(
-    provider: Provider,
+    provider: ProviderKind,
     target: SchemaTarget,
     name: &str,
     description: Option<String>,
     schema: Value,
 ) -> Result<Value, LowerReport> {
     Ok(match provider {
-        Provider::OpenAiResponses => {
+        ProviderKind::OpenAiResponses => {
             let mut tool = json!({"type": "function", "name": name, "parameters": schema, "strict": true});
             put(&mut tool, "description", description);
             json!({"tools": [tool], "tool_choice": {"type": "function", "name": name}, "parallel_tool_calls": false})
         }
-        Provider::Anthropic => {
+        ProviderKind::Anthropic => {
             let mut tool = json!({"name": name, "input_schema": schema});
             put(&mut tool, "description", description);
             json!({"tools": [tool], "tool_choice": {"type": "tool", "name": name, "disable_parallel_tool_use": true}})
         }
-        Provider::Gemini => {
+        ProviderKind::Gemini => {
             let key = if target == SchemaTarget::GeminiResponseSchema { "parameters" } else { "parametersJsonSchema" };
             let mut declaration = json!({"name": name, key: schema});
             put(&mut declaration, "description", description);
@@ -144,7 +144,7 @@ fn tool_body(
                 "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [name]}}
             })
         }
-        Provider::Ollama | Provider::LlamaCpp => {
+        ProviderKind::Ollama | ProviderKind::LlamaCpp => {
             return Err(LowerReport {
                 target,
                 errors: vec![LowerError {
@@ -154,7 +154,7 @@ fn tool_body(
                 }],
             })
         }
-        Provider::OpenAiChat | Provider::Venice | Provider::OpenRouter | Provider::Vllm | Provider::Passthrough => {
+        ProviderKind::OpenAiChat | ProviderKind::Venice | ProviderKind::OpenRouter | ProviderKind::Vllm | ProviderKind::Passthrough => {
             let mut function = json!({"name": name, "parameters": schema, "strict": true});
             put(&mut function, "description", description);
             let mut body = json!({
@@ -162,7 +162,7 @@ fn tool_body(
                 "tool_choice": {"type": "function", "function": {"name": name}},
                 "parallel_tool_calls": false
             });
-            if provider == Provider::OpenRouter {
+            if provider == ProviderKind::OpenRouter {
                 merge(&mut body, &json!({"provider": {"require_parameters": true}}));
             }
             body
