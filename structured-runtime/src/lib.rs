@@ -137,6 +137,7 @@ extern crate self as structured_runtime;
 pub mod capabilities;
 pub mod codec;
 pub mod coerce;
+pub mod config;
 pub mod extract;
 mod from_json;
 mod from_text;

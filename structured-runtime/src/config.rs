@@ -1,0 +1,193 @@
+//! The seed's `[inference.structured_outputs]` configuration section (`004`), read from TOML.
+//!
+//! Every key is optional (the seed's values are the defaults); an unknown key or a value of the
+//! wrong type is an error naming the key, so a typo never silently falls back to a default.
+//!
+//! ```
+//! use structured_runtime::config::StructuredOutputsConfig;
+//!
+//! let config = StructuredOutputsConfig::from_toml(r#"
+//!     [inference.structured_outputs]
+//!     prefer_schema_enforcement = false
+//!     max_retries = 2
+//! "#).unwrap();
+//! assert!(config.enabled);
+//! assert_eq!(config.max_retries, 2);
+//!
+//! let err = StructuredOutputsConfig::from_toml("[inference.structured_outputs]\nenabled = \"yes\"").unwrap_err();
+//! assert_eq!(err.to_string(), "inference.structured_outputs.enabled: expected a boolean, found the string \"yes\"");
+//! ```
+
+use toml::{Table, Value};
+
+use crate::capabilities::InferenceProfile;
+use crate::schema::ResponseSchema;
+
+/// Where the section lives in the file.
+pub const SECTION: &str = "inference.structured_outputs";
+
+/// How subsystems obtain structured output.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StructuredOutputsConfig {
+    /// Ask for structured output at all; when false every subsystem gets free text and reads it
+    /// with `from_text`.
+    pub enabled: bool,
+    /// With both a schema and a tool available, use the schema (`false`: the tool workaround).
+    pub prefer_schema_enforcement: bool,
+    /// Validate every parsed value against the type's rules.
+    pub validation: bool,
+    /// Re-ask with the validation errors when a value does not validate.
+    pub retry_on_validation_failure: bool,
+    /// Re-asks after the first attempt.
+    pub max_retries: u32,
+}
+
+impl Default for StructuredOutputsConfig {
+    /// The seed's values: everything on, one retry.
+    fn default() -> Self {
+        StructuredOutputsConfig {
+            enabled: true,
+            prefer_schema_enforcement: true,
+            validation: true,
+            retry_on_validation_failure: true,
+            max_retries: 1,
+        }
+    }
+}
+
+/// A configuration that cannot be used.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum ConfigError {
+    /// The text is not TOML.
+    #[error("not TOML: {0}")]
+    Syntax(String),
+    /// A key with a value of the wrong type or out of range.
+    #[error("{key}: expected {expected}, found {found}")]
+    Value {
+        /// The full key (`inference.structured_outputs.max_retries`).
+        key: String,
+        /// What the key takes.
+        expected: &'static str,
+        /// What was there.
+        found: String,
+    },
+    /// A key the section does not have (a typo, most likely).
+    #[error("{key}: unknown key (the section takes {known})")]
+    Unknown {
+        /// The full key.
+        key: String,
+        /// The keys the section takes.
+        known: String,
+    },
+}
+
+const KEYS: &[&str] = &[
+    "enabled",
+    "prefer_schema_enforcement",
+    "validation",
+    "retry_on_validation_failure",
+    "max_retries",
+];
+
+impl StructuredOutputsConfig {
+    /// Reads the section from a whole configuration file; a file without it gets the defaults.
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let table: Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| ConfigError::Syntax(e.message().to_owned()))?;
+        let section = table
+            .get("inference")
+            .map(|v| expect_table(v, "inference"))
+            .transpose()?
+            .and_then(|inference| inference.get("structured_outputs"));
+        match section {
+            None => Ok(StructuredOutputsConfig::default()),
+            Some(v) => Self::from_section(expect_table(v, SECTION)?),
+        }
+    }
+
+    /// Reads the section's own table.
+    pub fn from_section(section: &Table) -> Result<Self, ConfigError> {
+        if let Some(unknown) = section.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            return Err(ConfigError::Unknown {
+                key: format!("{SECTION}.{unknown}"),
+                known: KEYS.join(", "),
+            });
+        }
+        let defaults = StructuredOutputsConfig::default();
+        let flag = |key: &str, default: bool| match section.get(key) {
+            None => Ok(default),
+            Some(Value::Boolean(b)) => Ok(*b),
+            Some(other) => Err(wrong(key, "a boolean", other)),
+        };
+        let max_retries = match section.get("max_retries") {
+            None => defaults.max_retries,
+            Some(Value::Integer(n)) => u32::try_from(*n)
+                .ok()
+                .filter(|n| *n <= MAX_RETRIES)
+                .ok_or_else(|| {
+                    wrong(
+                        "max_retries",
+                        "an integer from 0 to 10",
+                        &Value::Integer(*n),
+                    )
+                })?,
+            Some(other) => return Err(wrong("max_retries", "an integer from 0 to 10", other)),
+        };
+        Ok(StructuredOutputsConfig {
+            enabled: flag("enabled", defaults.enabled)?,
+            prefer_schema_enforcement: flag(
+                "prefer_schema_enforcement",
+                defaults.prefer_schema_enforcement,
+            )?,
+            validation: flag("validation", defaults.validation)?,
+            retry_on_validation_failure: flag(
+                "retry_on_validation_failure",
+                defaults.retry_on_validation_failure,
+            )?,
+            max_retries,
+        })
+    }
+
+    /// The profile a request for `schema` gets under this configuration: no schema at all
+    /// when structured outputs are disabled.
+    pub fn profile(&self, schema: &ResponseSchema) -> InferenceProfile {
+        InferenceProfile {
+            response_schema: self.enabled.then(|| schema.clone()),
+            prefer_schema_enforcement: self.prefer_schema_enforcement,
+            extended_thinking: false,
+        }
+    }
+}
+
+/// More re-asks than this is a configuration mistake: each one is a paid model call.
+const MAX_RETRIES: u32 = 10;
+
+fn expect_table<'v>(value: &'v Value, key: &str) -> Result<&'v Table, ConfigError> {
+    value.as_table().ok_or_else(|| ConfigError::Value {
+        key: key.to_owned(),
+        expected: "a table",
+        found: describe(value),
+    })
+}
+
+fn wrong(key: &str, expected: &'static str, found: &Value) -> ConfigError {
+    ConfigError::Value {
+        key: format!("{SECTION}.{key}"),
+        expected,
+        found: describe(found),
+    }
+}
+
+fn describe(value: &Value) -> String {
+    match value {
+        Value::String(s) => format!("the string {s:?}"),
+        Value::Integer(n) => format!("the integer {n}"),
+        Value::Float(x) => format!("the float {x}"),
+        Value::Boolean(b) => format!("the boolean {b}"),
+        Value::Datetime(d) => format!("the datetime {d}"),
+        Value::Array(_) => "an array".to_owned(),
+        Value::Table(_) => "a table".to_owned(),
+    }
+}

@@ -1,0 +1,96 @@
+//! The seed's `[inference.structured_outputs]` section: defaults, every key, and errors that
+//! name the key.
+
+use structured_examples::HeartbeatDecision;
+use structured_runtime::config::{ConfigError, StructuredOutputsConfig};
+use structured_runtime::StructuredOutput;
+
+#[test]
+fn the_seeds_section_reads_as_written() {
+    let seed = r#"
+# bardo.toml -- structured output configuration
+
+[inference.structured_outputs]
+enabled = true
+prefer_schema_enforcement = true
+validation = true
+retry_on_validation_failure = true
+max_retries = 1
+"#;
+    assert_eq!(
+        StructuredOutputsConfig::from_toml(seed).unwrap(),
+        StructuredOutputsConfig::default()
+    );
+}
+
+#[test]
+fn every_key_is_read_and_missing_keys_take_the_seeds_defaults() {
+    let config = StructuredOutputsConfig::from_toml(
+        "[inference.structured_outputs]\nenabled = false\nprefer_schema_enforcement = false\nvalidation = false\nretry_on_validation_failure = false\nmax_retries = 0\n",
+    )
+    .unwrap();
+    assert_eq!(
+        config,
+        StructuredOutputsConfig {
+            enabled: false,
+            prefer_schema_enforcement: false,
+            validation: false,
+            retry_on_validation_failure: false,
+            max_retries: 0,
+        }
+    );
+    let partial =
+        StructuredOutputsConfig::from_toml("[inference.structured_outputs]\nmax_retries = 3")
+            .unwrap();
+    assert_eq!(partial.max_retries, 3);
+    assert!(partial.enabled && partial.validation);
+    // No section (or no file content): the defaults.
+    assert_eq!(
+        StructuredOutputsConfig::from_toml("[inference]\ntemperature = 0.2").unwrap(),
+        StructuredOutputsConfig::default()
+    );
+    assert_eq!(
+        StructuredOutputsConfig::from_toml("").unwrap(),
+        StructuredOutputsConfig::default()
+    );
+}
+
+#[test]
+fn bad_values_are_errors_naming_the_key() {
+    let cases = [
+        ("enabled = \"yes\"", "inference.structured_outputs.enabled: expected a boolean, found the string \"yes\""),
+        ("validation = 1", "inference.structured_outputs.validation: expected a boolean, found the integer 1"),
+        ("max_retries = -1", "inference.structured_outputs.max_retries: expected an integer from 0 to 10, found the integer -1"),
+        ("max_retries = 1000", "inference.structured_outputs.max_retries: expected an integer from 0 to 10, found the integer 1000"),
+        ("max_retries = 1.5", "inference.structured_outputs.max_retries: expected an integer from 0 to 10, found the float 1.5"),
+        ("max_retry = 2", "inference.structured_outputs.max_retry: unknown key (the section takes enabled, prefer_schema_enforcement, validation, retry_on_validation_failure, max_retries)"),
+    ];
+    for (line, message) in cases {
+        let err = StructuredOutputsConfig::from_toml(&format!(
+            "[inference.structured_outputs]\n{line}\n"
+        ))
+        .unwrap_err();
+        assert_eq!(err.to_string(), message, "{line}");
+    }
+    assert!(matches!(
+        StructuredOutputsConfig::from_toml("inference = 3"),
+        Err(ConfigError::Value { key, .. }) if key == "inference"
+    ));
+    assert!(matches!(
+        StructuredOutputsConfig::from_toml("[inference.structured_outputs\nenabled = true"),
+        Err(ConfigError::Syntax(_))
+    ));
+}
+
+#[test]
+fn disabled_structured_outputs_ask_for_free_text() {
+    let schema = HeartbeatDecision::schema();
+    let off = StructuredOutputsConfig {
+        enabled: false,
+        ..StructuredOutputsConfig::default()
+    };
+    assert!(off.profile(schema).response_schema.is_none());
+    let on = StructuredOutputsConfig::default().profile(schema);
+    assert_eq!(on.response_schema.as_ref(), Some(schema));
+    assert!(on.prefer_schema_enforcement);
+}
