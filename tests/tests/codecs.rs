@@ -827,3 +827,108 @@ proptest::proptest! {
         }
     }
 }
+
+mod bodies {
+    use super::*;
+    use structured_runtime::codec::conversation::{build_body, ChatRequest, Turn};
+
+    #[test]
+    fn anthropic_bodies_equal_the_sdks_recorded_requests() {
+        for name in [
+            "anthropic_structured_output_success.request.json",
+            "anthropic_structured_output_defs_success.request.json",
+        ] {
+            let sent = json_of(name);
+            let schema = schema_of(&sent, "/output_config/format/schema");
+            let caps = capabilities(ProviderKind::Anthropic, "claude-sonnet-4-5");
+            let fragment =
+                request_fragment(ProviderKind::Anthropic, SchemaEnforced, &schema, &caps).unwrap();
+            let mut request = ChatRequest::user(sent["messages"][0]["content"].as_str().unwrap());
+            request.max_tokens = Some(1024);
+            let body = build_body(
+                ProviderKind::Anthropic,
+                sent["model"].as_str().unwrap(),
+                &request,
+                &fragment,
+                &[],
+            );
+            assert_eq!(body, sent, "{name}");
+        }
+    }
+
+    #[test]
+    fn a_tool_re_ask_answers_the_call_with_an_error_result_after_the_unchanged_prompt() {
+        let schema = HeartbeatDecision::schema();
+        let request = ChatRequest::user("Assess the vault.");
+        let turns = [
+            Turn::AssistantToolCall {
+                id: Some("call_1".into()),
+                name: schema.name().into(),
+                input: r#"{"severity": "extreme"}"#.into(),
+            },
+            Turn::ToolError {
+                id: Some("call_1".into()),
+                name: schema.name().into(),
+                text: "/severity: enum".into(),
+            },
+        ];
+        for kind in [
+            ProviderKind::OpenAiChat,
+            ProviderKind::OpenAiResponses,
+            ProviderKind::Anthropic,
+            ProviderKind::Gemini,
+        ] {
+            let caps = capabilities(kind, "m");
+            let fragment =
+                request_fragment(kind, StructuredOutputMode::ToolUseWorkaround, schema, &caps)
+                    .unwrap();
+            let first = build_body(kind, "m", &request, &fragment, &[]);
+            let again = build_body(kind, "m", &request, &fragment, &turns);
+            let list = ["messages", "input", "contents"]
+                .into_iter()
+                .find(|k| first.get(*k).is_some())
+                .unwrap();
+            let (first, again) = (
+                first[list].as_array().unwrap(),
+                again[list].as_array().unwrap(),
+            );
+            // The prompt is a prefix of the re-ask: nothing before the new turns changed.
+            assert_eq!(&again[..first.len()], first.as_slice(), "{kind:?}");
+            assert_eq!(again.len(), first.len() + 2, "{kind:?}");
+            let error = again.last().unwrap().to_string();
+            assert!(error.contains("/severity: enum"), "{kind:?}: {error}");
+        }
+        // Anthropic's shape, exactly.
+        let caps = capabilities(ProviderKind::Anthropic, "claude-3-5-haiku-latest");
+        let fragment = request_fragment(
+            ProviderKind::Anthropic,
+            StructuredOutputMode::ToolUseWorkaround,
+            schema,
+            &caps,
+        )
+        .unwrap();
+        let body = build_body(ProviderKind::Anthropic, "m", &request, &fragment, &turns);
+        assert_eq!(
+            body["messages"][1]["content"][0]["input"],
+            json!({"severity": "extreme"})
+        );
+        assert_eq!(
+            body["messages"][2],
+            json!({"role": "user", "content": [{"type": "tool_result", "tool_use_id": "call_1", "is_error": true, "content": "/severity: enum"}]})
+        );
+    }
+
+    #[test]
+    fn prompt_guidance_goes_after_the_callers_system_text() {
+        let schema = HeartbeatDecision::schema();
+        let mut request = ChatRequest::user("Assess.");
+        request.system = Some("You are the heartbeat.".into());
+        let caps = capabilities(ProviderKind::LlamaCpp, "any");
+        let fragment =
+            request_fragment(ProviderKind::LlamaCpp, PromptGuided, schema, &caps).unwrap();
+        let body = build_body(ProviderKind::LlamaCpp, "m", &request, &fragment, &[]);
+        let system = body["messages"][0]["content"].as_str().unwrap();
+        assert!(system.starts_with("You are the heartbeat.\n\n"));
+        assert!(system.ends_with(schema.prompt_guidance()));
+    }
+}

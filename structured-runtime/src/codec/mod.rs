@@ -17,6 +17,7 @@
 //! assert!(matches!(read.outcome, Outcome::Truncated { .. }));
 //! ```
 
+pub mod conversation;
 pub mod request;
 mod response;
 mod sse;
