@@ -149,6 +149,7 @@ mod output;
 mod parse;
 mod prose;
 pub mod repair;
+pub mod runner;
 mod schema;
 mod schema_type;
 mod strict;

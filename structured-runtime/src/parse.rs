@@ -126,6 +126,19 @@ pub enum Warning {
     Recovery(Recovery),
     /// The answer was cut off; the value was closed where it stopped.
     Truncated,
+    /// Validation is off: the value was taken without checking these violations.
+    NotValidated {
+        /// The violations not enforced.
+        violations: String,
+    },
+    /// No valid answer within the re-asks: the value is the type's defaults (the last answer's
+    /// fields where they fit), by the caller's policy.
+    Defaults {
+        /// Requests made.
+        attempts: usize,
+        /// What was wrong with each answer.
+        errors: Vec<String>,
+    },
     /// A field read from prose could not be used, and took its default.
     FromText {
         /// The field's JSON pointer.
@@ -157,6 +170,14 @@ impl fmt::Display for Warning {
             Warning::Recovery(r) => write!(f, "recovery: {r}"),
             Warning::Truncated => f.write_str("the answer was cut off; the value is incomplete"),
             Warning::FromText { field, reason } => write!(f, "{field}: {reason}"),
+            Warning::NotValidated { violations } => {
+                write!(f, "validation is off; not checked: {violations}")
+            }
+            Warning::Defaults { attempts, errors } => write!(
+                f,
+                "no valid answer in {attempts} attempt(s) (last: {}); the type's defaults were used",
+                errors.last().map(String::as_str).unwrap_or("none")
+            ),
         }
     }
 }

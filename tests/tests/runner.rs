@@ -1,0 +1,448 @@
+//! The retry runner against a scripted provider: every path the seeds name.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::task::{Context, Poll, Wake, Waker};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use structured_examples::DaimonAppraisal;
+use structured_runtime::capabilities::ProviderKind;
+use structured_runtime::codec::conversation::ChatRequest;
+use structured_runtime::config::StructuredOutputsConfig;
+use structured_runtime::runner::{
+    run_structured, AttemptResult, OnExhausted, Provider, RunConfig, RunError, TransportError,
+};
+use structured_runtime::{Provenance, StructuredOutput, StructuredOutputMode, Validate, Warning};
+
+/// Runs a future whose every await is ready at once (the scripted provider never blocks).
+fn block_on<F: Future>(future: F) -> F::Output {
+    struct Noop;
+    impl Wake for Noop {
+        fn wake(self: Arc<Self>) {}
+    }
+    let waker = Waker::from(Arc::new(Noop));
+    let mut cx = Context::from_waker(&waker);
+    let mut future = std::pin::pin!(future);
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+}
+
+/// Serves scripted replies in order and records every body sent and every wait.
+struct Scripted {
+    kind: ProviderKind,
+    model: &'static str,
+    replies: Mutex<VecDeque<Result<String, TransportError>>>,
+    sent: Mutex<Vec<Value>>,
+    waits: Mutex<Vec<Duration>>,
+}
+
+impl Scripted {
+    fn new(
+        kind: ProviderKind,
+        model: &'static str,
+        replies: Vec<Result<String, TransportError>>,
+    ) -> Self {
+        Scripted {
+            kind,
+            model,
+            replies: Mutex::new(replies.into()),
+            sent: Mutex::new(Vec::new()),
+            waits: Mutex::new(Vec::new()),
+        }
+    }
+    fn calls(&self) -> usize {
+        self.sent.lock().unwrap().len()
+    }
+    fn body(&self, i: usize) -> Value {
+        self.sent.lock().unwrap()[i].clone()
+    }
+}
+
+impl Provider for Scripted {
+    fn kind(&self) -> ProviderKind {
+        self.kind
+    }
+    fn model(&self) -> &str {
+        self.model
+    }
+    fn send(&self, body: Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+        self.sent.lock().unwrap().push(body);
+        let reply = self
+            .replies
+            .lock()
+            .unwrap()
+            .pop_front()
+            .unwrap_or(Err(TransportError::Connection("script ran out".into())));
+        async move { reply }
+    }
+    fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send {
+        self.waits.lock().unwrap().push(delay);
+        async {}
+    }
+}
+
+const GOOD: &str = r#"{"pleasure": 0.2, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
+const OUT_OF_RANGE: &str = r#"{"pleasure": 1.7, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
+
+fn openai_text(content: &str) -> Result<String, TransportError> {
+    Ok(json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": content, "refusal": null}}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 40}})
+    .to_string())
+}
+
+fn anthropic_tool(input: &str) -> Result<String, TransportError> {
+    Ok(
+        json!({"type": "message", "role": "assistant", "stop_reason": "tool_use",
+        "content": [{"type": "tool_use", "id": "toolu_1", "name": DaimonAppraisal::schema().name(),
+                     "input": serde_json::from_str::<Value>(input).unwrap()}],
+        "usage": {"input_tokens": 10, "output_tokens": 5}})
+        .to_string(),
+    )
+}
+
+fn anthropic_text(text: &str) -> Result<String, TransportError> {
+    Ok(
+        json!({"type": "message", "role": "assistant", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": text}]})
+        .to_string(),
+    )
+}
+
+fn run(
+    provider: &Scripted,
+    config: &RunConfig,
+) -> Result<structured_runtime::runner::Structured<DaimonAppraisal>, RunError> {
+    block_on(run_structured::<DaimonAppraisal, _>(
+        provider,
+        &ChatRequest::user("Appraise the funding flip."),
+        config,
+    ))
+}
+
+fn config(max_retries: u32) -> RunConfig {
+    RunConfig {
+        outputs: StructuredOutputsConfig {
+            max_retries,
+            ..StructuredOutputsConfig::default()
+        },
+        ..RunConfig::default()
+    }
+}
+
+#[test]
+fn happy_path_in_each_mode() {
+    // Schema enforced (OpenAI).
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![openai_text(GOOD)]);
+    let out = run(&p, &config(1)).unwrap();
+    assert_eq!(out.mode, StructuredOutputMode::SchemaEnforced);
+    assert_eq!((out.attempts, out.provenance), (1, Provenance::Clean));
+    assert_eq!(out.value.primary_emotion, "anticipation");
+    assert_eq!(out.ledger[0].usage.unwrap().output_tokens, 40);
+    assert!(p.body(0)["response_format"]["json_schema"]["strict"]
+        .as_bool()
+        .unwrap());
+    // Tool workaround (an older Claude).
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-3-5-haiku-latest",
+        vec![anthropic_tool(GOOD)],
+    );
+    let out = run(&p, &config(1)).unwrap();
+    assert_eq!(out.mode, StructuredOutputMode::ToolUseWorkaround);
+    assert_eq!(p.body(0)["tool_choice"]["type"], "tool");
+    // Prompt guided (an unknown local model): prose around a fence.
+    let p = Scripted::new(
+        ProviderKind::Passthrough,
+        "local-7b",
+        vec![openai_text(&format!("Sure!\n```json\n{GOOD}\n```"))],
+    );
+    let out = run(&p, &config(1)).unwrap();
+    assert_eq!(out.mode, StructuredOutputMode::PromptGuided);
+    assert_eq!(out.provenance, Provenance::Extracted);
+    assert!(p.body(0)["messages"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("pleasure"));
+}
+
+#[test]
+fn a_mismatch_is_re_asked_with_the_path_and_then_accepted() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(OUT_OF_RANGE), openai_text(GOOD)],
+    );
+    let out = run(&p, &config(2)).unwrap();
+    assert_eq!(out.attempts, 2);
+    assert!(matches!(out.ledger[0].result, AttemptResult::Invalid(_)));
+    let reask = p.body(1);
+    let messages = reask["messages"].as_array().unwrap();
+    // The prompt unchanged, then the previous answer, then the correction naming the path.
+    let prompt = p.body(0)["messages"].as_array().unwrap().clone();
+    assert_eq!(messages[..prompt.len()], prompt[..]);
+    assert_eq!(messages.len(), prompt.len() + 2);
+    assert_eq!(
+        messages[prompt.len()],
+        json!({"role": "assistant", "content": OUT_OF_RANGE})
+    );
+    let correction = messages[prompt.len() + 1]["content"].as_str().unwrap();
+    assert!(correction.contains("/pleasure"), "{correction}");
+}
+
+#[test]
+fn in_tool_mode_the_correction_is_an_error_tool_result() {
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-3-5-haiku-latest",
+        vec![anthropic_tool(OUT_OF_RANGE), anthropic_tool(GOOD)],
+    );
+    run(&p, &config(1)).unwrap();
+    let last = p.body(1)["messages"]
+        .as_array()
+        .unwrap()
+        .last()
+        .unwrap()
+        .clone();
+    assert_eq!(last["content"][0]["type"], "tool_result");
+    assert_eq!(last["content"][0]["tool_use_id"], "toolu_1");
+    assert_eq!(last["content"][0]["is_error"], true);
+    assert!(last["content"][0]["content"]
+        .as_str()
+        .unwrap()
+        .contains("/pleasure"));
+}
+
+#[test]
+fn exhaustion_keeps_the_last_value_and_every_error() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(OUT_OF_RANGE); 3],
+    );
+    match run(&p, &config(2)) {
+        Err(RunError::RetriesExhausted {
+            last_value,
+            errors,
+            ledger,
+        }) => {
+            assert_eq!(p.calls(), 3, "max_retries + 1");
+            assert_eq!((errors.len(), ledger.len()), (3, 3));
+            assert_eq!(last_value.unwrap()["pleasure"], 1.7);
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn zero_retries_is_one_call() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(OUT_OF_RANGE), openai_text(GOOD)],
+    );
+    assert!(matches!(
+        run(&p, &config(0)),
+        Err(RunError::RetriesExhausted { .. })
+    ));
+    assert_eq!(p.calls(), 1);
+}
+
+#[test]
+fn refusal_and_truncation_are_terminal_and_spend_no_re_ask() {
+    let refusal = Ok(json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": null, "refusal": "I can't help with that."}}]})
+    .to_string());
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![refusal, openai_text(GOOD)],
+    );
+    match run(&p, &config(3)) {
+        Err(RunError::Refused {
+            explanation,
+            ledger,
+            ..
+        }) => {
+            assert_eq!(explanation.as_deref(), Some("I can't help with that."));
+            assert_eq!(ledger.len(), 1);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(p.calls(), 1);
+    let cut = Ok(json!({"choices": [{"index": 0, "finish_reason": "length",
+        "message": {"role": "assistant", "content": "{\"pleasure\": 0.2, \"arou", "refusal": null}}]}).to_string());
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![cut, openai_text(GOOD)],
+    );
+    match run(&p, &config(3)) {
+        Err(RunError::Truncated {
+            partial, reason, ..
+        }) => {
+            assert_eq!(reason, "length");
+            assert!(partial.unwrap().ends_with("\"arou"));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(p.calls(), 1);
+}
+
+#[test]
+fn transport_errors_retry_with_backoff_apart_from_the_re_asks() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![
+            Err(TransportError::RateLimited {
+                retry_after: Some(Duration::from_secs(2)),
+            }),
+            Err(TransportError::Server {
+                status: 503,
+                body: "busy".into(),
+            }),
+            Err(TransportError::Timeout),
+            openai_text(GOOD),
+        ],
+    );
+    let out = run(&p, &config(0)).unwrap();
+    assert_eq!(out.attempts, 4);
+    assert_eq!(
+        *p.waits.lock().unwrap(),
+        [
+            Duration::from_secs(2),
+            Duration::from_millis(1000),
+            Duration::from_millis(2000)
+        ]
+    );
+    // A rejected request is not sent again.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![Err(TransportError::Rejected {
+            status: 400,
+            body: "bad".into(),
+        })],
+    );
+    assert!(matches!(
+        run(&p, &config(2)),
+        Err(RunError::Transport { .. })
+    ));
+    assert_eq!(p.calls(), 1);
+    // Retries run out.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![Err(TransportError::Timeout); 10],
+    );
+    assert!(matches!(
+        run(&p, &config(2)),
+        Err(RunError::Transport {
+            error: TransportError::Timeout,
+            ..
+        })
+    ));
+    assert_eq!(p.calls(), 4, "the first call and three retries");
+}
+
+#[test]
+fn plain_text_in_tool_mode_is_re_asked_a_bounded_number_of_times() {
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-3-5-haiku-latest",
+        vec![anthropic_text("I feel anticipation."), anthropic_tool(GOOD)],
+    );
+    let out = run(&p, &config(0)).unwrap();
+    assert_eq!(out.attempts, 2);
+    let reask = p.body(1);
+    let last = reask["messages"].as_array().unwrap().last().unwrap();
+    assert!(last["content"].as_str().unwrap().contains("calling the"));
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-3-5-haiku-latest",
+        vec![anthropic_text("no"); 5],
+    );
+    assert!(matches!(
+        run(&p, &config(0)),
+        Err(RunError::RetriesExhausted { .. })
+    ));
+    assert_eq!(p.calls(), 3, "the first call and two plain-text re-asks");
+}
+
+#[test]
+fn the_defaults_policy_returns_a_marked_value() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(OUT_OF_RANGE); 2],
+    );
+    let policy = RunConfig {
+        on_exhausted: OnExhausted::DefaultsWithWarning,
+        ..config(1)
+    };
+    let out = run(&p, &policy).unwrap();
+    assert_eq!(p.calls(), 2, "retry once, then defaults");
+    assert_eq!(out.provenance, Provenance::Recovered);
+    assert!(matches!(
+        out.warnings.as_slice(),
+        [Warning::Defaults { attempts: 2, .. }]
+    ));
+    assert!(out.value.validate().is_ok());
+    // The fields that fit are kept; the one that broke its range took its typed default.
+    assert_eq!(out.value.pleasure, 0.0);
+    assert_eq!(out.value.trigger, "funding flipped");
+}
+
+#[test]
+fn validation_off_takes_a_value_that_deserializes_with_a_warning() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(OUT_OF_RANGE)],
+    );
+    let off = RunConfig {
+        outputs: StructuredOutputsConfig {
+            validation: false,
+            ..StructuredOutputsConfig::default()
+        },
+        ..RunConfig::default()
+    };
+    let out = run(&p, &off).unwrap();
+    assert_eq!(out.value.pleasure, 1.7);
+    assert!(matches!(
+        out.warnings.as_slice(),
+        [Warning::NotValidated { .. }]
+    ));
+}
+
+#[test]
+fn disabled_structured_outputs_ask_for_free_text() {
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![openai_text(GOOD)]);
+    let off = RunConfig {
+        outputs: StructuredOutputsConfig {
+            enabled: false,
+            ..StructuredOutputsConfig::default()
+        },
+        ..RunConfig::default()
+    };
+    let out = run(&p, &off).unwrap();
+    assert_eq!(out.mode, StructuredOutputMode::None);
+    assert!(p.body(0).get("response_format").is_none());
+}
+
+#[test]
+fn the_run_is_send_when_the_provider_is() {
+    fn assert_send<F: Future + Send>(_: &F) {}
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![openai_text(GOOD)]);
+    let request = ChatRequest::user("x");
+    let config = RunConfig::default();
+    let future = run_structured::<DaimonAppraisal, _>(&p, &request, &config);
+    assert_send(&future);
+    assert!(block_on(future).is_ok());
+}
