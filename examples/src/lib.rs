@@ -9,6 +9,7 @@ pub mod curator;
 pub mod daimon;
 pub mod dreams;
 pub mod heartbeat;
+pub mod replay;
 pub mod risk;
 
 pub use curator::{CrossRef, CuratorEvaluation, Promotion};

@@ -1,116 +1,157 @@
-//! The main demo: the seed's types as strict schemas, one good and one bad model answer, the
-//! prompt guidance for providers that enforce nothing, and `from_text` on an answer with no JSON.
+//! The main demo: HeartbeatDecision and DaimonAppraisal through the retry runner in all three
+//! modes, against a provider that replays recorded answers: one clean, one needing repair, one
+//! failing validation and fixed on the re-ask, one truncated, one refused. For each run it prints
+//! the mode, the attempts, the value, how it was obtained and every warning.
 //!
 //! Run: `cargo run -p structured-examples --bin demo`
 
-use structured_examples::{all_schemas, DaimonAppraisal, HeartbeatDecision};
-use structured_runtime::{FromJsonError, StructuredOutput};
+use std::fmt::Debug;
 
-const GOOD: &str = r#"{
-  "severity": "moderate",
-  "action": "hedge",
-  "confidence": 0.72,
-  "rationale": "Funding flipped negative while spot volume fell.",
-  "signals": [
-    {"source": "price", "description": "Spot down 4.1% in 30 minutes", "magnitude": 0.61},
-    {"source": "volume", "description": "Volume 38% under the 7-day median", "magnitude": 0.44}
-  ],
-  "escalate": false
-}"#;
+use structured_examples::replay::{block_on, ReplayProvider, Reply};
+use structured_examples::{DaimonAppraisal, HeartbeatDecision};
+use structured_runtime::capabilities::ProviderKind;
+use structured_runtime::codec::conversation::ChatRequest;
+use structured_runtime::runner::{run_structured, AttemptResult, RunConfig, RunError};
+use structured_runtime::{StructuredOutput, Warning};
 
-const BAD: &str = r#"{
-  "severity": "severe",
-  "action": "hedge",
-  "confidence": 1.4,
-  "signals": [
-    {"source": "price", "description": "Spot down 4.1%", "magnitude": 0.61},
-    {"source": "volume", "description": 38, "magnitude": -0.2, "note": "extra"}
-  ],
-  "escalate": "no"
-}"#;
-
-const PROSE: &str = "Not critical, but the risk is high: spot fell 4% while funding flipped. \
-There is no need to exit; we should hedge the position. Don't escalate yet. Confidence 70%.";
-
-const FEELING: &str = "Pleasure of -1.4, arousal: 0.7 (dominance roughly +.2). Mostly fear.";
-
-fn main() {
-    println!("== The seed's subsystem types as strict JSON Schemas\n");
-    for schema in all_schemas() {
-        let verdict = match schema.strict_preflight() {
-            Ok(()) => "passes the strict preflight".to_owned(),
-            Err(report) => report.to_string(),
-        };
-        println!("{} ({verdict})", schema.name());
-    }
-
-    let heartbeat = HeartbeatDecision::schema();
-    println!(
-        "\n== {}: the schema a provider receives\n",
-        heartbeat.name()
-    );
-    match serde_json::to_string_pretty(heartbeat.schema()) {
-        Ok(text) => println!("{text}"),
-        Err(e) => println!("(cannot print the schema: {e})"),
-    }
-
-    println!("\n== A good answer\n\n{GOOD}\n");
-    match HeartbeatDecision::from_json(GOOD) {
-        Ok(decision) => println!(
-            "accepted: severity {}, action {}, confidence {}, {} signals",
-            decision.severity,
-            decision.action,
-            decision.confidence,
-            decision.signals.len()
-        ),
-        Err(e) => println!("refused: {e}"),
-    }
-
-    println!("\n== A bad answer\n\n{BAD}\n");
-    match HeartbeatDecision::from_json(BAD) {
-        Ok(_) => println!("accepted (unexpected)"),
-        Err(FromJsonError::Invalid(violations)) => {
-            println!("refused with {} violations:", violations.len());
-            for v in &violations {
-                let path = if v.path.is_empty() {
-                    "(root)"
-                } else {
-                    v.path.as_str()
-                };
-                println!(
-                    "  {path:<24} {:<20} expected {}, found {}",
-                    v.rule.to_string(),
-                    v.expected,
-                    v.found
-                );
-            }
-        }
-        Err(other) => println!("refused: {other}"),
-    }
-
-    println!(
-        "\n== Prompt guidance for a provider that enforces no schema\n\n{}",
-        HeartbeatDecision::prompt_guidance()
-    );
-
-    println!("\n== An answer with no JSON at all, read by from_text\n\n{PROSE}\n");
-    show_from_text::<HeartbeatDecision>(PROSE);
-    println!("\n{FEELING}\n");
-    show_from_text::<DaimonAppraisal>(FEELING);
+/// Recorded answers for one type: clean JSON, the same needing repair, one out of range, and a
+/// cut-off start.
+struct Answers {
+    clean: &'static str,
+    sloppy: &'static str,
+    invalid: &'static str,
+    cut: &'static str,
 }
 
-fn show_from_text<T: StructuredOutput + std::fmt::Debug>(text: &str) {
-    match T::from_text(text) {
-        Ok(read) => {
-            println!("value (heuristic): {:?}", read.value);
-            println!("where each field came from:");
-            for field in read.report.fields() {
-                println!("  {field}");
+const HEARTBEAT: Answers = Answers {
+    clean: r#"{"severity": "moderate", "action": "hedge", "confidence": 0.72, "rationale": "Funding flipped negative while spot volume fell.", "signals": [{"source": "price", "description": "Spot down 4.1% in 30 minutes", "magnitude": 0.61}], "escalate": false}"#,
+    sloppy: r#"{severity: 'moderate', action: 'hedge', confidence: 0.72, rationale: 'Funding flipped negative while spot volume fell.', signals: [{source: 'price', description: 'Spot down 4.1% in 30 minutes', magnitude: 0.61},], escalate: False}"#,
+    invalid: r#"{"severity": "severe", "action": "hedge", "confidence": 1.4, "rationale": "Funding flipped.", "signals": [], "escalate": false}"#,
+    cut: r#"{"severity": "moderate", "action": "hedge", "confidence": 0.72, "rationale": "Funding flipped neg"#,
+};
+
+const DAIMON: Answers = Answers {
+    clean: r#"{"pleasure": -0.3, "arousal": 0.6, "dominance": -0.2, "primary_emotion": "fear", "secondary_emotion": "surprise", "trigger": "a 4% drop in 30 minutes", "memory_bias": "recent losses"}"#,
+    sloppy: r#"{"pleasure": -.3, "arousal": 0.6, "dominance": -0.2, "primary_emotion": "fear", "secondary_emotion": None, "trigger": "a 4% drop in 30 minutes" "memory_bias": "recent losses",}"#,
+    invalid: r#"{"pleasure": -1.8, "arousal": 0.6, "dominance": -0.2, "primary_emotion": "dread", "secondary_emotion": null, "trigger": "a 4% drop", "memory_bias": "recent losses"}"#,
+    cut: r#"{"pleasure": -0.3, "arousal": 0.6, "domin"#,
+};
+
+/// The three ways of asking, each picked by the runner from a provider and model.
+const MODES: [(&str, ProviderKind, &str); 3] = [
+    ("OpenAI gpt-4o", ProviderKind::OpenAiChat, "gpt-4o"),
+    (
+        "Anthropic claude-3-5-haiku (no native JSON outputs)",
+        ProviderKind::Anthropic,
+        "claude-3-5-haiku-latest",
+    ),
+    (
+        "a local model behind a gateway",
+        ProviderKind::Passthrough,
+        "local-7b",
+    ),
+];
+
+fn main() {
+    demo::<HeartbeatDecision>(
+        &HEARTBEAT,
+        "What should the heartbeat do about the ETH vault?",
+    );
+    demo::<DaimonAppraisal>(&DAIMON, "Appraise the 4% drop in 30 minutes.");
+}
+
+fn demo<T: StructuredOutput + Debug>(answers: &Answers, question: &str) {
+    let name = T::schema().name();
+    for (label, kind, model) in MODES {
+        println!("\n== {name} via {label}\n");
+        // A model that is only prompted writes prose around its JSON.
+        let prompted = kind == ProviderKind::Passthrough;
+        let say = |json: &str| {
+            if prompted {
+                format!(
+                    "Here is my assessment.\n```json\n{json}\n```\nLet me know if you need more."
+                )
+            } else {
+                json.to_owned()
             }
-            for warning in read.report.warnings() {
-                println!("warning: {warning}");
+        };
+        let scenarios = [
+            ("clean", vec![Reply::Answer(say(answers.clean))]),
+            ("needs repair", vec![Reply::Answer(say(answers.sloppy))]),
+            (
+                "invalid, fixed on re-ask",
+                vec![
+                    Reply::Answer(say(answers.invalid)),
+                    Reply::Answer(say(answers.clean)),
+                ],
+            ),
+            ("truncated", vec![Reply::Truncated(answers.cut.to_owned())]),
+            (
+                "refused",
+                vec![Reply::Refused(
+                    "I can't help with trading decisions.".to_owned(),
+                )],
+            ),
+        ];
+        for (scenario, script) in scenarios {
+            let provider = ReplayProvider::new(kind, model, name, script);
+            let result = block_on(run_structured::<T, _>(
+                &provider,
+                &ChatRequest::user(question),
+                &RunConfig::default(),
+            ));
+            report(scenario, result);
+        }
+    }
+}
+
+fn report<T: Debug>(
+    scenario: &str,
+    result: Result<structured_runtime::runner::Structured<T>, RunError>,
+) {
+    match result {
+        Ok(out) => {
+            println!(
+                "{scenario}: {:?}, {} attempt(s), {:?}",
+                out.mode, out.attempts, out.provenance
+            );
+            println!("  value: {:?}", out.value);
+            // Repairs are listed one per fix; here they are counted by kind.
+            let mut repairs: Vec<(String, usize)> = Vec::new();
+            for warning in &out.warnings {
+                match warning {
+                    Warning::Repair(r) => {
+                        match repairs.iter_mut().find(|(k, _)| *k == r.kind.to_string()) {
+                            Some((_, n)) => *n += 1,
+                            None => repairs.push((r.kind.to_string(), 1)),
+                        }
+                    }
+                    other => println!("  warning: {other}"),
+                }
+            }
+            for (kind, n) in repairs {
+                println!("  repair: {kind} (×{n})");
+            }
+            if out.attempts > 1 {
+                for (i, attempt) in out.ledger.iter().enumerate() {
+                    match &attempt.result {
+                        AttemptResult::Invalid(violations) => {
+                            let listed = violations.to_string().replace('\n', "\n    ");
+                            println!("  attempt {}: re-asked with {listed}", i + 1)
+                        }
+                        other => println!("  attempt {}: {other:?}", i + 1),
+                    }
+                }
             }
         }
-        Err(e) => println!("no value: {e}"),
+        Err(e) => {
+            let attempts = match &e {
+                RunError::Truncated { ledger, .. }
+                | RunError::Refused { ledger, .. }
+                | RunError::RetriesExhausted { ledger, .. } => ledger.len(),
+                _ => 0,
+            };
+            println!("{scenario}: error after {attempts} attempt(s): {e}");
+        }
     }
 }
