@@ -142,6 +142,8 @@ pub mod extract;
 mod from_json;
 mod from_text;
 mod guidance;
+#[cfg(feature = "http")]
+pub mod http;
 mod instance_check;
 pub mod lower;
 pub mod mode;

@@ -251,6 +251,21 @@ pub enum RunError {
     },
 }
 
+impl RunError {
+    /// Every attempt made before the run failed (empty when the schema was refused before any).
+    pub fn ledger(&self) -> &[Attempt] {
+        match self {
+            RunError::InvalidSchema(_) => &[],
+            RunError::RetriesExhausted { ledger, .. }
+            | RunError::Refused { ledger, .. }
+            | RunError::Truncated { ledger, .. }
+            | RunError::Filtered { ledger, .. }
+            | RunError::Transport { ledger, .. }
+            | RunError::Provider { ledger, .. } => ledger,
+        }
+    }
+}
+
 /// Runs `request` against `provider` until a `T` validates or a budget runs out. The future is
 /// `Send` when the provider's futures are, and runs on any executor. A `tracing` span covers
 /// the run, and one each request.

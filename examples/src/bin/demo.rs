@@ -3,6 +3,11 @@
 //! failing validation and fixed on the re-ask, one truncated, one refused. For each run it prints
 //! the mode, the attempts, the value, how it was obtained and every warning.
 //!
+//! With `STRUCTURED_PROVIDER` and `STRUCTURED_MODEL` set (and `STRUCTURED_API_KEY`,
+//! `STRUCTURED_BASE_URL` as the endpoint needs), the same two types are asked of that endpoint
+//! instead: `STRUCTURED_PROVIDER=openai STRUCTURED_MODEL=gpt-4o STRUCTURED_API_KEY=... cargo run
+//! -p structured-examples --bin demo`.
+//!
 //! Run: `cargo run -p structured-examples --bin demo`
 
 use std::fmt::Debug;
@@ -11,7 +16,8 @@ use structured_examples::replay::{block_on, ReplayProvider, Reply};
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::capabilities::ProviderKind;
 use structured_runtime::codec::conversation::ChatRequest;
-use structured_runtime::runner::{run_structured, AttemptResult, RunConfig, RunError};
+use structured_runtime::http::HttpProvider;
+use structured_runtime::runner::{run_structured, AttemptResult, Provider, RunConfig, RunError};
 use structured_runtime::{StructuredOutput, Warning};
 
 /// Recorded answers for one type: clean JSON, the same needing repair, one out of range, and a
@@ -52,12 +58,56 @@ const MODES: [(&str, ProviderKind, &str); 3] = [
     ),
 ];
 
+const HEARTBEAT_QUESTION: &str = "Spot fell 4.1% in 30 minutes against a flat index, volume is \
+    38% under its 7-day median and a fee-switch proposal reached quorum. What should the \
+    heartbeat do about the ETH vault?";
+const DAIMON_QUESTION: &str = "Appraise a 4% drop in 30 minutes in a vault you manage.";
+
 fn main() {
-    demo::<HeartbeatDecision>(
-        &HEARTBEAT,
-        "What should the heartbeat do about the ETH vault?",
+    if std::env::var_os("STRUCTURED_PROVIDER").is_some() {
+        live();
+        return;
+    }
+    demo::<HeartbeatDecision>(&HEARTBEAT, HEARTBEAT_QUESTION);
+    demo::<DaimonAppraisal>(&DAIMON, DAIMON_QUESTION);
+}
+
+/// The two types asked of the endpoint the environment names.
+fn live() {
+    let provider = match HttpProvider::from_env() {
+        Ok(p) => p,
+        Err(e) => {
+            eprintln!("cannot use the configured endpoint: {e}");
+            std::process::exit(2);
+        }
+    };
+    let runtime = match tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+    {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("cannot start a runtime: {e}");
+            std::process::exit(2);
+        }
+    };
+    println!(
+        "== {:?} {} at {}\n",
+        provider.kind(),
+        provider.model(),
+        provider.endpoint()
     );
-    demo::<DaimonAppraisal>(&DAIMON, "Appraise the 4% drop in 30 minutes.");
+    let config = RunConfig::default();
+    let request = ChatRequest::user(HEARTBEAT_QUESTION);
+    let heartbeat = runtime.block_on(run_structured::<HeartbeatDecision, _>(
+        &provider, &request, &config,
+    ));
+    report("HeartbeatDecision", heartbeat);
+    let request = ChatRequest::user(DAIMON_QUESTION);
+    let daimon = runtime.block_on(run_structured::<DaimonAppraisal, _>(
+        &provider, &request, &config,
+    ));
+    report("DaimonAppraisal", daimon);
 }
 
 fn demo<T: StructuredOutput + Debug>(answers: &Answers, question: &str) {
@@ -145,12 +195,7 @@ fn report<T: Debug>(
             }
         }
         Err(e) => {
-            let attempts = match &e {
-                RunError::Truncated { ledger, .. }
-                | RunError::Refused { ledger, .. }
-                | RunError::RetriesExhausted { ledger, .. } => ledger.len(),
-                _ => 0,
-            };
+            let attempts = e.ledger().len();
             println!("{scenario}: error after {attempts} attempt(s): {e}");
         }
     }

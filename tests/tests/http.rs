@@ -1,0 +1,304 @@
+//! The HTTP provider against a server on 127.0.0.1 started by each test, replaying the recorded
+//! bodies of `../shared/fixtures/providers/`: success, rate limit, server error, a connection
+//! cut mid-response, a rejected request, and each provider's path and headers.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::Deserialize;
+use structured_runtime::capabilities::ProviderKind;
+use structured_runtime::codec::conversation::ChatRequest;
+use structured_runtime::http::HttpProvider;
+use structured_runtime::runner::{run_structured, RunConfig, RunError, TransportError};
+use structured_runtime::StructuredOutput;
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpListener;
+
+/// The type openai-python's recorded answers hold.
+#[derive(Debug, Deserialize, StructuredOutput)]
+struct Location {
+    city: String,
+    temperature: f64,
+    #[enum_values("c", "f")]
+    units: String,
+}
+
+/// The type anthropic-sdk-python's recorded answer holds.
+#[derive(Debug, Deserialize, StructuredOutput)]
+struct OrderItem {
+    product_name: String,
+    price: f64,
+    quantity: i64,
+}
+
+fn fixture(name: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/fixtures/providers")
+        .join(name);
+    std::fs::read_to_string(path).unwrap()
+}
+
+/// One scripted reply.
+enum Reply {
+    /// Status, extra headers, body.
+    Http(u16, &'static str, String),
+    /// Read the request, then close the connection halfway through the response.
+    Cut,
+}
+
+/// What the server saw: each request's head and body.
+type Seen = Arc<Mutex<Vec<(String, String)>>>;
+
+/// Serves `script` one connection per reply; returns the base URL and the requests seen.
+async fn serve(script: Vec<Reply>) -> (String, Seen) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen: Seen = Arc::default();
+    let log = seen.clone();
+    tokio::spawn(async move {
+        for reply in script {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let (head, body) = read_request(&mut socket).await;
+            log.lock().unwrap().push((head, body));
+            match reply {
+                Reply::Http(status, headers, body) => {
+                    let response = format!(
+                        "HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n{headers}\r\n{body}",
+                        body.len()
+                    );
+                    socket.write_all(response.as_bytes()).await.unwrap();
+                }
+                Reply::Cut => {
+                    let partial = "HTTP/1.1 200 OK\r\ncontent-length: 500\r\nconnection: close\r\n\r\n{\"choices\": [";
+                    socket.write_all(partial.as_bytes()).await.unwrap();
+                }
+            }
+            socket.shutdown().await.ok();
+        }
+    });
+    (url, seen)
+}
+
+async fn read_request(socket: &mut tokio::net::TcpStream) -> (String, String) {
+    let mut data = Vec::new();
+    let mut buf = [0u8; 4096];
+    loop {
+        let n = socket.read(&mut buf).await.unwrap();
+        data.extend_from_slice(&buf[..n]);
+        let text = String::from_utf8_lossy(&data).to_string();
+        if let Some(end) = text.find("\r\n\r\n") {
+            let head = text[..end].to_owned();
+            let length = head
+                .lines()
+                .find_map(|l| {
+                    l.to_ascii_lowercase()
+                        .strip_prefix("content-length:")
+                        .map(|v| v.trim().parse::<usize>().unwrap())
+                })
+                .unwrap_or(0);
+            if data.len() >= end + 4 + length || n == 0 {
+                return (head, text[end + 4..].to_owned());
+            }
+        }
+        if n == 0 {
+            return (text, String::new());
+        }
+    }
+}
+
+fn quick() -> RunConfig {
+    RunConfig {
+        backoff: Duration::from_millis(1),
+        ..RunConfig::default()
+    }
+}
+
+#[tokio::test]
+async fn openai_success_after_a_rate_limit_a_server_error_and_a_cut_connection() {
+    let (url, seen) = serve(vec![
+        Reply::Http(
+            429,
+            "retry-after: 0\r\n",
+            r#"{"error": {"message": "slow down"}}"#.into(),
+        ),
+        Reply::Http(503, "", "busy".into()),
+        Reply::Cut,
+        Reply::Http(200, "", fixture("openai_chat_structured_success.json")),
+    ])
+    .await;
+    let provider = HttpProvider::new(
+        ProviderKind::OpenAiChat,
+        url,
+        Some("sk-test".into()),
+        "gpt-4o",
+    )
+    .unwrap();
+    let out =
+        run_structured::<Location, _>(&provider, &ChatRequest::user("Weather in SF?"), &quick())
+            .await
+            .unwrap();
+    assert_eq!(out.value.city, "San Francisco");
+    assert_eq!(out.attempts, 4);
+    let seen = seen.lock().unwrap();
+    assert_eq!(seen.len(), 4);
+    let (head, body) = &seen[3];
+    assert!(
+        head.starts_with("POST /chat/completions HTTP/1.1"),
+        "{head}"
+    );
+    assert!(
+        head.to_ascii_lowercase()
+            .contains("authorization: bearer sk-test"),
+        "{head}"
+    );
+    let body: serde_json::Value = serde_json::from_str(body).unwrap();
+    assert_eq!(body["response_format"]["json_schema"]["name"], "location");
+}
+
+#[tokio::test]
+async fn a_rejected_request_is_not_sent_again() {
+    let (url, seen) = serve(vec![
+        Reply::Http(
+            400,
+            "",
+            r#"{"error": {"message": "Invalid schema"}}"#.into(),
+        ),
+        Reply::Http(200, "", fixture("openai_chat_structured_success.json")),
+    ])
+    .await;
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o").unwrap();
+    let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            err,
+            RunError::Transport {
+                error: TransportError::Rejected { status: 400, .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn recorded_refusal_and_truncation_end_the_run() {
+    let (url, _) = serve(vec![Reply::Http(
+        200,
+        "",
+        fixture("openai_chat_structured_refusal.json"),
+    )])
+    .await;
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o").unwrap();
+    let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, RunError::Refused { .. }), "{err:?}");
+    let (url, _) = serve(vec![Reply::Http(
+        200,
+        "",
+        fixture("openai_chat_structured_truncated_length.json"),
+    )])
+    .await;
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o").unwrap();
+    let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, RunError::Truncated { .. }), "{err:?}");
+}
+
+#[tokio::test]
+async fn anthropic_gets_its_path_headers_and_native_json_outputs() {
+    let (url, seen) = serve(vec![Reply::Http(
+        200,
+        "",
+        fixture("anthropic_structured_output_success.response.json"),
+    )])
+    .await;
+    let provider = HttpProvider::new(
+        ProviderKind::Anthropic,
+        url,
+        Some("key-a".into()),
+        "claude-sonnet-4-5",
+    )
+    .unwrap();
+    let out = run_structured::<OrderItem, _>(
+        &provider,
+        &ChatRequest::user("Extract: 2 Green Tea at $5.50"),
+        &quick(),
+    )
+    .await
+    .unwrap();
+    assert_eq!(
+        (out.value.product_name.as_str(), out.value.quantity),
+        ("Green Tea", 2)
+    );
+    let seen = seen.lock().unwrap();
+    let head = seen[0].0.to_ascii_lowercase();
+    assert!(head.starts_with("post /v1/messages http/1.1"), "{head}");
+    assert!(
+        head.contains("x-api-key: key-a") && head.contains("anthropic-version: 2023-06-01"),
+        "{head}"
+    );
+    let body: serde_json::Value = serde_json::from_str(&seen[0].1).unwrap();
+    assert_eq!(body["output_config"]["format"]["type"], "json_schema");
+}
+
+#[tokio::test]
+async fn gemini_posts_to_the_models_generate_content() {
+    let (url, seen) = serve(vec![Reply::Http(
+        200,
+        "",
+        fixture("gemini_finish_reason_safety.json"),
+    )])
+    .await;
+    let provider = HttpProvider::new(
+        ProviderKind::Gemini,
+        url,
+        Some("g-key".into()),
+        "gemini-2.5-flash",
+    )
+    .unwrap();
+    let err = run_structured::<OrderItem, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap_err();
+    assert!(matches!(err, RunError::Filtered { .. }), "{err:?}");
+    let seen = seen.lock().unwrap();
+    let head = seen[0].0.to_ascii_lowercase();
+    assert!(
+        head.starts_with("post /v1beta/models/gemini-2.5-flash:generatecontent http/1.1"),
+        "{head}"
+    );
+    assert!(head.contains("x-goog-api-key: g-key"), "{head}");
+}
+
+#[tokio::test]
+async fn nothing_listening_is_a_connection_error_after_the_retries() {
+    // Bind then drop: the port is closed.
+    let port = TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let provider = HttpProvider::new(
+        ProviderKind::OpenAiChat,
+        format!("http://127.0.0.1:{port}"),
+        None,
+        "gpt-4o",
+    )
+    .unwrap();
+    let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap_err();
+    match err {
+        RunError::Transport {
+            error: TransportError::Connection(_),
+            ledger,
+        } => assert_eq!(ledger.len(), 4),
+        other => panic!("{other:?}"),
+    }
+}
