@@ -23,6 +23,7 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::capabilities::ProviderKind;
+use crate::codec::shorten;
 use crate::runner::{Provider, TransportError};
 
 /// An HTTP endpoint for one provider and model.
@@ -154,11 +155,11 @@ impl Provider for HttpProvider {
                 429 => Err(TransportError::RateLimited { retry_after }),
                 500..=599 => Err(TransportError::Server {
                     status: status.as_u16(),
-                    body: shorten(&text),
+                    body: shorten(&text, 300),
                 }),
                 other => Err(TransportError::Rejected {
                     status: other,
-                    body: shorten(&text),
+                    body: shorten(&text, 300),
                 }),
             }
         }
@@ -203,20 +204,4 @@ fn default_base_url(kind: ProviderKind) -> Option<&'static str> {
         ProviderKind::Ollama => "http://localhost:11434",
         ProviderKind::Vllm | ProviderKind::LlamaCpp | ProviderKind::Passthrough => return None,
     })
-}
-
-fn shorten(text: &str) -> String {
-    const MAX: usize = 300;
-    if text.len() <= MAX {
-        return text.to_owned();
-    }
-    let mut end = MAX;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!(
-        "{}… ({} bytes)",
-        text.get(..end).unwrap_or_default(),
-        text.len()
-    )
 }

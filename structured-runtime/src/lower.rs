@@ -87,15 +87,7 @@ fn list(errors: &[LowerError]) -> String {
 
 /// `schema` as `target` accepts it.
 pub fn lower(schema: &Value, target: SchemaTarget) -> Result<Value, LowerReport> {
-    let mut run = Run {
-        target,
-        root: schema,
-        errors: Vec::new(),
-        // The root is being lowered: a `{"$ref": "#"}` inside it is recursion.
-        inlining: vec!["#".to_owned()],
-        checked: Vec::new(),
-        nodes: 0,
-    };
+    let mut run = Run::new(target, schema);
     let out = match target {
         SchemaTarget::OpenAiStrict => run.openai(schema),
         SchemaTarget::Anthropic => run.anthropic(schema),
@@ -104,14 +96,7 @@ pub fn lower(schema: &Value, target: SchemaTarget) -> Result<Value, LowerReport>
         SchemaTarget::LlamaCpp => run.llama(schema, "", 0),
         SchemaTarget::JsonSchema => schema.clone(),
     };
-    if run.errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(LowerReport {
-            target,
-            errors: run.errors,
-        })
-    }
+    run.finish(out)
 }
 
 /// What openai-python's `to_strict_json_schema` does (PROVIDERS.md §1.6), as data: every object
@@ -208,23 +193,9 @@ const ANTHROPIC_FORMATS: &[&str] = &[
 /// the SDK. [`lower`] to [`SchemaTarget::Anthropic`] adds the API's own refusals (recursion,
 /// external refs, the optional and union parameter caps).
 pub fn anthropic_transform(schema: &Value) -> Result<Value, LowerReport> {
-    let mut run = Run {
-        target: SchemaTarget::Anthropic,
-        root: schema,
-        errors: Vec::new(),
-        inlining: Vec::new(),
-        checked: Vec::new(),
-        nodes: 0,
-    };
+    let mut run = Run::new(SchemaTarget::Anthropic, schema);
     let out = run.anthropic_node(schema, "", 0);
-    if run.errors.is_empty() {
-        Ok(out)
-    } else {
-        Err(LowerReport {
-            target: SchemaTarget::Anthropic,
-            errors: run.errors,
-        })
-    }
+    run.finish(out)
 }
 
 /// One lowering pass and the problems it found.
@@ -241,6 +212,30 @@ struct Run<'s> {
 }
 
 impl<'s> Run<'s> {
+    fn new(target: SchemaTarget, root: &'s Value) -> Self {
+        Run {
+            target,
+            root,
+            errors: Vec::new(),
+            // The root is being lowered: a `{"$ref": "#"}` inside it is recursion.
+            inlining: vec!["#".to_owned()],
+            checked: Vec::new(),
+            nodes: 0,
+        }
+    }
+
+    /// The lowered schema, or every problem found on the way.
+    fn finish(self, out: Value) -> Result<Value, LowerReport> {
+        if self.errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(LowerReport {
+                target: self.target,
+                errors: self.errors,
+            })
+        }
+    }
+
     fn fail(&mut self, path: &str, reason: impl Into<String>) {
         self.errors.push(LowerError {
             target: self.target,

@@ -398,10 +398,13 @@ async fn run<T: StructuredOutput, P: Provider>(
                 attempt.result = AttemptResult::PlainText;
                 ledger.push(attempt);
                 let tool = expect.tool_name.as_deref().unwrap_or("the tool");
-                errors.push(format!("no structured output: expected a call to `{tool}`"));
-                if mode == StructuredOutputMode::ToolUseWorkaround
-                    && plain_texts < config.plain_text_retries
-                {
+                let tool_mode = mode == StructuredOutputMode::ToolUseWorkaround;
+                errors.push(if tool_mode {
+                    format!("no structured output: expected a call to `{tool}`")
+                } else {
+                    "no structured output: the answer holds no text".to_owned()
+                });
+                if tool_mode && plain_texts < config.plain_text_retries {
                     plain_texts += 1;
                     turns.push(Turn::AssistantText(text.unwrap_or_default()));
                     turns.push(Turn::UserText(format!(

@@ -2,11 +2,11 @@
 
 use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Wake, Waker};
+use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use structured_examples::replay::block_on;
 use structured_examples::DaimonAppraisal;
 use structured_runtime::capabilities::ProviderKind;
 use structured_runtime::codec::conversation::ChatRequest;
@@ -15,22 +15,6 @@ use structured_runtime::runner::{
     run_structured, AttemptResult, OnExhausted, Provider, RunConfig, RunError, TransportError,
 };
 use structured_runtime::{Provenance, StructuredOutput, StructuredOutputMode, Validate, Warning};
-
-/// Runs a future whose every await is ready at once (the scripted provider never blocks).
-fn block_on<F: Future>(future: F) -> F::Output {
-    struct Noop;
-    impl Wake for Noop {
-        fn wake(self: Arc<Self>) {}
-    }
-    let waker = Waker::from(Arc::new(Noop));
-    let mut cx = Context::from_waker(&waker);
-    let mut future = std::pin::pin!(future);
-    loop {
-        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
-            return out;
-        }
-    }
-}
 
 /// Serves scripted replies in order and records every body sent and every wait.
 struct Scripted {

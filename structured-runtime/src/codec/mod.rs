@@ -28,6 +28,7 @@ use crate::capabilities::ProviderKind;
 use crate::mode::StructuredOutputMode;
 
 pub use request::{request_fragment, RequestFragment};
+pub(crate) use response::shorten;
 
 /// The request and response shape a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

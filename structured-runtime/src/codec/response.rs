@@ -41,7 +41,7 @@ impl<'b> Reader<'b> {
     fn shape(&self, pointer: &str, expected: &'static str) -> CodecError {
         let found = match self.body.pointer(pointer) {
             None => "nothing".to_owned(),
-            Some(v) => shorten(&v.to_string()),
+            Some(v) => shorten(&v.to_string(), 80),
         };
         CodecError::Shape {
             api: self.api,
@@ -551,18 +551,18 @@ fn error_message(error: &Value) -> String {
             match (kind, message) {
                 (Some(k), Some(m)) => format!("{k}: {m}"),
                 (None, Some(m)) => m.to_owned(),
-                _ => shorten(&error.to_string()),
+                _ => shorten(&error.to_string(), 80),
             }
         }
     }
 }
 
-fn shorten(text: &str) -> String {
-    const MAX: usize = 80;
-    if text.len() <= MAX {
+/// `text` cut to at most `max` bytes (at a character boundary), saying how long it was.
+pub(crate) fn shorten(text: &str, max: usize) -> String {
+    if text.len() <= max {
         return text.to_owned();
     }
-    let mut end = MAX;
+    let mut end = max;
     while !text.is_char_boundary(end) {
         end -= 1;
     }
