@@ -74,6 +74,16 @@ impl HttpProvider {
         })
     }
 
+    /// The same endpoint with another request timeout (the whole request: connect, send,
+    /// answer).
+    pub fn with_timeout(mut self, timeout: Duration) -> Result<Self, HttpConfigError> {
+        self.client = reqwest::Client::builder()
+            .timeout(timeout)
+            .build()
+            .map_err(|e| HttpConfigError::Client(e.to_string()))?;
+        Ok(self)
+    }
+
     /// From `STRUCTURED_PROVIDER` (required), `STRUCTURED_MODEL` (required),
     /// `STRUCTURED_BASE_URL` (the provider's public endpoint when unset) and
     /// `STRUCTURED_API_KEY` (optional, for local servers).

@@ -302,3 +302,31 @@ async fn nothing_listening_is_a_connection_error_after_the_retries() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_server_that_never_answers_is_a_timeout_after_the_retries() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    // Accept and read, never answer.
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let _ = read_request(&mut socket).await;
+            held.push(socket);
+        }
+    });
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o")
+        .unwrap()
+        .with_timeout(Duration::from_millis(150))
+        .unwrap();
+    let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap_err();
+    match err {
+        RunError::Transport {
+            error: TransportError::Timeout,
+            ledger,
+        } => assert_eq!(ledger.len(), 4),
+        other => panic!("{other:?}"),
+    }
+}
