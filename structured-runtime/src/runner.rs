@@ -412,6 +412,16 @@ async fn run<T: StructuredOutput, P: Provider>(
                     )));
                     continue;
                 }
+                // An empty answer outside tool mode spends a validation re-ask like any other
+                // answer that does not fit.
+                if !tool_mode && reasks < reask_budget {
+                    reasks += 1;
+                    turns.push(Turn::UserText(
+                        "Your answer was empty. Answer with the JSON value the schema describes."
+                            .into(),
+                    ));
+                    continue;
+                }
                 return Err(exhausted(last_value, errors, ledger));
             }
             Outcome::ToolCalledWrongly { reason, .. } => {

@@ -430,3 +430,25 @@ fn the_run_is_send_when_the_provider_is() {
     assert_send(&future);
     assert!(block_on(future).is_ok());
 }
+
+#[test]
+fn an_empty_answer_spends_a_re_ask_outside_tool_mode() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(""), openai_text(GOOD)],
+    );
+    let out = run(&p, &config(1)).unwrap();
+    assert_eq!(out.attempts, 2);
+    assert!(matches!(out.ledger[0].result, AttemptResult::PlainText));
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(""), openai_text(GOOD)],
+    );
+    assert!(matches!(
+        run(&p, &config(0)),
+        Err(RunError::RetriesExhausted { .. })
+    ));
+    assert_eq!(p.calls(), 1);
+}

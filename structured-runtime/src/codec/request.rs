@@ -58,7 +58,7 @@ pub fn request_fragment(
         }
         StructuredOutputMode::SchemaEnforced => {
             let lowered = lower(schema.schema(), caps.schema_target)?;
-            fragment.body = schema_body(provider, caps.schema_target, &name, description, lowered)?;
+            fragment.body = schema_body(provider, caps.schema_target, &name, description, lowered);
         }
         StructuredOutputMode::ToolUseWorkaround => {
             let lowered = lower(schema.schema(), caps.schema_target)?;
@@ -75,8 +75,8 @@ fn schema_body(
     name: &str,
     description: Option<String>,
     schema: Value,
-) -> Result<Value, LowerReport> {
-    Ok(match provider {
+) -> Value {
+    match provider {
         ProviderKind::OpenAiResponses => {
             let mut format =
                 json!({"type": "json_schema", "name": name, "schema": schema, "strict": true});
@@ -114,7 +114,7 @@ fn schema_body(
             }
             body
         }
-    })
+    }
 }
 
 fn tool_body(
