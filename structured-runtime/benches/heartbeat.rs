@@ -106,10 +106,12 @@ pub fn chatty(bytes: usize) -> String {
 
 /// Every corpus input, both files.
 pub fn corpus_inputs() -> Vec<String> {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus");
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/corpus");
     let mut out = Vec::new();
     for file in ["json_repair.jsonl", "jsonrepair_ts.jsonl"] {
-        let text = std::fs::read_to_string(dir.join(file)).unwrap_or_default();
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path)
+            .unwrap_or_else(|e| panic!("the corpus file {}: {e}", path.display()));
         for line in text.lines() {
             if let Ok(v) = serde_json::from_str::<serde_json::Value>(line) {
                 if let Some(input) = v["input"].as_str() {

@@ -1,4 +1,4 @@
-//! Every file in `../shared/fixtures/providers/` read, with its exact outcome; request fragments
+//! Every file in `tests/data/providers/` read, with its exact outcome; request fragments
 //! against the SDK's recorded requests; bad bodies and cut streams as typed errors.
 
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use structured_runtime::{ResponseSchema, StructuredOutput, StructuredOutputMode}
 use StructuredOutputMode::{PromptGuided, SchemaEnforced};
 
 fn dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/fixtures/providers")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/providers")
 }
 
 fn text(name: &str) -> String {

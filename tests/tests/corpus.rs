@@ -22,7 +22,7 @@ struct Case {
 }
 
 fn corpus_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("data/corpus")
 }
 
 fn load(file: &str) -> Vec<Case> {

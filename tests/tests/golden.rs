@@ -1,4 +1,4 @@
-//! The seed's two annotated types derive to the seed's schemas (`shared/golden/*.json`), plus
+//! The seed's two annotated types derive to the seed's schemas (`tests/data/golden/*.json`), plus
 //! exactly the additions listed here, each on purpose: descriptions from doc comments and the
 //! bounds from `#[range]`. Compared as JSON values.
 
@@ -7,7 +7,7 @@ use structured_examples::{DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::{ResponseSchema, StructuredOutput};
 
 fn golden(file: &str) -> Value {
-    let path = format!("{}/../../shared/golden/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/data/golden/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     serde_json::from_str(&text).unwrap()
 }

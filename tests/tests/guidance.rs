@@ -23,7 +23,7 @@ fn seed_form(schema: &Value) -> String {
 }
 
 fn golden_schema(file: &str) -> Value {
-    let path = format!("{}/../../shared/golden/{file}", env!("CARGO_MANIFEST_DIR"));
+    let path = format!("{}/data/golden/{file}", env!("CARGO_MANIFEST_DIR"));
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("reading {path}: {e}"));
     serde_json::from_str::<Value>(&text).unwrap()["schema"].clone()
 }

@@ -1,5 +1,5 @@
 //! The HTTP provider against a server on 127.0.0.1 started by each test, replaying the recorded
-//! bodies of `../shared/fixtures/providers/`: success, rate limit, server error, a connection
+//! bodies of `tests/data/providers/`: success, rate limit, server error, a connection
 //! cut mid-response, a rejected request, and each provider's path and headers.
 
 use std::path::Path;
@@ -34,7 +34,7 @@ struct OrderItem {
 
 fn fixture(name: &str) -> String {
     let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/fixtures/providers")
+        .join("data/providers")
         .join(name);
     std::fs::read_to_string(path).unwrap()
 }

@@ -1,0 +1,128 @@
+//! Runs one pipeline path many times, for instruction counts that do not depend on machine load:
+//!
+//! ```text
+//! cargo build --release -p structured-runtime --example pipeline_cost
+//! for p in from_json repaired runner; do
+//!   valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/pipeline_cost $p 2000
+//! done
+//! ```
+//! Subtract the `... $p 0` total (start-up) and divide by the count.
+//!
+//! - `from_json`: `HeartbeatDecision::from_json` on the bare answer (the unit).
+//! - `repaired`: `parse_response` on the same answer with a line of prose around it, single
+//!   quotes and trailing commas (what a weak model writes): extraction, repair, coercion,
+//!   deserialization.
+//! - `fenced_4k`, `chatty_4k`: `parse_response` on the benches' 4 KB answers.
+//! - `corpus`: `repair_text` on every input of the two public repair corpora.
+//! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
+//!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
+
+use std::future::Future;
+use std::hint::black_box;
+use std::pin::pin;
+use std::task::{Context, Poll, Waker};
+use std::time::Duration;
+
+use serde_json::Value;
+use structured_runtime::capabilities::ProviderKind;
+use structured_runtime::codec::conversation::ChatRequest;
+use structured_runtime::runner::{run_structured, Provider, RunConfig, TransportError};
+use structured_runtime::repair::repair_text;
+use structured_runtime::{parse_response, StructuredOutput, StructuredOutputMode};
+
+#[path = "../benches/heartbeat.rs"]
+mod heartbeat;
+use heartbeat::{answer, chatty, corpus_inputs, HeartbeatDecision, ANSWER};
+
+/// The answer as a weak model writes it: a line of prose around it, single quotes, trailing
+/// commas.
+fn repaired_answer() -> String {
+    let json = ANSWER
+        .replace('"', "'")
+        .replace("}\n  ],", "},\n  ],")
+        .replace("\n}", ",\n}");
+    format!("Here it is:\n{json}\nHope this helps.")
+}
+
+/// Answers every request with the same OpenAI Chat body.
+struct Canned(String);
+
+impl Provider for Canned {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::OpenAiChat
+    }
+    fn model(&self) -> &str {
+        "gpt-4o"
+    }
+    fn send(&self, body: Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+        black_box(body);
+        let reply = self.0.clone();
+        async move { Ok(reply) }
+    }
+    fn wait(&self, _: Duration) -> impl Future<Output = ()> + Send {
+        async {}
+    }
+}
+
+/// Polls a future that never waits (the canned provider's) to its end.
+fn block_on<F: Future>(future: F) -> F::Output {
+    let mut future = pin!(future);
+    let mut cx = Context::from_waker(Waker::noop());
+    loop {
+        if let Poll::Ready(out) = future.as_mut().poll(&mut cx) {
+            return out;
+        }
+    }
+}
+
+fn main() {
+    let mut args = std::env::args().skip(1);
+    let path = args.next().unwrap_or_default();
+    let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(1_000);
+    let repaired = repaired_answer();
+    let body = serde_json::json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": ANSWER, "refusal": null}}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 40}})
+    .to_string();
+    let provider = Canned(body);
+    let request = ChatRequest::user("Assess the vault.");
+    let config = RunConfig::default();
+    let (fenced, braces, corpus) = (answer(4096), chatty(4096), corpus_inputs());
+    let mut ok = 0usize;
+    for _ in 0..n {
+        ok += match path.as_str() {
+            "from_json" => HeartbeatDecision::from_json(black_box(ANSWER)).is_ok(),
+            "repaired" => parse_response::<HeartbeatDecision>(
+                black_box(&repaired),
+                StructuredOutputMode::PromptGuided,
+            )
+            .is_ok(),
+            "fenced_4k" | "chatty_4k" => {
+                let text = if path == "fenced_4k" { &fenced } else { &braces };
+                parse_response::<HeartbeatDecision>(
+                    black_box(text),
+                    StructuredOutputMode::PromptGuided,
+                )
+                .is_ok()
+            }
+            "corpus" => {
+                corpus
+                    .iter()
+                    .filter(|i| repair_text(black_box(i)).is_ok())
+                    .count()
+                    > 0
+            }
+            "runner" => block_on(run_structured::<HeartbeatDecision, _>(
+                &provider,
+                black_box(&request),
+                &config,
+            ))
+            .is_ok(),
+            other => {
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, corpus or runner");
+                std::process::exit(2);
+            }
+        } as usize;
+    }
+    println!("{ok} of {n} read ({} bytes repaired)", repaired.len());
+}
