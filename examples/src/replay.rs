@@ -7,8 +7,8 @@ use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use structured_runtime::capabilities::ProviderKind;
-use structured_runtime::runner::{Provider, TransportError};
+use structured_runtime::provider::capabilities::ProviderKind;
+use structured_runtime::run::{Provider, TransportError};
 
 /// One recorded answer.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -3,7 +3,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use structured_runtime::codec::{read_response, read_stream, Expect, WireApi};
+use structured_runtime::provider::wire::{read_response, read_stream, Expect, WireApi};
 use structured_runtime::StructuredOutputMode;
 
 fuzz_target!(|data: &[u8]| {

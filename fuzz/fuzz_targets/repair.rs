@@ -2,11 +2,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use structured_runtime::repair::{repair, repair_text};
+use structured_runtime::read::repair::{repair, repair_text};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else { return };
-    let _ = structured_runtime::extract::candidates(text);
+    let _ = structured_runtime::read::extract::candidates(text);
     for result in [repair(text), repair_text(text)] {
         if let Ok(fixed) = result {
             // The value is real JSON: what it prints parses (serde_json's own float parsing is

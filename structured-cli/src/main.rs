@@ -4,7 +4,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use serde_json::Value;
-use structured_runtime::repair::{repair_text, RepairError};
+use structured_runtime::read::repair::{repair_text, RepairError};
 use structured_runtime::{parse_value, ParseError, ParseOptions, Provenance};
 
 const HELP: &str = "\

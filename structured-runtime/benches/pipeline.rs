@@ -8,7 +8,7 @@ mod heartbeat;
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
 use heartbeat::{answer, chatty, corpus_inputs, HeartbeatDecision, ANSWER};
 use std::hint::black_box;
-use structured_runtime::repair::repair_text;
+use structured_runtime::read::repair::repair_text;
 use structured_runtime::{parse_response, StructuredOutput, StructuredOutputMode};
 
 fn chatty_answer(c: &mut Criterion) {

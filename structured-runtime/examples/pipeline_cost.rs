@@ -24,10 +24,10 @@ use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use serde_json::Value;
-use structured_runtime::capabilities::ProviderKind;
-use structured_runtime::codec::conversation::ChatRequest;
-use structured_runtime::runner::{run_structured, Provider, RunConfig, TransportError};
-use structured_runtime::repair::repair_text;
+use structured_runtime::provider::capabilities::ProviderKind;
+use structured_runtime::provider::wire::ChatRequest;
+use structured_runtime::read::repair::repair_text;
+use structured_runtime::run::{run_structured, Provider, RunConfig, TransportError};
 use structured_runtime::{parse_response, StructuredOutput, StructuredOutputMode};
 
 #[path = "../benches/heartbeat.rs"]
@@ -59,9 +59,7 @@ impl Provider for Canned {
         let reply = self.0.clone();
         async move { Ok(reply) }
     }
-    fn wait(&self, _: Duration) -> impl Future<Output = ()> + Send {
-        async {}
-    }
+    async fn wait(&self, _: Duration) {}
 }
 
 /// Polls a future that never waits (the canned provider's) to its end.
@@ -98,7 +96,11 @@ fn main() {
             )
             .is_ok(),
             "fenced_4k" | "chatty_4k" => {
-                let text = if path == "fenced_4k" { &fenced } else { &braces };
+                let text = if path == "fenced_4k" {
+                    &fenced
+                } else {
+                    &braces
+                };
                 parse_response::<HeartbeatDecision>(
                     black_box(text),
                     StructuredOutputMode::PromptGuided,

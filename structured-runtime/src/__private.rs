@@ -9,17 +9,17 @@ use serde_json::Map;
 pub use serde_json::Value;
 pub use std::sync::OnceLock as Once;
 
-pub use crate::from_text::{
+pub use crate::read::from_text::{
     choice as text_choice, choice_or as text_choice_or, excerpt as text_excerpt,
     finish as text_finish, fixed as text_fixed, flag as text_flag, is_value_of,
     number as text_number, number_or as text_number_or, FromText, FromTextError, TextChoice,
     TextNumber, TextReport,
 };
-pub use crate::output::StructuredOutput;
-pub use crate::prose::Prose;
-pub use crate::schema::{derived as derived_schema, ResponseSchema};
-pub use crate::schema_type::{Bound, EnumTarget, Range, RangeTarget, SchemaGen, SchemaType};
-pub use crate::validate::{Path, Validate, Violation};
+pub use crate::read::prose::Prose;
+pub use crate::schema::output::StructuredOutput;
+pub use crate::schema::response::{derived as derived_schema, ResponseSchema};
+pub use crate::schema::types::{Bound, EnumTarget, Range, RangeTarget, SchemaGen, SchemaType};
+pub use crate::schema::validate::{Path, Validate, Violation};
 
 /// A strict object node: properties in declaration order, all required, nothing else allowed.
 pub fn object(description: Option<&str>, properties: Vec<(&'static str, Value)>) -> Value {

@@ -5,8 +5,8 @@
 //! ```no_run
 //! # async fn demo() -> Result<(), Box<dyn std::error::Error>> {
 //! use structured_runtime::http::HttpProvider;
-//! use structured_runtime::codec::conversation::ChatRequest;
-//! use structured_runtime::runner::{run_structured, RunConfig};
+//! use structured_runtime::provider::wire::ChatRequest;
+//! use structured_runtime::run::{run_structured, RunConfig};
 //!
 //! #[derive(structured_runtime::StructuredOutput, serde::Deserialize, Debug)]
 //! struct Answer { ok: bool }
@@ -22,9 +22,9 @@ use std::time::Duration;
 
 use serde_json::Value;
 
-use crate::capabilities::ProviderKind;
-use crate::codec::shorten;
-use crate::runner::{Provider, TransportError};
+use crate::provider::capabilities::ProviderKind;
+use crate::provider::wire::shorten;
+use crate::run::runner::{Provider, TransportError};
 
 /// An HTTP endpoint for one provider and model.
 #[derive(Debug, Clone)]

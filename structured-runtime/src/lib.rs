@@ -60,7 +60,7 @@
 //! enforces no schema: a typed sketch with every name, type, enum value, range, nullability and
 //! description (about 46% of the seed's pretty-printed schema in `o200k_base` tokens for
 //! `HeartbeatDecision`; `cargo test -p structured-tests --test guidance -- --nocapture`).
-//! [`StructuredOutput::prompt_guidance_as`] picks a [`GuidanceFormat`]; [`render_guidance`] does
+//! [`StructuredOutput::prompt_guidance_as`] picks a [`GuidanceFormat`]; [`schema::render_guidance`] does
 //! the same for a schema given at run time.
 //!
 //! ## Reading prose: `from_text`
@@ -134,54 +134,26 @@
 // Lets the derive's `::structured_runtime` paths resolve inside this crate's own tests.
 extern crate self as structured_runtime;
 
-pub mod capabilities;
-pub mod codec;
-pub mod coerce;
-pub mod config;
-pub mod extract;
-mod from_json;
-mod from_text;
-mod guidance;
 #[cfg(feature = "http")]
 pub mod http;
-mod instance_check;
-pub mod lower;
-pub mod mode;
-mod output;
-mod parse;
-mod prose;
-pub mod repair;
-pub mod runner;
-mod schema;
-mod schema_type;
-mod strict;
-mod strict_de;
-mod validate;
+pub mod provider;
+pub mod read;
+pub mod run;
+pub mod schema;
 
 #[doc(hidden)]
 pub mod __private;
 
-pub use from_json::{from_json, FromJsonError};
-pub use from_text::{
-    DefaultReason, FieldReport, FromText, FromTextError, TextChoice, TextNumber, TextReport,
-    TextSource,
-};
-pub use guidance::{render_guidance, GuidanceFormat};
-pub use instance_check::check_instance;
-pub use mode::StructuredOutputMode;
-pub use output::StructuredOutput;
-pub use parse::{
-    parse_response, parse_response_with, parse_value, ParseError, ParseOptions, Parsed, Provenance,
+pub use provider::wire::ChatRequest;
+pub use provider::StructuredOutputMode;
+pub use read::{
+    parse_response, parse_response_with, parse_value, DefaultReason, FieldReport, FromJsonError,
+    FromText, FromTextError, ParseError, ParseOptions, Parsed, Provenance, TextReport, TextSource,
     Warning,
 };
-pub use prose::{Hit, NumberHit, Prose, Search};
-pub use schema::{is_valid_name, ResponseSchema, SchemaError};
-pub use schema_type::{
-    describe_enum, make_nullable, Bound, EnumTarget, Num, Range, RangeTarget, SchemaGen, SchemaType,
-};
-pub use strict::{
-    limits as strict_limits, preflight as strict_preflight, StrictReport, StrictRule,
-    StrictViolation,
+pub use run::{run_structured, Provider, RunConfig, RunError, Structured};
+pub use schema::output::StructuredOutput;
+pub use schema::{
+    GuidanceFormat, ResponseSchema, Rule, SchemaError, Validate, Violation, Violations,
 };
 pub use structured_derive::StructuredOutput;
-pub use validate::{Path, Rule, Segment, Validate, Violation, Violations};

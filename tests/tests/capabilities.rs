@@ -1,7 +1,7 @@
 //! The capability matrix and the mode decision: one case per provider row, overrides, thinking.
 
 use structured_examples::HeartbeatDecision;
-use structured_runtime::capabilities::{
+use structured_runtime::provider::capabilities::{
     capabilities, resolve_structured_output, upstream, CapabilityOverrides, InferenceProfile,
     ProviderCapabilities, ProviderKind, SchemaTarget,
 };

@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 use structured_examples::HeartbeatDecision;
-use structured_runtime::capabilities::{capabilities, ProviderKind};
-use structured_runtime::codec::request::merge;
-use structured_runtime::codec::{
+use structured_runtime::provider::capabilities::{capabilities, ProviderKind};
+use structured_runtime::provider::wire::merge;
+use structured_runtime::provider::wire::{
     read_response, read_response_value, read_stream, request_fragment, CodecError, Expect, Outcome,
     ProviderResponse, StructuredCandidate, ToolCall, Usage, WireApi,
 };
-use structured_runtime::repair::repair;
+use structured_runtime::read::repair::repair;
 use structured_runtime::{ResponseSchema, StructuredOutput, StructuredOutputMode};
 
 use StructuredOutputMode::{PromptGuided, SchemaEnforced};
@@ -830,7 +830,7 @@ proptest::proptest! {
 
 mod bodies {
     use super::*;
-    use structured_runtime::codec::conversation::{build_body, ChatRequest, Turn};
+    use structured_runtime::provider::wire::{build_body, ChatRequest, Turn};
 
     #[test]
     fn anthropic_bodies_equal_the_sdks_recorded_requests() {

@@ -2,7 +2,7 @@
 //! name the key.
 
 use structured_examples::HeartbeatDecision;
-use structured_runtime::config::{ConfigError, StructuredOutputsConfig};
+use structured_runtime::run::config::{ConfigError, StructuredOutputsConfig};
 use structured_runtime::StructuredOutput;
 
 #[test]

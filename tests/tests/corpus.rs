@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::Value;
-use structured_runtime::repair::repair_text;
+use structured_runtime::read::repair::repair_text;
 
 /// The floor each file must reach (the target is 85%).
 const FLOOR: f64 = 0.85;

@@ -3,7 +3,8 @@
 
 use serde_json::Value;
 use structured_examples::{all_schemas, DaimonAppraisal, HeartbeatDecision};
-use structured_runtime::{render_guidance, GuidanceFormat, ResponseSchema, StructuredOutput};
+use structured_runtime::schema::render_guidance;
+use structured_runtime::{GuidanceFormat, ResponseSchema, StructuredOutput};
 use tiktoken_rs::CoreBPE;
 
 fn tokens(bpe: &CoreBPE, text: &str) -> usize {

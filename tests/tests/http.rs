@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::Deserialize;
-use structured_runtime::capabilities::ProviderKind;
-use structured_runtime::codec::conversation::ChatRequest;
 use structured_runtime::http::HttpProvider;
-use structured_runtime::runner::{run_structured, RunConfig, RunError, TransportError};
+use structured_runtime::provider::capabilities::ProviderKind;
+use structured_runtime::provider::wire::ChatRequest;
+use structured_runtime::run::{run_structured, RunConfig, RunError, TransportError};
 use structured_runtime::StructuredOutput;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;

@@ -4,8 +4,8 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use structured_examples::{all_schemas, HeartbeatDecision};
-use structured_runtime::capabilities::SchemaTarget;
-use structured_runtime::lower::{anthropic_transform, lower, to_strict_json_schema};
+use structured_runtime::provider::capabilities::SchemaTarget;
+use structured_runtime::provider::dialect::{anthropic_transform, lower, to_strict_json_schema};
 use structured_runtime::StructuredOutput;
 
 fn fixture(name: &str) -> Value {

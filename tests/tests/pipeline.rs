@@ -4,9 +4,9 @@
 use proptest::prelude::*;
 use serde_json::json;
 use structured_examples::heartbeat::HeartbeatDecision;
-use structured_runtime::coerce::RecoveryKind;
-use structured_runtime::extract::Source;
-use structured_runtime::repair::RepairKind;
+use structured_runtime::read::coerce::RecoveryKind;
+use structured_runtime::read::extract::Source;
+use structured_runtime::read::repair::RepairKind;
 use structured_runtime::{
     parse_response, parse_response_with, parse_value, ParseError, ParseOptions, Provenance,
     StructuredOutputMode as Mode, Warning,
@@ -231,10 +231,11 @@ fn a_million_brackets_is_an_error_not_a_crash() {
     let text = "[".repeat(1 << 20);
     let err = parse_response::<HeartbeatDecision>(&text, Mode::PromptGuided).unwrap_err();
     assert!(matches!(err, ParseError::TooDeep(_)), "{err:?}");
-    let err = structured_runtime::repair::repair_text(&"{\"a\":".repeat(1 << 18)).unwrap_err();
+    let err =
+        structured_runtime::read::repair::repair_text(&"{\"a\":".repeat(1 << 18)).unwrap_err();
     assert!(matches!(
         err,
-        structured_runtime::repair::RepairError::TooDeep { .. }
+        structured_runtime::read::repair::RepairError::TooDeep { .. }
     ));
 }
 
@@ -268,7 +269,7 @@ proptest! {
     #[test]
     fn any_text_parses_or_errors_without_panicking(text in ".{0,400}") {
         let _ = parse_response::<HeartbeatDecision>(&text, Mode::PromptGuided);
-        let _ = structured_runtime::repair::repair_text(&text);
+        let _ = structured_runtime::read::repair::repair_text(&text);
     }
 
     #[test]
@@ -279,7 +280,7 @@ proptest! {
             use structured_runtime::Validate;
             prop_assert!(parsed.value.validate().is_ok());
         }
-        if let Ok(fixed) = structured_runtime::repair::repair_text(&text) {
+        if let Ok(fixed) = structured_runtime::read::repair::repair_text(&text) {
             prop_assert_eq!(fixed.truncated, fixed.repairs.iter().any(|r| r.kind.is_truncation()));
         }
     }

@@ -3,7 +3,8 @@
 
 use serde::Deserialize;
 use serde_json::json;
-use structured_runtime::{ResponseSchema, StrictRule, StructuredOutput};
+use structured_runtime::schema::StrictRule;
+use structured_runtime::{ResponseSchema, StructuredOutput};
 
 #[test]
 fn every_example_type_passes_the_strict_preflight() {

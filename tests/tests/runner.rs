@@ -8,10 +8,10 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use structured_examples::replay::block_on;
 use structured_examples::DaimonAppraisal;
-use structured_runtime::capabilities::ProviderKind;
-use structured_runtime::codec::conversation::ChatRequest;
-use structured_runtime::config::StructuredOutputsConfig;
-use structured_runtime::runner::{
+use structured_runtime::provider::capabilities::ProviderKind;
+use structured_runtime::provider::wire::ChatRequest;
+use structured_runtime::run::config::StructuredOutputsConfig;
+use structured_runtime::run::{
     run_structured, AttemptResult, OnExhausted, Provider, RunConfig, RunError, TransportError,
 };
 use structured_runtime::{Provenance, StructuredOutput, StructuredOutputMode, Validate, Warning};
@@ -101,7 +101,7 @@ fn anthropic_text(text: &str) -> Result<String, TransportError> {
 fn run(
     provider: &Scripted,
     config: &RunConfig,
-) -> Result<structured_runtime::runner::Structured<DaimonAppraisal>, RunError> {
+) -> Result<structured_runtime::run::Structured<DaimonAppraisal>, RunError> {
     block_on(run_structured::<DaimonAppraisal, _>(
         provider,
         &ChatRequest::user("Appraise the funding flip."),

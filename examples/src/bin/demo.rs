@@ -14,10 +14,10 @@ use std::fmt::Debug;
 
 use structured_examples::replay::{block_on, ReplayProvider, Reply};
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
-use structured_runtime::capabilities::ProviderKind;
-use structured_runtime::codec::conversation::ChatRequest;
 use structured_runtime::http::HttpProvider;
-use structured_runtime::runner::{run_structured, AttemptResult, Provider, RunConfig, RunError};
+use structured_runtime::provider::capabilities::ProviderKind;
+use structured_runtime::provider::wire::ChatRequest;
+use structured_runtime::run::{run_structured, AttemptResult, Provider, RunConfig, RunError};
 use structured_runtime::{StructuredOutput, Warning};
 
 /// Recorded answers for one type: clean JSON, the same needing repair, one out of range, and a
@@ -157,7 +157,7 @@ fn demo<T: StructuredOutput + Debug>(answers: &Answers, question: &str) {
 
 fn report<T: Debug>(
     scenario: &str,
-    result: Result<structured_runtime::runner::Structured<T>, RunError>,
+    result: Result<structured_runtime::run::Structured<T>, RunError>,
 ) {
     match result {
         Ok(out) => {

@@ -2,12 +2,12 @@
 
 use serde::de::DeserializeOwned;
 
-use crate::from_json::FromJsonError;
-use crate::from_text::{FromText, FromTextError};
-use crate::guidance::{render_guidance, GuidanceFormat};
-use crate::schema::ResponseSchema;
-use crate::schema_type::SchemaType;
-use crate::validate::Validate;
+use crate::read::from_json::FromJsonError;
+use crate::read::from_text::{FromText, FromTextError};
+use crate::schema::guidance::{render_guidance, GuidanceFormat};
+use crate::schema::response::ResponseSchema;
+use crate::schema::types::SchemaType;
+use crate::schema::validate::Validate;
 
 /// A type a model can be asked to produce: a strict schema, a parser, and its own rules.
 ///
@@ -46,7 +46,7 @@ pub trait StructuredOutput: DeserializeOwned + Validate + SchemaType {
     /// Deserializes and validates: accepts exactly the JSON the schema accepts (and the type's
     /// rules), and on refusal reports every violation with its JSON pointer.
     fn from_json(json: &str) -> Result<Self, FromJsonError> {
-        crate::from_json::from_json(json)
+        crate::read::from_json::from_json(json)
     }
 
     /// The instruction a model reads to write this type's JSON when the provider enforces no

@@ -3,10 +3,10 @@
 
 use serde_json::{json, Map, Value};
 
-use crate::capabilities::{ProviderCapabilities, ProviderKind, SchemaTarget};
-use crate::lower::{lower, LowerError, LowerReport};
-use crate::mode::StructuredOutputMode;
-use crate::schema::ResponseSchema;
+use crate::provider::capabilities::{ProviderCapabilities, ProviderKind, SchemaTarget};
+use crate::provider::dialect::{lower, LowerError, LowerReport};
+use crate::provider::mode::StructuredOutputMode;
+use crate::schema::response::ResponseSchema;
 
 /// What to send: fields to merge into the body, the system text a prompt-guided request needs,
 /// and the tool the model is made to call in tool mode.
@@ -21,13 +21,13 @@ pub struct RequestFragment {
     pub tool_name: Option<String>,
 }
 
-/// The fragment asking `provider` (with `caps`, from [`crate::capabilities`]) for `schema` in
+/// The fragment asking `provider` (with `caps`, from [`crate::provider::capabilities`]) for `schema` in
 /// `mode`. The schema is lowered for `caps.schema_target`; what the target cannot express is an
 /// error before any request.
 ///
 /// ```
-/// use structured_runtime::capabilities::{capabilities, ProviderKind};
-/// use structured_runtime::codec::request_fragment;
+/// use structured_runtime::provider::capabilities::{capabilities, ProviderKind};
+/// use structured_runtime::provider::wire::request_fragment;
 /// use structured_runtime::{ResponseSchema, StructuredOutputMode};
 ///
 /// let schema = ResponseSchema::new("answer", serde_json::json!({
@@ -179,7 +179,7 @@ fn put(object: &mut Value, key: &str, value: Option<String>) {
 /// Merges `fragment` into `body`: objects key by key (recursively), anything else replaced.
 ///
 /// ```
-/// use structured_runtime::codec::request::merge;
+/// use structured_runtime::provider::wire::merge;
 /// let mut body = serde_json::json!({"model": "gpt-4o", "provider": {"order": ["a"]}});
 /// merge(&mut body, &serde_json::json!({"provider": {"require_parameters": true}}));
 /// assert_eq!(body["provider"], serde_json::json!({"order": ["a"], "require_parameters": true}));

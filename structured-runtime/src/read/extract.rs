@@ -6,7 +6,7 @@
 //! text are listed once. The pass is linear in the text and allocates only the list.
 //!
 //! ```
-//! use structured_runtime::extract::{candidates, Source};
+//! use structured_runtime::read::extract::{candidates, Source};
 //!
 //! let answer = "Here you go:\n```json\n{\"ok\": true}\n```\nAnything else?";
 //! let found = candidates(answer);

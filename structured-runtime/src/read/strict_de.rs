@@ -18,7 +18,7 @@
 use std::cell::RefCell;
 use std::fmt;
 
-use crate::validate::escape_into;
+use crate::schema::validate::escape_into;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess,
     Unexpected, Visitor,

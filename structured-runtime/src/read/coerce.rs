@@ -7,7 +7,7 @@
 //!
 //! ```
 //! use serde_json::json;
-//! use structured_runtime::coerce::{coerce, CoercePolicy, RecoveryKind};
+//! use structured_runtime::read::coerce::{coerce, CoercePolicy, RecoveryKind};
 //!
 //! let schema = json!({
 //!     "type": "object",
@@ -32,8 +32,8 @@ use std::sync::LazyLock;
 
 use serde_json::{Map, Number, Value};
 
-use crate::instance_check::check_part;
-use crate::validate::Path;
+use crate::schema::validate::Path;
+use crate::schema::validation::check_part;
 
 /// Schema nesting (plus `$ref` hops) followed before giving up on a branch.
 const MAX_DEPTH: usize = 160;
@@ -235,7 +235,7 @@ impl<'a> Coerce<'a> {
         self.out.push(Recovery {
             kind,
             path: path.to_pointer(),
-            was: crate::validate::preview_json(was),
+            was: crate::schema::validate::preview_json(was),
         });
     }
 

@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use crate::schema::ResponseSchema;
+use crate::schema::response::ResponseSchema;
 
 /// How guidance is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

@@ -3,9 +3,9 @@
 
 use std::fmt;
 
-use crate::prose::{Hit, NumberHit, Prose};
-use crate::schema_type::{Bound, Range, RangeTarget};
-use crate::validate::{Path, Validate, Violations};
+use crate::read::prose::{Hit, NumberHit, Prose};
+use crate::schema::types::{Bound, Range, RangeTarget};
+use crate::schema::validate::{Path, Validate, Violations};
 
 /// A value read from prose, and how each field was obtained.
 ///

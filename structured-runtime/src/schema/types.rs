@@ -6,7 +6,7 @@ use std::any::TypeId;
 
 use serde_json::{json, Map, Value};
 
-use crate::validate::{Path, Violation};
+use crate::schema::validate::{Path, Violation};
 
 /// A Rust type with a strict JSON Schema: `String`, `bool`, the integer and float types,
 /// `Option<T>`, `Vec<T>`, `Box<T>`, and every type that derives `StructuredOutput`.
@@ -366,7 +366,7 @@ fn check_num(n: Num, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
     if !inside {
         out.push(Violation {
             path: path.to_pointer(),
-            rule: crate::validate::Rule::Range,
+            rule: crate::schema::validate::Rule::Range,
             expected: range.describe(),
             found: n.to_string(),
         });
@@ -398,9 +398,9 @@ impl EnumTarget for String {
         if !allowed.contains(&self.as_str()) {
             out.push(Violation {
                 path: path.to_pointer(),
-                rule: crate::validate::Rule::Enum,
+                rule: crate::schema::validate::Rule::Enum,
                 expected: describe_enum(allowed),
-                found: crate::validate::preview_str(self),
+                found: crate::schema::validate::preview_str(self),
             });
         }
     }

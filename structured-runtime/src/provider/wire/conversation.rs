@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 
 use super::request::{merge, RequestFragment};
 use super::WireApi;
-use crate::capabilities::ProviderKind;
+use crate::provider::capabilities::ProviderKind;
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

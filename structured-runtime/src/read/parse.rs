@@ -2,9 +2,9 @@
 //!
 //! 1. The whole answer through `from_json` (the fast path; with schema enforcement, the path
 //!    that should always succeed).
-//! 2. Every candidate from [`crate::extract`] through `from_json`: a fenced block or a `{...}`
+//! 2. Every candidate from [`crate::read::extract`] through `from_json`: a fenced block or a `{...}`
 //!    in prose, as written.
-//! 3. Every candidate repaired ([`crate::repair`]), fitted to the schema ([`crate::coerce`]) and
+//! 3. Every candidate repaired ([`crate::read::repair`]), fitted to the schema ([`crate::read::coerce`]) and
 //!    validated. The candidate that validates with the fewest changes wins; on a tie the later
 //!    one, because a model's final answer comes after its drafts and examples.
 //! 4. No JSON anywhere: the type's `from_text` prose reader, when it has one.
@@ -17,14 +17,14 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::coerce::{coerce, CoercePolicy, Recovery};
-use crate::extract::{scan, Candidate, Source, Spans};
-use crate::from_text::{FromTextError, TextReport, TextSource};
-use crate::instance_check::check_instance;
-use crate::mode::StructuredOutputMode;
-use crate::output::StructuredOutput;
-use crate::repair::{repair, Repair, RepairError, Repaired};
-use crate::validate::Violations;
+use crate::provider::mode::StructuredOutputMode;
+use crate::read::coerce::{coerce, CoercePolicy, Recovery};
+use crate::read::extract::{scan, Candidate, Source, Spans};
+use crate::read::from_text::{FromTextError, TextReport, TextSource};
+use crate::read::repair::{repair, Repair, RepairError, Repaired};
+use crate::schema::output::StructuredOutput;
+use crate::schema::validate::Violations;
+use crate::schema::validation::check_instance;
 
 /// What the pipeline may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -225,7 +225,7 @@ fn prose_note(from_text: &Option<FromTextError>) -> String {
     }
 }
 
-/// Reads `T` from a model's answer: see the [module docs](self) for the steps.
+/// Reads `T` from a model's answer: see the [`read`](crate::read) module for the steps.
 ///
 /// ```
 /// use structured_runtime::{parse_response, Provenance, StructuredOutput, StructuredOutputMode};
@@ -284,9 +284,9 @@ pub fn parse_response_with<T: StructuredOutput>(
     let accept = |v: &Value| {
         T::from_json(&v.to_string()).map_err(|e| match e {
             crate::FromJsonError::Invalid(v) => v,
-            other => Violations(vec![crate::validate::Violation {
+            other => Violations(vec![crate::schema::validate::Violation {
                 path: String::new(),
-                rule: crate::validate::Rule::Deserialize,
+                rule: crate::schema::validate::Rule::Deserialize,
                 expected: "JSON".into(),
                 found: other.to_string(),
             }]),
@@ -300,7 +300,7 @@ pub fn parse_response_with<T: StructuredOutput>(
 }
 
 /// The pipeline for a schema given at run time: the value fitted to `schema` and checked against
-/// it (the keywords [`crate::check_instance`] covers). No prose reading: a schema has no
+/// it (the keywords its checker covers). No prose reading: a schema has no
 /// keywords to look for.
 pub fn parse_value(
     text: &str,
@@ -559,7 +559,7 @@ fn last_exact<'a, R>(
 
 /// `T` from exactly this JSON, valid, or `None` (without working out why).
 fn exact<T: StructuredOutput>(json: &str) -> Option<T> {
-    let value = crate::strict_de::from_str::<T>(json).ok()?;
+    let value = crate::read::strict_de::from_str::<T>(json).ok()?;
     value.validate().is_ok().then_some(value)
 }
 

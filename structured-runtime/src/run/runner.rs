@@ -16,22 +16,22 @@ use std::time::Duration;
 use serde_json::Value;
 use tracing::Instrument;
 
-use crate::capabilities::{
+use crate::provider::capabilities::{
     capabilities, resolve_structured_output, ProviderCapabilities, ProviderKind,
 };
-use crate::codec::conversation::{build_body, ChatRequest, Turn};
-use crate::codec::{
+use crate::provider::dialect::LowerReport;
+use crate::provider::mode::StructuredOutputMode;
+use crate::provider::wire::{build_body, ChatRequest, Turn};
+use crate::provider::wire::{
     read_response, request_fragment, CodecError, Expect, Outcome, StructuredCandidate, Usage,
 };
-use crate::coerce::CoercePolicy;
-use crate::config::StructuredOutputsConfig;
-use crate::lower::LowerReport;
-use crate::mode::StructuredOutputMode;
-use crate::output::StructuredOutput;
-use crate::parse::{
+use crate::read::coerce::CoercePolicy;
+use crate::read::parse::{
     parse_response_with, parse_value, ParseError, ParseOptions, Provenance, Warning,
 };
-use crate::validate::Violations;
+use crate::run::config::StructuredOutputsConfig;
+use crate::schema::output::StructuredOutput;
+use crate::schema::validate::Violations;
 
 /// A model endpoint: any HTTP client implements it in a few lines. The runner builds the body
 /// and reads the answer; the provider only moves bytes and waits.

@@ -4,8 +4,8 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use crate::guidance::{render_guidance, GuidanceFormat};
-use crate::strict::{self, StrictReport};
+use crate::schema::guidance::{render_guidance, GuidanceFormat};
+use crate::schema::strict::{self, StrictReport};
 
 /// A named JSON Schema for a response, as providers take it (`response_format.json_schema`,
 /// `text.format`, a tool's `input_schema`, ...).

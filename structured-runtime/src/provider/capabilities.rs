@@ -7,7 +7,7 @@
 //! Venice's `supportsResponseSchema`, OpenRouter's `supported_parameters`, or experience).
 //!
 //! ```
-//! use structured_runtime::capabilities::{capabilities, resolve_structured_output, InferenceProfile, ProviderKind};
+//! use structured_runtime::provider::capabilities::{capabilities, resolve_structured_output, InferenceProfile, ProviderKind};
 //! use structured_runtime::{ResponseSchema, StructuredOutputMode};
 //!
 //! let schema = ResponseSchema::new("decision", serde_json::json!({
@@ -22,8 +22,8 @@
 
 use std::collections::BTreeMap;
 
-use crate::mode::StructuredOutputMode;
-use crate::schema::ResponseSchema;
+use crate::provider::mode::StructuredOutputMode;
+use crate::schema::response::ResponseSchema;
 
 /// The APIs this crate knows how to ask for structured output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -51,7 +51,7 @@ pub enum ProviderKind {
     Passthrough,
 }
 
-/// The schema dialect a provider accepts; see [`crate::lower`].
+/// The schema dialect a provider accepts; see [`crate::provider::dialect`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum SchemaTarget {
     /// OpenAI strict mode (also Venice and OpenRouter, which require or pass it on).

@@ -7,7 +7,7 @@
 //! [`MAX_DEPTH`] is an error, not a stack overflow.
 //!
 //! ```
-//! use structured_runtime::repair::{repair, RepairKind};
+//! use structured_runtime::read::repair::{repair, RepairKind};
 //!
 //! let fixed = repair("{name: 'Ada', langs: ['en', 'fr',], active: True}").unwrap();
 //! assert_eq!(fixed.value, serde_json::json!({"name": "Ada", "langs": ["en", "fr"], "active": true}));
@@ -281,7 +281,7 @@ pub fn repair(text: &str) -> Result<Repaired, RepairError> {
 /// by how well they fit.
 pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
     let mut best: Option<Result<Repaired, RepairError>> = None;
-    let candidates = crate::extract::scan(text).whole_and_fences();
+    let candidates = crate::read::extract::scan(text).whole_and_fences();
     // From the last candidate back: a tie keeps the one found first (the later one), and a
     // candidate with no repair at all ends the search, so a clean fence at the end of a long
     // answer never pays for repairing the prose before it.

@@ -1,9 +1,9 @@
 //! `from_json`: deserialize and validate in one call, with every violation reported on failure.
 
-use crate::instance_check::check_instance;
-use crate::output::StructuredOutput;
-use crate::strict_de;
-use crate::validate::{Rule, Violation, Violations};
+use crate::read::strict_de;
+use crate::schema::output::StructuredOutput;
+use crate::schema::validate::{Rule, Violation, Violations};
+use crate::schema::validation::check_instance;
 
 /// Why `T::from_json` refused its input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

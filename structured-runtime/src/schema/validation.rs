@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::validate::{preview_json, Path, Rule, Violation};
+use crate::schema::validate::{preview_json, Path, Rule, Violation};
 
 /// Walks deeper than any input `serde_json` parses (128) plus room for `$ref` hops.
 const MAX_DEPTH: usize = 256;
@@ -236,7 +236,7 @@ impl<'a> Check<'a> {
                             path,
                             Rule::AdditionalProperty,
                             format!("only the declared properties ({declared})"),
-                            format!("property {}", crate::validate::preview_str(key)),
+                            format!("property {}", crate::schema::validate::preview_str(key)),
                         );
                     }
                     Some(sub @ Value::Object(_)) => self.node(sub, item, path, depth + 1),

@@ -6,7 +6,7 @@ use serde_json::Value;
 use super::{
     CodecError, Expect, Outcome, ProviderResponse, StructuredCandidate, ToolCall, Usage, WireApi,
 };
-use crate::mode::StructuredOutputMode;
+use crate::provider::mode::StructuredOutputMode;
 
 pub(super) fn read(
     api: WireApi,

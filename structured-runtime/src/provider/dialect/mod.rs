@@ -9,8 +9,8 @@
 //! `$ref`) is a [`LowerError`] naming the path and the target, before any request is sent.
 //!
 //! ```
-//! use structured_runtime::lower::lower;
-//! use structured_runtime::capabilities::SchemaTarget;
+//! use structured_runtime::provider::dialect::lower;
+//! use structured_runtime::provider::capabilities::SchemaTarget;
 //! use serde_json::json;
 //!
 //! let schema = json!({
@@ -32,8 +32,8 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
-use crate::capabilities::SchemaTarget;
-use crate::strict::preflight;
+use crate::provider::capabilities::SchemaTarget;
+use crate::schema::strict::preflight;
 
 /// Recursion stops here whatever the schema (a schema built in code may be arbitrarily deep).
 const MAX_DEPTH: usize = 64;

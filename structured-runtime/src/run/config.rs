@@ -4,7 +4,7 @@
 //! wrong type is an error naming the key, so a typo never silently falls back to a default.
 //!
 //! ```
-//! use structured_runtime::config::StructuredOutputsConfig;
+//! use structured_runtime::run::config::StructuredOutputsConfig;
 //!
 //! let config = StructuredOutputsConfig::from_toml(r#"
 //!     [inference.structured_outputs]
@@ -20,8 +20,8 @@
 
 use toml::{Table, Value};
 
-use crate::capabilities::InferenceProfile;
-use crate::schema::ResponseSchema;
+use crate::provider::capabilities::InferenceProfile;
+use crate::schema::response::ResponseSchema;
 
 /// Where the section lives in the file.
 pub const SECTION: &str = "inference.structured_outputs";

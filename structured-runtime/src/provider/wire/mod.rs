@@ -8,7 +8,7 @@
 //! envelope and read the same way; a stream that stops before its end is an error.
 //!
 //! ```
-//! use structured_runtime::codec::{read_response, Expect, Outcome, WireApi};
+//! use structured_runtime::provider::wire::{read_response, Expect, Outcome, WireApi};
 //! use structured_runtime::StructuredOutputMode;
 //!
 //! let body = r#"{"choices": [{"index": 0, "finish_reason": "length",
@@ -17,17 +17,18 @@
 //! assert!(matches!(read.outcome, Outcome::Truncated { .. }));
 //! ```
 
-pub mod conversation;
-pub mod request;
+mod conversation;
+mod request;
 mod response;
 mod sse;
 
 use serde_json::Value;
 
-use crate::capabilities::ProviderKind;
-use crate::mode::StructuredOutputMode;
+use crate::provider::capabilities::ProviderKind;
+use crate::provider::mode::StructuredOutputMode;
 
-pub use request::{request_fragment, RequestFragment};
+pub use conversation::{build_body, ChatMessage, ChatRequest, Role, Turn};
+pub use request::{merge, request_fragment, RequestFragment};
 pub(crate) use response::shorten;
 
 /// The request and response shape a provider speaks.

@@ -1,0 +1,24 @@
+//! Reading a model's answer: from the text (or a tool call's arguments) to a validated value.
+//!
+//! [`extract`] finds where the JSON may be, [`repair`] fixes its syntax, [`coerce`] fits it to the
+//! schema within a policy, and the strict deserializer turns it into the Rust type. When the
+//! answer holds no JSON at all, a derived type's `from_text` reads its fields from the prose.
+
+pub mod coerce;
+pub mod extract;
+pub(crate) mod from_json;
+pub(crate) mod from_text;
+pub(crate) mod parse;
+pub(crate) mod prose;
+pub mod repair;
+pub(crate) mod strict_de;
+
+pub use from_json::FromJsonError;
+pub use from_text::{
+    DefaultReason, FieldReport, FromText, FromTextError, TextChoice, TextNumber, TextReport,
+    TextSource,
+};
+pub use parse::{
+    parse_response, parse_response_with, parse_value, ParseError, ParseOptions, Parsed, Provenance,
+    Warning,
+};

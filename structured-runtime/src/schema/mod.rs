@@ -1,0 +1,19 @@
+//! The schema core: what a response must look like, and how a value is checked against it.
+//!
+//! [`ResponseSchema`] is a named JSON Schema as providers take it. Derived types build theirs from
+//! their Rust types ([`SchemaType`]); a schema given at run time is checked at construction and
+//! compiled once with the `jsonschema` crate, the validator of record for it.
+
+pub(crate) mod guidance;
+pub(crate) mod output;
+pub(crate) mod response;
+pub(crate) mod strict;
+pub(crate) mod types;
+pub(crate) mod validate;
+pub(crate) mod validation;
+
+pub use guidance::{render_guidance, GuidanceFormat};
+pub use response::{is_valid_name, ResponseSchema, SchemaError};
+pub use strict::{limits as strict_limits, StrictReport, StrictRule, StrictViolation};
+pub use types::{EnumTarget, RangeTarget, SchemaGen, SchemaType};
+pub use validate::{Path, Rule, Segment, Validate, Violation, Violations};
