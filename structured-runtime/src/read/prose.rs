@@ -43,17 +43,9 @@ struct Word {
     ascii: bool,
 }
 
-/// A text split into words, ready to be searched.
-///
-/// ```
-/// use structured_runtime::Prose;
-///
-/// let prose = Prose::new("Not critical, but HIGH. No need to exit.");
-/// assert!(prose.find("critical").hit.is_none()); // negated
-/// assert_eq!(prose.find("high").hit.map(|h| h.at), Some(18)); // whole word, any case
-/// assert!(prose.find("exit").hit.is_none());
-/// assert!(prose.find("hig").hit.is_none()); // not a word of the text
-/// ```
+/// A text split into words, ready to be searched: whole words, any case, negation-aware
+/// (`Prose::new("Not critical, but HIGH.").find("critical")` has no hit, `find("high")` has one
+/// at byte 18; see the tests below).
 #[derive(Debug, Clone)]
 pub struct Prose<'a> {
     text: &'a str,
@@ -431,6 +423,15 @@ fn parse_number(text: &str, at: usize) -> Option<NumberHit<'_>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn words_are_whole_any_case_and_negation_aware() {
+        let prose = Prose::new("Not critical, but HIGH. No need to exit.");
+        assert!(prose.find("critical").hit.is_none()); // negated
+        assert_eq!(prose.find("high").hit.map(|h| h.at), Some(18)); // whole word, any case
+        assert!(prose.find("exit").hit.is_none());
+        assert!(prose.find("hig").hit.is_none()); // not a word of the text
+    }
 
     fn first(text: &str, kw: &str) -> Option<usize> {
         Prose::new(text).find(kw).hit.map(|h| h.at)

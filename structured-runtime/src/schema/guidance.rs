@@ -39,7 +39,8 @@ const SCHEMA_HEAD: &str = "Reply with JSON only, valid against this JSON Schema:
 ///
 /// ```
 /// use serde_json::json;
-/// use structured_runtime::{render_guidance, GuidanceFormat, ResponseSchema};
+/// use structured_runtime::schema::render_guidance;
+/// use structured_runtime::{GuidanceFormat, ResponseSchema};
 ///
 /// let schema = ResponseSchema::new("mood", json!({
 ///     "type": "object",

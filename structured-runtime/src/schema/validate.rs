@@ -174,7 +174,7 @@ pub enum Segment<'a> {
 /// value allocates nothing; the JSON pointer is written only when a violation is found.
 ///
 /// ```
-/// use structured_runtime::Path;
+/// use structured_runtime::schema::Path;
 ///
 /// let root = Path::root();
 /// let signals = root.key("signals");
