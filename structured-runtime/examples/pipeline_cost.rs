@@ -54,7 +54,7 @@ impl Provider for Canned {
     fn model(&self) -> &str {
         "gpt-4o"
     }
-    fn send(&self, body: Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+    fn send(&self, body: &Value) -> impl Future<Output = Result<String, TransportError>> + Send {
         black_box(body);
         let reply = self.0.clone();
         async move { Ok(reply) }

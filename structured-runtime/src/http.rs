@@ -24,7 +24,7 @@ use serde_json::Value;
 
 use crate::provider::capabilities::ProviderKind;
 use crate::provider::wire::shorten;
-use crate::run::runner::{Provider, TransportError};
+use crate::run::{Provider, TransportError};
 
 /// An HTTP endpoint for one provider and model.
 #[derive(Debug, Clone)]
@@ -148,8 +148,8 @@ impl Provider for HttpProvider {
         &self.model
     }
 
-    fn send(&self, body: Value) -> impl Future<Output = Result<String, TransportError>> + Send {
-        let request = self.request(&body);
+    fn send(&self, body: &Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+        let request = self.request(body);
         async move {
             let response = request.send().await.map_err(transport)?;
             let status = response.status();

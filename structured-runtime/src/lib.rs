@@ -60,7 +60,7 @@
 //! enforces no schema: a typed sketch with every name, type, enum value, range, nullability and
 //! description (about 46% of the seed's pretty-printed schema in `o200k_base` tokens for
 //! `HeartbeatDecision`; `cargo test -p structured-tests --test guidance -- --nocapture`).
-//! [`StructuredOutput::prompt_guidance_as`] picks a [`GuidanceFormat`]; [`schema::render_guidance`] does
+//! [`StructuredOutput::prompt_guidance_as`] picks a [`GuidanceFormat`]; [`ResponseSchema::guidance_as`] does
 //! the same for a schema given at run time.
 //!
 //! ## Reading prose: `from_text`
@@ -147,13 +147,14 @@ pub mod __private;
 pub use provider::wire::ChatRequest;
 pub use provider::StructuredOutputMode;
 pub use read::{
-    parse_response, parse_response_with, parse_value, DefaultReason, FieldReport, FromJsonError,
-    FromText, FromTextError, ParseError, ParseOptions, Parsed, Provenance, TextReport, TextSource,
-    Warning,
+    parse_answer, parse_response, parse_response_with, parse_value, Answer, DefaultReason,
+    FieldReport, FromJsonError, FromText, FromTextError, ParseError, ParseOptions, Parsed,
+    Provenance, TextReport, TextSource, Warning,
 };
 pub use run::{run_structured, Provider, RunConfig, RunError, Structured};
 pub use schema::output::StructuredOutput;
 pub use schema::{
-    GuidanceFormat, ResponseSchema, Rule, SchemaError, Validate, Violation, Violations,
+    GuidanceFormat, Pointer, ResponseSchema, Rule, SchemaError, SchemaLimits, Validate, Violation,
+    Violations,
 };
 pub use structured_derive::StructuredOutput;

@@ -12,6 +12,7 @@ use structured_runtime::provider::wire::{
     ProviderResponse, StructuredCandidate, ToolCall, Usage, WireApi,
 };
 use structured_runtime::read::repair::repair;
+use structured_runtime::read::Answer;
 use structured_runtime::{ResponseSchema, StructuredOutput, StructuredOutputMode};
 
 use StructuredOutputMode::{PromptGuided, SchemaEnforced};
@@ -44,19 +45,35 @@ fn outcome(api: WireApi, expect: Expect, name: &str) -> Outcome {
 
 fn answer(text: &str) -> Outcome {
     Outcome::Candidate(StructuredCandidate {
-        text: text.into(),
+        answer: Answer::Text(text.into()),
         tool_call: None,
     })
 }
 
+/// A tool call whose arguments came as text (OpenAI's string `arguments`).
 fn call(id: Option<&str>, name: &str, input: &str) -> Outcome {
+    call_with(id, name, Answer::Text(input.into()))
+}
+
+/// A tool call whose arguments came as a value (Anthropic's `input`, Gemini's `args`, Ollama's
+/// `arguments` objects): read where they are, never printed to text.
+fn call_json(id: Option<&str>, name: &str, input: Value) -> Outcome {
+    call_with(id, name, Answer::Json(input))
+}
+
+fn call_with(id: Option<&str>, name: &str, answer: Answer) -> Outcome {
     Outcome::Candidate(StructuredCandidate {
-        text: input.into(),
+        answer,
         tool_call: Some(ToolCall {
             id: id.map(Into::into),
             name: name.into(),
         }),
     })
+}
+
+/// The candidate's answer as text.
+fn text_of(c: &StructuredCandidate) -> String {
+    c.answer.to_text().into_owned()
 }
 
 /// The fixtures each test below reads; a new fixture fails this test until it is read too.
@@ -163,7 +180,7 @@ fn openai_chat_bodies() {
         ),
         Outcome::Truncated {
             partial: Some(StructuredCandidate {
-                text: "{\"".into(),
+                answer: Answer::Text("{\"".into()),
                 tool_call: None
             }),
             reason: "length".into()
@@ -236,7 +253,7 @@ fn openai_chat_streams_assemble_to_the_same_outcomes() {
     );
     match &streamed.outcome {
         Outcome::Candidate(c) => {
-            let value: Value = serde_json::from_str(&c.text).unwrap();
+            let value: Value = serde_json::from_str(&text_of(c)).unwrap();
             assert_eq!(value["city"], "San Francisco");
         }
         other => panic!("{other:?}"),
@@ -261,7 +278,7 @@ fn openai_chat_streams_assemble_to_the_same_outcomes() {
         ),
         Outcome::Truncated {
             partial: Some(StructuredCandidate {
-                text: "{\"".into(),
+                answer: Answer::Text("{\"".into()),
                 tool_call: None
             }),
             reason: "length".into()
@@ -354,10 +371,10 @@ fn anthropic_bodies_and_streams() {
             Expect::tool("get_weather"),
             "anthropic_tool_use.response.json"
         ),
-        call(
+        call_json(
             Some("toolu_013DU6hV4C1M8dJ32ybQFAFi"),
             "get_weather",
-            r#"{"location":"SF","units":"c"}"#
+            json!({"location": "SF", "units": "c"})
         )
     );
     // Text before the tool call is commentary; the call is the answer.
@@ -369,8 +386,7 @@ fn anthropic_bodies_and_streams() {
     ) {
         Outcome::Candidate(c) => {
             assert_eq!(c.tool_call.unwrap().name, "submit_analysis");
-            let input: Value = serde_json::from_str(&c.text).unwrap();
-            assert_eq!(input, both["content"][1]["input"]);
+            assert_eq!(c.answer, Answer::Json(both["content"][1]["input"].clone()));
         }
         other => panic!("{other:?}"),
     }
@@ -382,7 +398,7 @@ fn anthropic_bodies_and_streams() {
     match &streamed.outcome {
         Outcome::Candidate(c) => {
             assert_eq!(c.tool_call.as_ref().unwrap().name, "get_weather");
-            assert!(serde_json::from_str::<Value>(&c.text).unwrap().is_object());
+            assert!(matches!(&c.answer, Answer::Json(v) if v.is_object()));
         }
         other => panic!("{other:?}"),
     }
@@ -409,13 +425,16 @@ fn anthropic_bodies_and_streams() {
             reason,
         } => {
             assert_eq!(reason, "max_tokens");
-            assert_eq!(partial.tool_call.unwrap().name, "make_file");
+            assert_eq!(partial.tool_call.as_ref().unwrap().name, "make_file");
+            // Cut input is the raw text the stream carried, never a value.
+            let Answer::Text(partial) = &partial.answer else {
+                panic!("{partial:?}")
+            };
             assert!(
-                partial.text.starts_with("{\"filename\": \"taxes.txt\""),
-                "{}",
-                partial.text
+                partial.starts_with("{\"filename\": \"taxes.txt\""),
+                "{partial}"
             );
-            assert!(partial.text.ends_with("\"Filing taxes"), "{}", partial.text);
+            assert!(partial.ends_with("\"Filing taxes"), "{partial}");
         }
         other => panic!("{other:?}"),
     }
@@ -449,7 +468,7 @@ fn gemini_bodies() {
     }
     assert_eq!(
         outcome(api, Expect::tool("sum"), "gemini_function_call.json"),
-        call(None, "sum", r#"{"y":5,"x":4}"#)
+        call_json(None, "sum", json!({"y": 5, "x": 4}))
     );
     match outcome(
         api,
@@ -533,10 +552,10 @@ fn ollama_bodies() {
             Expect::tool("get_current_weather"),
             "ollama_chat_tool_call.json"
         ),
-        call(
+        call_json(
             None,
             "get_current_weather",
-            r#"{"format":"celsius","location":"Paris, FR"}"#
+            json!({"format": "celsius", "location": "Paris, FR"})
         )
     );
 }
@@ -864,7 +883,7 @@ mod bodies {
             Turn::AssistantToolCall {
                 id: Some("call_1".into()),
                 name: schema.name().into(),
-                input: r#"{"severity": "extreme"}"#.into(),
+                input: Answer::Json(json!({"severity": "extreme"})),
             },
             Turn::ToolError {
                 id: Some("call_1".into()),

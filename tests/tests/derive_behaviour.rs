@@ -127,7 +127,14 @@ fn validate_reports_every_rule_with_its_path() {
     let report = probe.validate().unwrap_err();
     let got: Vec<(String, Rule, String, String)> = report
         .iter()
-        .map(|v| (v.path.clone(), v.rule, v.expected.clone(), v.found.clone()))
+        .map(|v| {
+            (
+                v.path.as_str().to_owned(),
+                v.rule,
+                v.expected.clone(),
+                v.found.clone(),
+            )
+        })
         .collect();
     let row = |p: &str, r, e: &str, f: &str| (p.to_owned(), r, e.to_owned(), f.to_owned());
     assert_eq!(
@@ -164,7 +171,7 @@ fn serde_default_field_is_still_required() {
     assert_eq!(
         err.violations().unwrap().as_slice(),
         &[Violation {
-            path: "/defaulted".into(),
+            path: structured_runtime::Pointer::parse("/defaulted").unwrap(),
             rule: Rule::Required,
             expected: "property `defaulted`".into(),
             found: "nothing".into(),

@@ -3,7 +3,6 @@
 
 use serde_json::Value;
 use structured_examples::{all_schemas, DaimonAppraisal, HeartbeatDecision};
-use structured_runtime::schema::render_guidance;
 use structured_runtime::{GuidanceFormat, ResponseSchema, StructuredOutput};
 use tiktoken_rs::CoreBPE;
 
@@ -55,7 +54,7 @@ fn guidance_is_at_most_60_percent_of_the_seed_form() {
     ] {
         let seed = tokens(&bpe, &seed_form(schema.schema()));
         let ours = tokens(&bpe, guidance);
-        let compact = tokens(&bpe, &render_guidance(schema, GuidanceFormat::JsonSchema));
+        let compact = tokens(&bpe, &schema.guidance_as(GuidanceFormat::JsonSchema));
         println!(
             "{name}: seed form {seed} tokens, sketch (default) {ours} ({:.0}%), compact schema {compact} ({:.0}%)",
             100.0 * ours as f64 / seed as f64,
@@ -125,9 +124,9 @@ fn assert_complete(schema: &ResponseSchema, text: &str) {
 fn every_constraint_is_in_the_text_in_every_format() {
     for schema in all_schemas() {
         assert_complete(schema, schema.prompt_guidance());
-        assert_complete(schema, &render_guidance(schema, GuidanceFormat::Sketch));
+        assert_complete(schema, &schema.guidance_as(GuidanceFormat::Sketch));
         // The compact form is the schema itself, after one line of instruction.
-        let compact = render_guidance(schema, GuidanceFormat::JsonSchema);
+        let compact = schema.guidance_as(GuidanceFormat::JsonSchema);
         let (_, json) = compact.split_once('\n').unwrap();
         assert_eq!(
             &serde_json::from_str::<Value>(json).unwrap(),
@@ -151,8 +150,8 @@ fn the_default_is_the_shorter_form() {
     let bpe = bpe();
     for schema in all_schemas() {
         let default = tokens(&bpe, schema.prompt_guidance());
-        let sketch = tokens(&bpe, &render_guidance(schema, GuidanceFormat::Sketch));
-        let compact = tokens(&bpe, &render_guidance(schema, GuidanceFormat::JsonSchema));
+        let sketch = tokens(&bpe, &schema.guidance_as(GuidanceFormat::Sketch));
+        let compact = tokens(&bpe, &schema.guidance_as(GuidanceFormat::JsonSchema));
         assert_eq!(default, sketch.min(compact), "{}", schema.name());
     }
 }

@@ -24,7 +24,7 @@ fn recoveries(warnings: &[Warning]) -> Vec<(RecoveryKind, String)> {
     warnings
         .iter()
         .filter_map(|w| match w {
-            Warning::Recovery(r) => Some((r.kind, r.path.clone())),
+            Warning::Recovery(r) => Some((r.kind, r.path.as_str().to_owned())),
             _ => None,
         })
         .collect()
@@ -244,6 +244,7 @@ fn a_schema_given_at_run_time_is_served_the_same_way() {
     let schema = json!({"type": "object", "properties": {
         "name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
         "required": ["name", "age"], "additionalProperties": false});
+    let schema = structured_runtime::ResponseSchema::new("person", schema).unwrap();
     let parsed = parse_value(
         "Sure: {name: 'Ada', age: '36', extra: 1}",
         &schema,

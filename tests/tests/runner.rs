@@ -54,8 +54,8 @@ impl Provider for Scripted {
     fn model(&self) -> &str {
         self.model
     }
-    fn send(&self, body: Value) -> impl Future<Output = Result<String, TransportError>> + Send {
-        self.sent.lock().unwrap().push(body);
+    fn send(&self, body: &Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+        self.sent.lock().unwrap().push(body.clone());
         let reply = self
             .replies
             .lock()

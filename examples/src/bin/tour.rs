@@ -73,13 +73,9 @@ fn main() {
         Err(FromJsonError::Invalid(violations)) => {
             println!("refused with {} violations:", violations.len());
             for v in &violations {
-                let path = if v.path.is_empty() {
-                    "(root)"
-                } else {
-                    v.path.as_str()
-                };
                 println!(
-                    "  {path:<24} {:<20} expected {}, found {}",
+                    "  {:<24} {:<20} expected {}, found {}",
+                    v.path,
                     v.rule.to_string(),
                     v.expected,
                     v.found

@@ -1,6 +1,6 @@
 //! What each provider and model can do for structured output, and the mode chosen from it.
 //!
-//! The matrix below is the seed's (`004`), brought up to date with `PROVIDERS.md`: Anthropic has
+//! The matrix below is kept current with the providers' documentation: Anthropic has
 //! native JSON outputs (`output_config.format`) on current models, and rejects a forced tool
 //! choice while extended thinking is on. A model the matrix does not know gets the provider's
 //! defaults; [`CapabilityOverrides`] lets a caller say what a model really supports (from
@@ -22,6 +22,7 @@
 
 use std::collections::BTreeMap;
 
+pub use crate::provider::dialect::SchemaTarget;
 use crate::provider::mode::StructuredOutputMode;
 use crate::schema::response::ResponseSchema;
 
@@ -49,23 +50,6 @@ pub enum ProviderKind {
     /// A gateway that passes requests through to the provider behind the model name
     /// (`claude-…`, `gpt-…`, `gemini-…`): it has that provider's capabilities.
     Passthrough,
-}
-
-/// The schema dialect a provider accepts; see [`crate::provider::dialect`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum SchemaTarget {
-    /// OpenAI strict mode (also Venice and OpenRouter, which require or pass it on).
-    OpenAiStrict,
-    /// Anthropic JSON outputs and strict tools.
-    Anthropic,
-    /// Gemini `responseSchema`: the OpenAPI 3.0 subset (uppercase types, `nullable`, no `$ref`).
-    GeminiResponseSchema,
-    /// Gemini `responseJsonSchema`: JSON Schema, fewer keywords enforced.
-    GeminiJsonSchema,
-    /// llama.cpp's JSON-Schema-to-grammar subset (also what Ollama passes on).
-    LlamaCpp,
-    /// Full JSON Schema, passed as is (vLLM's guided decoding backends).
-    JsonSchema,
 }
 
 /// What one provider and model support.
@@ -123,21 +107,35 @@ impl InferenceProfile {
     }
 }
 
-/// The seed's decision, with the preference and the thinking rule: a schema when the provider
+/// The mode for a profile on a provider, with the preference and the thinking rule: a schema when the provider
 /// enforces one (and the profile prefers it, or no tool can be forced), else a forced tool,
 /// else the schema in the prompt.
 pub fn resolve_structured_output(
     profile: &InferenceProfile,
     caps: &ProviderCapabilities,
 ) -> StructuredOutputMode {
-    if profile.response_schema.is_none() {
+    resolve_mode(
+        profile.response_schema.is_some(),
+        profile.prefer_schema_enforcement,
+        profile.extended_thinking,
+        caps,
+    )
+}
+
+/// [`resolve_structured_output`] from the profile's three facts.
+pub(crate) fn resolve_mode(
+    wants_schema: bool,
+    prefer_schema_enforcement: bool,
+    extended_thinking: bool,
+    caps: &ProviderCapabilities,
+) -> StructuredOutputMode {
+    if !wants_schema {
         return StructuredOutputMode::None;
     }
-    let tool =
-        caps.supports_tool_use && (!profile.extended_thinking || caps.forced_tool_with_thinking);
+    let tool = caps.supports_tool_use && (!extended_thinking || caps.forced_tool_with_thinking);
     match (caps.supports_response_schema, tool) {
         (true, false) => StructuredOutputMode::SchemaEnforced,
-        (true, true) if profile.prefer_schema_enforcement => StructuredOutputMode::SchemaEnforced,
+        (true, true) if prefer_schema_enforcement => StructuredOutputMode::SchemaEnforced,
         (_, true) => StructuredOutputMode::ToolUseWorkaround,
         (false, false) => StructuredOutputMode::PromptGuided,
     }

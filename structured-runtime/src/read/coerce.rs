@@ -1,15 +1,17 @@
 //! Schema-aware coercion: fits a JSON value to a schema given as data, within a policy.
 //!
-//! It reads the schema (`type`, `enum`, `properties`, `required`, `additionalProperties`,
-//! `items`, `anyOf`, local `$ref`), so a derived type's schema and a schema loaded at run time
-//! are served alike. Each change is a [`Recovery`] at a JSON pointer; what the policy does not
-//! allow is left for validation to report.
+//! It reads the schema through the one node view (`type`, `enum`, `properties`, `required`,
+//! `additionalProperties`, `items`, `anyOf`, local `$ref`), so a derived type's schema and a
+//! schema loaded at run time are served alike. Each change is a [`Recovery`] at a JSON pointer;
+//! what the policy does not allow is left for validation to report. Whether a value fits is the
+//! validator's verdict, never the walk's.
 //!
 //! ```
 //! use serde_json::json;
 //! use structured_runtime::read::coerce::{coerce, CoercePolicy, RecoveryKind};
+//! use structured_runtime::ResponseSchema;
 //!
-//! let schema = json!({
+//! let schema = ResponseSchema::new("t", json!({
 //!     "type": "object",
 //!     "properties": {
 //!         "level": {"type": "string", "enum": ["low", "high"]},
@@ -19,24 +21,26 @@
 //!     },
 //!     "required": ["level", "score", "tags", "note"],
 //!     "additionalProperties": false
-//! });
+//! }))?;
 //! let mut value = json!({"level": "HIGH", "score": "0.7", "tags": "urgent", "extra": 1});
 //! let recoveries = coerce(&mut value, &schema, &CoercePolicy::default());
 //! assert_eq!(value, json!({"level": "high", "score": 0.7, "tags": ["urgent"], "note": null}));
 //! assert_eq!(recoveries.len(), 5);
 //! assert!(recoveries.iter().any(|r| r.kind == RecoveryKind::DroppedUnknownKey && r.path == "/extra"));
+//! # Ok::<(), structured_runtime::SchemaError>(())
 //! ```
 
 use std::fmt;
-use std::sync::LazyLock;
 
 use serde_json::{Map, Number, Value};
 
-use crate::schema::validate::Path;
-use crate::schema::validation::check_part;
+use crate::schema::node::{Additional, JsonType, Node, Types};
+use crate::schema::validate::preview_json;
+use crate::schema::{Path, Pointer, ResponseSchema};
 
-/// Schema nesting (plus `$ref` hops) followed before giving up on a branch.
-const MAX_DEPTH: usize = 160;
+/// Schema nodes a default is built from at most: a schema whose definitions refer to each
+/// other twice over would otherwise describe an exponentially large default.
+const DEFAULT_BUDGET: usize = 10_000;
 
 /// What coercion may change. [`CoercePolicy::default`] allows the changes that cannot invent
 /// content; [`CoercePolicy::lenient`] adds the seed's recovery strategies, which can;
@@ -132,20 +136,15 @@ impl CoercePolicy {
 pub struct Recovery {
     /// What was done.
     pub kind: RecoveryKind,
-    /// JSON pointer of the value changed (of the key, for keys).
-    pub path: String,
+    /// Where the value changed is (the key, for keys).
+    pub path: Pointer,
     /// What was there before, shortened.
     pub was: String,
 }
 
 impl fmt::Display for Recovery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() {
-            "(root)"
-        } else {
-            &self.path
-        };
-        write!(f, "{path}: {} (was {})", self.kind, self.was)
+        write!(f, "{}: {} (was {})", self.path, self.kind, self.was)
     }
 }
 
@@ -212,133 +211,92 @@ impl fmt::Display for RecoveryKind {
     }
 }
 
-/// Fits `value` to `schema` (the root, against which `$ref`s resolve) as far as `policy`
-/// allows, and returns every change made. Never fails: what cannot be fitted is left as it is.
-pub fn coerce(value: &mut Value, schema: &Value, policy: &CoercePolicy) -> Vec<Recovery> {
+/// Fits `value` to `schema` as far as `policy` allows, and returns every change made. Never
+/// fails: what cannot be fitted is left as it is, for validation to report.
+pub fn coerce(value: &mut Value, schema: &ResponseSchema, policy: &CoercePolicy) -> Vec<Recovery> {
+    let root = Node::root(schema.schema());
     let mut run = Coerce {
-        root: schema,
         policy,
         out: Vec::new(),
     };
-    run.node(schema, value, &Path::root(), 0);
+    run.node(root, value, &Path::root());
+    if policy.required_only {
+        run.drop_invalid_optional(schema, root, value);
+    }
     run.out
 }
 
-struct Coerce<'a> {
-    root: &'a Value,
-    policy: &'a CoercePolicy,
+struct Coerce<'p> {
+    policy: &'p CoercePolicy,
     out: Vec<Recovery>,
 }
 
-impl<'a> Coerce<'a> {
-    fn push(&mut self, kind: RecoveryKind, path: &Path<'_>, was: &Value) {
+impl Coerce<'_> {
+    fn push(&mut self, kind: RecoveryKind, path: Pointer, was: &Value) {
         self.out.push(Recovery {
             kind,
-            path: path.to_pointer(),
-            was: crate::schema::validate::preview_json(was),
+            path,
+            was: preview_json(was),
         });
     }
 
-    /// Follows `$ref`s to the schema that says what the value is.
-    fn resolve(&self, mut schema: &'a Value, depth: &mut usize) -> &'a Value {
-        while let Some(target) = schema
-            .get("$ref")
-            .and_then(Value::as_str)
-            .and_then(|r| r.strip_prefix('#'))
-            .and_then(|p| self.root.pointer(p))
-        {
-            *depth += 1;
-            if *depth > MAX_DEPTH {
-                break;
-            }
-            schema = target;
-        }
-        schema
-    }
-
-    fn node(&mut self, schema: &'a Value, value: &mut Value, path: &Path<'_>, mut depth: usize) {
-        if depth > MAX_DEPTH {
+    fn node(&mut self, node: Node<'_>, value: &mut Value, path: &Path<'_>) {
+        let node = node.target();
+        if node.too_deep() {
             return;
         }
-        let schema = self.resolve(schema, &mut depth);
-        if let Some(Value::Array(branches)) = schema.get("anyOf") {
-            if let Some(branch) = self.pick_branch(branches, value) {
-                self.node(branch, value, path, depth + 1);
+        if let Some(branches) = node.any_of() {
+            if let Some(branch) = pick_branch(branches, value) {
+                self.node(branch, value, path);
             }
             return;
         }
         if value.is_null() {
-            if !allows_null(schema) && self.policy.null_to_default {
-                if let Some(default) = self.default_for(schema, depth) {
-                    self.push(RecoveryKind::DefaultForNull, path, value);
+            if !node.allows_null() && self.policy.null_to_default {
+                let mut budget = DEFAULT_BUDGET;
+                if let Some(default) = default_for(node, &mut budget) {
+                    self.push(RecoveryKind::DefaultForNull, path.to_pointer(), value);
                     *value = default;
                 }
             }
             return;
         }
-        let types = types_of(schema);
-        let wants = |t: &str| types.contains(&t);
-        if wants("array") && !value.is_array() && self.policy.wrap_single_item {
-            self.push(RecoveryKind::WrappedInArray, path, value);
+        let types = node.types();
+        if types.contains(JsonType::Array) && !value.is_array() && self.policy.wrap_single_item {
+            self.push(RecoveryKind::WrappedInArray, path.to_pointer(), value);
             let item = std::mem::take(value);
             *value = Value::Array(vec![item]);
         }
-        self.scalar(schema, &types, value, path);
+        self.scalar(node, types, value, path);
         match value {
             Value::Array(items) => {
-                if let Some(item_schema) = schema.get("items").filter(|s| s.is_object()) {
+                if let Some(item_schema) = node.items() {
                     for (i, item) in items.iter_mut().enumerate() {
-                        self.node(item_schema, item, &path.index(i), depth + 1);
+                        self.node(item_schema, item, &path.index(i));
                     }
                 }
             }
-            Value::Object(map) => self.object(schema, map, path, depth),
+            Value::Object(map) => self.object(node, map, path),
             _ => {}
         }
     }
 
-    /// For `anyOf` (how `Option<Struct>` is written): the branch whose type the value has, or
-    /// the only branch that is not `null`.
-    fn pick_branch(&self, branches: &'a [Value], value: &Value) -> Option<&'a Value> {
-        if value.is_null() {
-            return None;
-        }
-        let mut depth = 0;
-        let resolved: Vec<&'a Value> = branches
-            .iter()
-            .map(|b| self.resolve(b, &mut depth))
-            .collect();
-        let matching = resolved
-            .iter()
-            .position(|b| types_of(b).iter().any(|t| type_is(t, value)));
-        if let Some(i) = matching {
-            return branches.get(i);
-        }
-        let mut non_null = branches
-            .iter()
-            .zip(&resolved)
-            .filter(|(_, r)| types_of(r) != ["null"]);
-        match (non_null.next(), non_null.next()) {
-            (Some((b, _)), None) => Some(b),
-            _ => None,
-        }
-    }
-
-    fn scalar(&mut self, schema: &Value, types: &[&str], value: &mut Value, path: &Path<'_>) {
-        let wants = |t: &str| types.contains(&t);
+    fn scalar(&mut self, node: Node<'_>, types: Types, value: &mut Value, path: &Path<'_>) {
+        let wants = |t| types.contains(t);
         if types.is_empty() || types.iter().any(|t| type_is(t, value)) {
-            self.enum_value(schema, value, path);
+            self.enum_value(node, value, path);
             return;
         }
         let policy = self.policy;
         let replacement = match &*value {
             Value::String(s)
-                if policy.numbers_from_strings && (wants("number") || wants("integer")) =>
+                if policy.numbers_from_strings
+                    && (wants(JsonType::Number) || wants(JsonType::Integer)) =>
             {
-                number_from_str(s.trim(), wants("number"))
+                number_from_str(s.trim(), wants(JsonType::Number))
                     .map(|n| (n, RecoveryKind::NumberFromString))
             }
-            Value::Number(n) if policy.numbers_from_strings && wants("integer") => n
+            Value::Number(n) if policy.numbers_from_strings && wants(JsonType::Integer) => n
                 .as_f64()
                 .filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15)
                 .map(|f| {
@@ -347,31 +305,31 @@ impl<'a> Coerce<'a> {
                         RecoveryKind::IntegerFromFloat,
                     )
                 }),
-            Value::String(s) if policy.bools_from_strings && wants("boolean") => {
+            Value::String(s) if policy.bools_from_strings && wants(JsonType::Boolean) => {
                 match s.trim().to_ascii_lowercase().as_str() {
                     "true" => Some((Value::Bool(true), RecoveryKind::BoolFromString)),
                     "false" => Some((Value::Bool(false), RecoveryKind::BoolFromString)),
                     _ => None,
                 }
             }
-            Value::Number(n) if policy.scalars_to_strings && wants("string") => {
+            Value::Number(n) if policy.scalars_to_strings && wants(JsonType::String) => {
                 Some((Value::String(n.to_string()), RecoveryKind::StringFromScalar))
             }
-            Value::Bool(b) if policy.scalars_to_strings && wants("string") => {
+            Value::Bool(b) if policy.scalars_to_strings && wants(JsonType::String) => {
                 Some((Value::String(b.to_string()), RecoveryKind::StringFromScalar))
             }
             _ => None,
         };
         if let Some((new, kind)) = replacement {
-            self.push(kind, path, value);
+            self.push(kind, path.to_pointer(), value);
             *value = new;
         }
-        self.enum_value(schema, value, path);
+        self.enum_value(node, value, path);
     }
 
     /// A string not among the `enum` values matched ignoring case, or through an alias.
-    fn enum_value(&mut self, schema: &Value, value: &mut Value, path: &Path<'_>) {
-        let (Some(Value::Array(allowed)), Value::String(s)) = (schema.get("enum"), &*value) else {
+    fn enum_value(&mut self, node: Node<'_>, value: &mut Value, path: &Path<'_>) {
+        let (Some(allowed), Value::String(s)) = (node.enum_values(), &*value) else {
             return;
         };
         if allowed.iter().any(|a| a.as_str() == Some(s)) {
@@ -399,98 +357,72 @@ impl<'a> Coerce<'a> {
                 .map(|(_, target)| (target.clone(), RecoveryKind::EnumAlias));
         }
         if let Some((hit, kind)) = found {
-            self.push(kind, path, value);
+            self.push(kind, path.to_pointer(), value);
             *value = Value::String(hit);
         }
     }
 
-    fn object(
-        &mut self,
-        schema: &'a Value,
-        map: &mut Map<String, Value>,
-        path: &Path<'_>,
-        depth: usize,
-    ) {
-        static NONE: LazyLock<Map<String, Value>> = LazyLock::new(Map::new);
-        let properties = schema
-            .get("properties")
-            .and_then(Value::as_object)
-            .unwrap_or(&NONE);
-        let closed = schema.get("additionalProperties") == Some(&Value::Bool(false));
+    fn object(&mut self, node: Node<'_>, map: &mut Map<String, Value>, path: &Path<'_>) {
         if self.policy.keys_ignore_case {
-            self.rename_keys(properties, map, path);
+            self.rename_keys(node, map, path);
         }
-        if closed && self.policy.drop_unknown_keys {
+        if node.closed() && self.policy.drop_unknown_keys {
             let unknown: Vec<String> = map
                 .keys()
-                .filter(|k| !properties.contains_key(*k))
+                .filter(|k| node.property(k).is_none())
                 .cloned()
                 .collect();
             for key in unknown {
                 if let Some(old) = map.shift_remove(&key) {
-                    self.push(RecoveryKind::DroppedUnknownKey, &path.key(&key), &old);
+                    self.push(
+                        RecoveryKind::DroppedUnknownKey,
+                        path.key(&key).to_pointer(),
+                        &old,
+                    );
                 }
             }
         }
-        let required: Vec<&str> = schema
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        for (key, prop_schema) in properties {
+        for (key, prop) in node.properties() {
             let child = path.key(key);
             match map.get_mut(key) {
-                Some(v) => self.node(prop_schema, v, &child, depth + 1),
-                None if required.contains(&key.as_str()) => {
-                    let mut d = depth;
-                    let resolved = self.resolve(prop_schema, &mut d);
-                    if allows_null(resolved) && self.policy.fill_optional_null {
-                        self.push(RecoveryKind::FilledNull, &child, &Value::Null);
-                        map.insert(key.clone(), Value::Null);
+                Some(v) => self.node(prop, v, &child),
+                None if node.is_required(key) => {
+                    if prop.allows_null() && self.policy.fill_optional_null {
+                        self.push(RecoveryKind::FilledNull, child.to_pointer(), &Value::Null);
+                        map.insert(key.to_owned(), Value::Null);
                     } else if self.policy.missing_to_default {
-                        if let Some(default) = self.default_for(prop_schema, depth) {
-                            self.push(RecoveryKind::DefaultForMissing, &child, &Value::Null);
-                            map.insert(key.clone(), default);
+                        let mut budget = DEFAULT_BUDGET;
+                        if let Some(default) = default_for(prop, &mut budget) {
+                            self.push(
+                                RecoveryKind::DefaultForMissing,
+                                child.to_pointer(),
+                                &Value::Null,
+                            );
+                            map.insert(key.to_owned(), default);
                         }
                     }
                 }
                 None => {}
             }
         }
-        if self.policy.required_only {
-            let optional: Vec<String> = map
-                .keys()
-                .filter(|k| !required.contains(&k.as_str()))
-                .cloned()
-                .collect();
-            for key in optional {
-                let fits = match (properties.get(&key), map.get(&key)) {
-                    (Some(s), Some(v)) => check_part(self.root, s, v).is_empty(),
-                    _ => true,
-                };
-                if !fits {
-                    if let Some(old) = map.shift_remove(&key) {
-                        self.push(RecoveryKind::DroppedInvalidOptional, &path.key(&key), &old);
-                    }
+        if let Additional::Schema(extra) = node.additional() {
+            for (key, v) in map.iter_mut() {
+                if node.property(key).is_none() {
+                    self.node(extra, v, &path.key(key));
                 }
             }
         }
     }
 
     /// Keys that match a declared property only ignoring case are renamed to it.
-    fn rename_keys(
-        &mut self,
-        properties: &Map<String, Value>,
-        map: &mut Map<String, Value>,
-        path: &Path<'_>,
-    ) {
+    fn rename_keys(&mut self, node: Node<'_>, map: &mut Map<String, Value>, path: &Path<'_>) {
         let renames: Vec<(String, String)> = map
             .keys()
-            .filter(|k| !properties.contains_key(*k))
+            .filter(|k| node.property(k).is_none())
             .filter_map(|k| {
-                let mut hits = properties.keys().filter(|p| p.eq_ignore_ascii_case(k));
+                let mut hits = node.properties().filter(|(p, _)| p.eq_ignore_ascii_case(k));
                 match (hits.next(), hits.next()) {
-                    (Some(p), None) if !map.contains_key(p) => Some((k.clone(), p.clone())),
+                    (Some((p, _)), None) if !map.contains_key(p) => Some((k.clone(), p.to_owned())),
                     _ => None,
                 }
             })
@@ -499,7 +431,7 @@ impl<'a> Coerce<'a> {
             if let Some(v) = map.shift_remove(&from) {
                 self.push(
                     RecoveryKind::RenamedKey,
-                    &path.key(&from),
+                    path.key(&from).to_pointer(),
                     &Value::String(from.clone()),
                 );
                 map.insert(to, v);
@@ -507,79 +439,135 @@ impl<'a> Coerce<'a> {
         }
     }
 
-    /// The default of a type: `""`, `0`, `false`, `[]`, `null` where allowed, an object of its
-    /// required properties' defaults. `None` for an enum (no value is more right than another).
-    fn default_for(&self, schema: &'a Value, mut depth: usize) -> Option<Value> {
-        if depth > MAX_DEPTH {
-            return None;
+    /// Drops each property that is not required where the validator refuses a value at or
+    /// inside it: the nearest such property on the way down from the root to the refused value.
+    fn drop_invalid_optional(
+        &mut self,
+        schema: &ResponseSchema,
+        root: Node<'_>,
+        value: &mut Value,
+    ) {
+        let Ok(compiled) = schema.compiled() else {
+            return;
+        };
+        if compiled.is_valid(value) {
+            return;
         }
-        let schema = self.resolve(schema, &mut depth);
-        if allows_null(schema) {
-            return Some(Value::Null);
-        }
-        if schema.get("enum").is_some() || schema.get("const").is_some() {
-            return None;
-        }
-        if let Some(Value::Array(branches)) = schema.get("anyOf") {
-            return branches
-                .first()
-                .and_then(|b| self.default_for(b, depth + 1));
-        }
-        let types = types_of(schema);
-        Some(match types.first().copied() {
-            Some("string") => Value::String(String::new()),
-            Some("number" | "integer") => Value::Number(0.into()),
-            Some("boolean") => Value::Bool(false),
-            Some("array") => Value::Array(Vec::new()),
-            Some("object") => {
-                let mut map = Map::new();
-                let required = schema.get("required").and_then(Value::as_array);
-                let properties = schema.get("properties").and_then(Value::as_object);
-                if let (Some(required), Some(properties)) = (required, properties) {
-                    for key in required.iter().filter_map(Value::as_str) {
-                        let default = properties
-                            .get(key)
-                            .and_then(|s| self.default_for(s, depth + 1))?;
-                        map.insert(key.to_owned(), default);
-                    }
+        for refused in compiled.refused_at(value) {
+            if let Some(at) = optional_on_the_way(root, value, &refused) {
+                if let Some(old) = at.remove(value) {
+                    self.push(RecoveryKind::DroppedInvalidOptional, at, &old);
                 }
-                Value::Object(map)
+            }
+        }
+    }
+}
+
+/// The pointer of the first property on the way from the root to `target` that its object does
+/// not require.
+fn optional_on_the_way(root: Node<'_>, value: &Value, target: &Pointer) -> Option<Pointer> {
+    let mut node = root;
+    let mut at = value;
+    let mut here = Pointer::root();
+    for segment in target.segments() {
+        node = node.target();
+        if node.too_deep() {
+            return None;
+        }
+        if let Some(branches) = node.any_of() {
+            node = pick_branch(branches, at)?.target();
+        }
+        match at {
+            Value::Object(map) => {
+                let key = segment.as_ref();
+                here.push(key);
+                if !node.is_required(key) {
+                    return Some(here);
+                }
+                at = map.get(key)?;
+                node = match node.property(key) {
+                    Some(p) => p,
+                    None => match node.additional() {
+                        Additional::Schema(extra) => extra,
+                        _ => return None,
+                    },
+                };
+            }
+            Value::Array(items) => {
+                let i: usize = segment.parse().ok()?;
+                here.push_index(i);
+                at = items.get(i)?;
+                node = node.items()?;
             }
             _ => return None,
-        })
+        }
+    }
+    None
+}
+
+/// For `anyOf` (how `Option<Struct>` is written): the branch whose type the value has, or the
+/// only branch that is not `null`.
+fn pick_branch<'s>(branches: impl Iterator<Item = Node<'s>>, value: &Value) -> Option<Node<'s>> {
+    if value.is_null() {
+        return None;
+    }
+    let branches: Vec<Node<'s>> = branches.collect();
+    let matching = branches
+        .iter()
+        .find(|b| b.target().types().iter().any(|t| type_is(t, value)));
+    if let Some(b) = matching {
+        return Some(*b);
+    }
+    let mut non_null = branches
+        .iter()
+        .filter(|b| !b.target().types().is_only(JsonType::Null));
+    match (non_null.next(), non_null.next()) {
+        (Some(b), None) => Some(*b),
+        _ => None,
     }
 }
 
-fn types_of(schema: &Value) -> Vec<&str> {
-    match schema.get("type") {
-        Some(Value::String(t)) => vec![t.as_str()],
-        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-        _ => Vec::new(),
+/// The default of a type: `""`, `0`, `false`, `[]`, `null` where allowed, an object of its
+/// required properties' defaults. `None` for an enum (no value is more right than another), or
+/// when the schema is too large to build one from.
+fn default_for(node: Node<'_>, budget: &mut usize) -> Option<Value> {
+    let node = node.target();
+    if node.too_deep() || *budget == 0 {
+        return None;
     }
+    *budget -= 1;
+    if node.allows_null() {
+        return Some(Value::Null);
+    }
+    if node.has("enum") || node.has("const") {
+        return None;
+    }
+    if let Some(mut branches) = node.any_of() {
+        return branches.next().and_then(|b| default_for(b, budget));
+    }
+    Some(match node.types().iter().next() {
+        Some(JsonType::String) => Value::String(String::new()),
+        Some(JsonType::Number | JsonType::Integer) => Value::Number(0.into()),
+        Some(JsonType::Boolean) => Value::Bool(false),
+        Some(JsonType::Array) => Value::Array(Vec::new()),
+        Some(JsonType::Object) => {
+            let mut map = Map::new();
+            for key in node.required() {
+                let default = node.property(key).and_then(|p| default_for(p, budget))?;
+                map.insert(key.to_owned(), default);
+            }
+            Value::Object(map)
+        }
+        _ => return None,
+    })
 }
 
-fn allows_null(schema: &Value) -> bool {
-    types_of(schema).contains(&"null")
-        || schema
-            .get("enum")
-            .and_then(Value::as_array)
-            .is_some_and(|e| e.contains(&Value::Null))
-        || schema
-            .get("anyOf")
-            .and_then(Value::as_array)
-            .is_some_and(|bs| bs.iter().any(|b| types_of(b) == ["null"]))
-}
-
-fn type_is(t: &str, value: &Value) -> bool {
+/// Whether `value` has type `t`, strictly (`1.0` is not an integer here: coercion turns it
+/// into one, and says so).
+fn type_is(t: JsonType, value: &Value) -> bool {
     match (t, value) {
-        ("string", Value::String(_))
-        | ("boolean", Value::Bool(_))
-        | ("array", Value::Array(_))
-        | ("object", Value::Object(_))
-        | ("null", Value::Null)
-        | ("number", Value::Number(_)) => true,
-        ("integer", Value::Number(n)) => n.is_i64() || n.is_u64(),
-        _ => false,
+        (JsonType::Integer, Value::Number(n)) => n.is_i64() || n.is_u64(),
+        (t, value) => t.matches(value),
     }
 }
 
@@ -608,8 +596,16 @@ mod tests {
     use super::*;
     use serde_json::json;
 
+    fn schema_of(schema: Value) -> ResponseSchema {
+        let limits = crate::schema::SchemaLimits {
+            object_root: false,
+            ..Default::default()
+        };
+        ResponseSchema::with_limits("t", schema, &limits).unwrap()
+    }
+
     fn run(schema: Value, mut value: Value, policy: CoercePolicy) -> (Value, Vec<RecoveryKind>) {
-        let out = coerce(&mut value, &schema, &policy);
+        let out = coerce(&mut value, &schema_of(schema), &policy);
         (value, out.into_iter().map(|r| r.kind).collect())
     }
 
@@ -696,7 +692,7 @@ mod tests {
             "required": ["n"], "additionalProperties": false}}},
             "required": ["items"], "additionalProperties": false});
         let mut value = json!({"Items": [{"n": "2", "junk": true}]});
-        let out = coerce(&mut value, &schema, &CoercePolicy::default());
+        let out = coerce(&mut value, &schema_of(schema), &CoercePolicy::default());
         assert_eq!(value, json!({"items": [{"n": 2}]}));
         let paths: Vec<&str> = out.iter().map(|r| r.path.as_str()).collect();
         assert_eq!(paths, ["/Items", "/items/0/junk", "/items/0/n"]);
@@ -719,6 +715,6 @@ mod tests {
     fn recursive_schemas_stop() {
         let schema = json!({"$ref": "#"});
         let mut v = json!({});
-        assert!(coerce(&mut v, &schema, &CoercePolicy::lenient()).is_empty());
+        assert!(coerce(&mut v, &schema_of(schema), &CoercePolicy::lenient()).is_empty());
     }
 }

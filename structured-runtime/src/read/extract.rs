@@ -53,6 +53,8 @@ pub(crate) struct Spans<'a> {
     text: &'a str,
     fences: Vec<(Range<usize>, bool)>,
     balanced: Vec<Range<usize>>,
+    /// The text ended inside a `{`/`[` it never closed.
+    open_at_end: bool,
 }
 
 impl<'a> Spans<'a> {
@@ -81,6 +83,13 @@ impl<'a> Spans<'a> {
         out.push(self.whole());
         out.extend(pieces.into_iter().map(|(_, _, c)| c));
         out
+    }
+
+    /// Whether the text is one balanced span with prose around it and nothing else: no fence,
+    /// no other bracket, nothing left open. Repairing the whole text then reads that span again,
+    /// with the prose skipped or read as more values.
+    pub(crate) fn whole_is_redundant(&self) -> bool {
+        self.fences.is_empty() && self.balanced.len() == 1 && !self.open_at_end
     }
 
     /// The whole text, then each fence whose text differs from it: what is worth repairing
@@ -214,6 +223,7 @@ pub(crate) fn scan(text: &str) -> Spans<'_> {
         text,
         fences,
         balanced,
+        open_at_end: depth > 0,
     }
 }
 

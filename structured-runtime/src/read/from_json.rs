@@ -1,9 +1,12 @@
 //! `from_json`: deserialize and validate in one call, with every violation reported on failure.
 
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
 use crate::read::strict_de;
-use crate::schema::output::StructuredOutput;
+use crate::schema::node::Node;
 use crate::schema::validate::{Rule, Violation, Violations};
-use crate::schema::validation::check_instance;
+use crate::schema::{validation, ResponseSchema, Validate};
 
 /// Why `T::from_json` refused its input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -42,30 +45,44 @@ impl FromJsonError {
     }
 }
 
-/// Deserializes `T` from `json` as strictly as `T::schema()` and checks `T`'s rules.
+/// Deserializes `T` from `json` as strictly as its schema and checks `T`'s rules.
 ///
 /// Valid input takes one pass (serde plus a key check per property, then `Validate`). Invalid
-/// input is parsed again as a `serde_json::Value` and checked against the schema, so the error
-/// lists every violation, not only the first one serde met.
-pub fn from_json<T: StructuredOutput>(json: &str) -> Result<T, FromJsonError> {
+/// input is parsed as a `serde_json::Value` and explained against the schema, so the error lists
+/// every violation, not only the first one serde met.
+pub(crate) fn from_json<T: DeserializeOwned + Validate>(
+    json: &str,
+    schema: &ResponseSchema,
+) -> Result<T, FromJsonError> {
     match strict_de::from_str::<T>(json) {
         Ok(value) => match value.validate() {
             Ok(()) => Ok(value),
             Err(violations) => Err(FromJsonError::Invalid(violations)),
         },
-        Err(first) => Err(explain::<T>(json, first)),
+        Err(first) => match serde_json::from_str::<Value>(json) {
+            Ok(value) => Err(FromJsonError::Invalid(explain(schema, &value, first))),
+            Err(e) => Err(syntax_error(&e)),
+        },
     }
 }
 
-fn explain<T: StructuredOutput>(json: &str, first: strict_de::StrictDeError) -> FromJsonError {
-    let value: serde_json::Value = match serde_json::from_str(json) {
-        Ok(value) => value,
-        Err(e) => return syntax_error(&e),
-    };
-    let mut violations = check_instance(T::schema().schema(), &value);
+/// [`from_json`] on a value already parsed: the value is read where it is, and explained from
+/// where it is when refused.
+pub(crate) fn from_value<T: DeserializeOwned + Validate>(
+    value: &Value,
+    schema: &ResponseSchema,
+) -> Result<T, Violations> {
+    match strict_de::from_value::<T>(value) {
+        Ok(out) => out.validate().map(|()| out),
+        Err(first) => Err(explain(schema, value, first)),
+    }
+}
+
+/// Every violation of `value` against the schema; serde's own reason when the schema states
+/// none (a number beyond the Rust type).
+fn explain(schema: &ResponseSchema, value: &Value, first: strict_de::StrictDeError) -> Violations {
+    let mut violations = validation::explain(Node::root(schema.schema()), value);
     if violations.is_empty() {
-        // Refused by serde for a reason the schema does not state (a duplicated key, a number
-        // beyond the Rust type): report serde's own reason at its path.
         violations.push(Violation {
             path: first.path,
             rule: Rule::Deserialize,
@@ -73,7 +90,7 @@ fn explain<T: StructuredOutput>(json: &str, first: strict_de::StrictDeError) -> 
             found: strip_position(&first.error.to_string()),
         });
     }
-    FromJsonError::Invalid(Violations(violations))
+    Violations(violations)
 }
 
 pub(crate) fn syntax_error(e: &serde_json::Error) -> FromJsonError {

@@ -5,7 +5,8 @@ use std::fmt;
 
 use crate::read::prose::{Hit, NumberHit, Prose};
 use crate::schema::types::{Bound, Range, RangeTarget};
-use crate::schema::validate::{Path, Validate, Violations};
+use crate::schema::validate::{Validate, Violations};
+use crate::schema::{Path, Pointer};
 
 /// A value read from prose, and how each field was obtained.
 ///
@@ -39,8 +40,8 @@ pub enum FromTextError {
     /// types, whose values the derive cannot check at compile time).
     #[error("{field}: the declared default {value:?} is not a value of the field's type")]
     BadDefault {
-        /// The field's JSON pointer.
-        field: String,
+        /// The field's pointer.
+        field: Pointer,
         /// The declared default.
         value: &'static str,
     },
@@ -59,8 +60,8 @@ pub struct TextReport {
 /// One field's origin.
 #[derive(Debug, Clone, PartialEq)]
 pub struct FieldReport {
-    /// The field's JSON pointer, e.g. `/severity`.
-    pub field: String,
+    /// The field's pointer, e.g. `/severity`.
+    pub field: Pointer,
     /// How its value was obtained.
     pub source: TextSource,
 }
@@ -224,7 +225,7 @@ impl fmt::Display for TextReport {
     }
 }
 
-fn pointer(field: &str) -> String {
+fn pointer(field: &str) -> Pointer {
     Path::root().key(field).to_pointer()
 }
 

@@ -11,6 +11,7 @@ pub(crate) mod from_text;
 pub(crate) mod parse;
 pub(crate) mod prose;
 pub mod repair;
+pub(crate) mod select;
 pub(crate) mod strict_de;
 
 pub use from_json::FromJsonError;
@@ -19,6 +20,6 @@ pub use from_text::{
     TextSource,
 };
 pub use parse::{
-    parse_response, parse_response_with, parse_value, ParseError, ParseOptions, Parsed, Provenance,
-    Warning,
+    parse_answer, parse_response, parse_response_with, parse_value, Answer, ParseError,
+    ParseOptions, Parsed, Provenance, Warning,
 };

@@ -1,18 +1,8 @@
 //! `parse_response`: from what the model wrote to a validated value, saying how it was obtained.
-//!
-//! 1. The whole answer through `from_json` (the fast path; with schema enforcement, the path
-//!    that should always succeed).
-//! 2. Every candidate from [`crate::read::extract`] through `from_json`: a fenced block or a `{...}`
-//!    in prose, as written.
-//! 3. Every candidate repaired ([`crate::read::repair`]), fitted to the schema ([`crate::read::coerce`]) and
-//!    validated. The candidate that validates with the fewest changes wins; on a tie the later
-//!    one, because a model's final answer comes after its drafts and examples.
-//! 4. No JSON anywhere: the type's `from_text` prose reader, when it has one.
-//!
-//! A truncated answer is an error by default ([`ParseError::Truncated`], with the partial value):
-//! closing the brackets makes it parse, not complete.
+//! The steps are described on the [`read`](crate::read) module.
 
 use std::fmt;
+use std::marker::PhantomData;
 use std::ops::Range;
 
 use serde_json::Value;
@@ -20,11 +10,15 @@ use serde_json::Value;
 use crate::provider::mode::StructuredOutputMode;
 use crate::read::coerce::{coerce, CoercePolicy, Recovery};
 use crate::read::extract::{scan, Candidate, Source, Spans};
+use crate::read::from_json::{from_json, from_value};
 use crate::read::from_text::{FromTextError, TextReport, TextSource};
 use crate::read::repair::{repair, Repair, RepairError, Repaired};
+use crate::read::select;
+use crate::read::strict_de;
+use crate::schema::node::{JsonType, Node};
 use crate::schema::output::StructuredOutput;
 use crate::schema::validate::Violations;
-use crate::schema::validation::check_instance;
+use crate::schema::{Pointer, ResponseSchema};
 
 /// What the pipeline may do.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -63,7 +57,7 @@ impl ParseOptions {
         }
     }
 
-    /// Everything, including the seed's recovery strategies (each one a warning).
+    /// Everything, including the recoveries that invent or drop content (each one a warning).
     pub fn lenient() -> Self {
         ParseOptions {
             coerce: CoercePolicy::lenient(),
@@ -141,8 +135,8 @@ pub enum Warning {
     },
     /// A field read from prose could not be used, and took its default.
     FromText {
-        /// The field's JSON pointer.
-        field: String,
+        /// The field.
+        field: Pointer,
         /// Why.
         reason: String,
     },
@@ -225,6 +219,27 @@ fn prose_note(from_text: &Option<FromTextError>) -> String {
     }
 }
 
+/// What a provider gave as the structured answer: text (an answer's content, a tool call's
+/// arguments sent as a string), or a value the provider already parsed (a tool call's arguments
+/// sent as an object). A value is read where it is, never printed and parsed again.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Answer {
+    /// Text that should hold the JSON (or, prompt-guided, prose around it).
+    Text(String),
+    /// JSON the provider sent as a value.
+    Json(Value),
+}
+
+impl Answer {
+    /// The answer as text: the text itself, or the value written as JSON.
+    pub fn to_text(&self) -> std::borrow::Cow<'_, str> {
+        match self {
+            Answer::Text(t) => std::borrow::Cow::Borrowed(t),
+            Answer::Json(v) => std::borrow::Cow::Owned(v.to_string()),
+        }
+    }
+}
+
 /// Reads `T` from a model's answer: see the [`read`](crate::read) module for the steps.
 ///
 /// ```
@@ -259,113 +274,250 @@ pub fn parse_response_with<T: StructuredOutput>(
     mode: StructuredOutputMode,
     options: &ParseOptions,
 ) -> Result<Parsed<T>, ParseError> {
-    let mut warnings = Vec::new();
-    let trimmed = text.trim();
-    if mode.expects_exact_json() {
-        match T::from_json(trimmed) {
-            Ok(value) => return Ok(clean(value, text)),
-            Err(e) => warnings.push(Warning::NotAsEnforced {
-                reason: e.to_string(),
-            }),
-        }
-    } else if let Some(value) = exact::<T>(trimmed) {
-        // No reason is needed when the mode promised nothing, so none is worked out.
-        return Ok(clean(value, text));
-    }
-    let spans = scan(text);
-    // As written, inside the answer: the candidate ending last in the text that is exact JSON
-    // for `T`. Refusals are not explained here (that is what costs), only counted out.
-    if let Some((value, candidate)) = last_exact(&spans, exact::<T>) {
-        warnings.push(extracted(&candidate));
-        return Ok(done(value, Provenance::Extracted, &candidate, warnings));
-    }
-    let found = spans.candidates();
-    let schema = T::schema().schema();
-    let accept = |v: &Value| {
-        T::from_json(&v.to_string()).map_err(|e| match e {
-            crate::FromJsonError::Invalid(v) => v,
-            other => Violations(vec![crate::schema::validate::Violation {
-                path: String::new(),
-                rule: crate::schema::validate::Rule::Deserialize,
-                expected: "JSON".into(),
-                found: other.to_string(),
-            }]),
-        })
-    };
-    match best_candidate(&found, schema, options, accept, warnings) {
-        Outcome::Value(parsed) => Ok(parsed),
-        Outcome::Err(e) => Err(e),
-        Outcome::NoJson(warnings) => prose::<T>(text, options, warnings),
+    let target = Typed::<T>(PhantomData);
+    match read_text(&target, text, mode, options) {
+        Read::Done(result) => result,
+        Read::NoJson(warnings) => prose::<T>(text, options, warnings),
     }
 }
 
 /// The pipeline for a schema given at run time: the value fitted to `schema` and checked against
-/// it (the keywords its checker covers). No prose reading: a schema has no
-/// keywords to look for.
+/// it by its validator of record ([`ResponseSchema::check_instance`]): every keyword counts. No
+/// prose reading: a schema has no keywords to look for.
+///
+/// ```
+/// use serde_json::json;
+/// use structured_runtime::{parse_value, ParseOptions, Provenance, ResponseSchema};
+///
+/// let schema = ResponseSchema::new("person", json!({
+///     "type": "object",
+///     "properties": {"name": {"type": "string"}, "age": {"type": "integer", "minimum": 0}},
+///     "required": ["name", "age"],
+///     "additionalProperties": false
+/// }))?;
+/// let parsed = parse_value("Sure: {name: 'Ada', age: '36'}", &schema, &ParseOptions::default()).unwrap();
+/// assert_eq!(parsed.value, json!({"name": "Ada", "age": 36}));
+/// assert_eq!(parsed.provenance, Provenance::Recovered);
+/// assert!(parse_value("{name: 'Ada', age: 36}", &schema, &ParseOptions::strict()).is_err());
+/// # Ok::<(), structured_runtime::SchemaError>(())
+/// ```
 pub fn parse_value(
     text: &str,
-    schema: &Value,
+    schema: &ResponseSchema,
     options: &ParseOptions,
 ) -> Result<Parsed<Value>, ParseError> {
-    let accept = |v: &Value| {
-        let violations = check_instance(schema, v);
-        if violations.is_empty() {
-            Ok(v.clone())
-        } else {
-            Err(Violations(violations))
-        }
-    };
-    let fits = |json: &str| {
-        let value = serde_json::from_str::<Value>(json).ok()?;
-        check_instance(schema, &value).is_empty().then_some(value)
-    };
-    if let Some(value) = fits(text.trim()) {
-        return Ok(clean(value, text));
-    }
-    let spans = scan(text);
-    if let Some((value, candidate)) = last_exact(&spans, fits) {
-        let warnings = vec![extracted(&candidate)];
-        return Ok(done(value, Provenance::Extracted, &candidate, warnings));
-    }
-    match best_candidate(&spans.candidates(), schema, options, accept, Vec::new()) {
-        Outcome::Value(parsed) => Ok(parsed),
-        Outcome::Err(e) => Err(e),
-        Outcome::NoJson(_) => Err(ParseError::NotFound {
+    match read_text(&Untyped(schema), text, StructuredOutputMode::None, options) {
+        Read::Done(result) => result,
+        Read::NoJson(_) => Err(ParseError::NotFound {
             len: text.len(),
             from_text: None,
         }),
     }
 }
 
-enum Outcome<T> {
-    Value(Parsed<T>),
-    Err(ParseError),
+/// Reads `T` from an [`Answer`]: text through [`parse_response_with`], a value where it is
+/// (clean when it fits as given, else fitted by coercion as the options allow).
+pub fn parse_answer<T: StructuredOutput>(
+    answer: &Answer,
+    mode: StructuredOutputMode,
+    options: &ParseOptions,
+) -> Result<Parsed<T>, ParseError> {
+    match answer {
+        Answer::Text(text) => parse_response_with(text, mode, options),
+        Answer::Json(value) => read_json(&Typed::<T>(PhantomData), value.clone(), mode, options),
+    }
+}
+
+/// What a candidate is read into: a derived type (checked by its compiled rules) or a value
+/// (checked by a schema's validator of record).
+trait Target {
+    type Out;
+    /// The schema coercion fits values to.
+    fn schema(&self) -> &ResponseSchema;
+    /// The value from exactly this JSON, valid, or `None` without working out why.
+    fn exact(&self, json: &str) -> Option<Self::Out>;
+    /// The value from exactly this JSON, or why not (for a provider that promised exact JSON).
+    fn explained(&self, json: &str) -> Result<Self::Out, String>;
+    /// The value from a parsed value, or the value back with every violation.
+    fn accept(&self, value: Value) -> Result<Self::Out, (Value, Violations)>;
+}
+
+struct Typed<T>(PhantomData<T>);
+
+impl<T: StructuredOutput> Target for Typed<T> {
+    type Out = T;
+    fn schema(&self) -> &ResponseSchema {
+        T::schema()
+    }
+    fn exact(&self, json: &str) -> Option<T> {
+        let value = strict_de::from_str::<T>(json).ok()?;
+        value.validate().is_ok().then_some(value)
+    }
+    fn explained(&self, json: &str) -> Result<T, String> {
+        from_json(json, T::schema()).map_err(|e| e.to_string())
+    }
+    fn accept(&self, value: Value) -> Result<T, (Value, Violations)> {
+        match from_value::<T>(&value, T::schema()) {
+            Ok(out) => Ok(out),
+            Err(violations) => Err((value, violations)),
+        }
+    }
+}
+
+struct Untyped<'s>(&'s ResponseSchema);
+
+impl Target for Untyped<'_> {
+    type Out = Value;
+    fn schema(&self) -> &ResponseSchema {
+        self.0
+    }
+    fn exact(&self, json: &str) -> Option<Value> {
+        let value = serde_json::from_str::<Value>(json).ok()?;
+        let valid = match self.0.compiled() {
+            Ok(compiled) => compiled.is_valid(&value),
+            Err(_) => false,
+        };
+        valid.then_some(value)
+    }
+    fn explained(&self, json: &str) -> Result<Value, String> {
+        let value = serde_json::from_str::<Value>(json).map_err(|e| e.to_string())?;
+        match self.0.check_instance(&value) {
+            Ok(()) => Ok(value),
+            Err(violations) => Err(violations.to_string()),
+        }
+    }
+    fn accept(&self, value: Value) -> Result<Value, (Value, Violations)> {
+        match self.0.check_instance(&value) {
+            Ok(()) => Ok(value),
+            Err(violations) => Err((value, violations)),
+        }
+    }
+}
+
+/// How reading the text ended: a result, or no JSON at all (the prose reader's turn).
+enum Read<T> {
+    Done(Result<Parsed<T>, ParseError>),
     NoJson(Vec<Warning>),
+}
+
+fn read_text<G: Target>(
+    target: &G,
+    text: &str,
+    mode: StructuredOutputMode,
+    options: &ParseOptions,
+) -> Read<G::Out> {
+    let mut warnings = Vec::new();
+    let trimmed = text.trim();
+    if mode.expects_exact_json() {
+        match target.explained(trimmed) {
+            Ok(value) => return Read::Done(Ok(clean(value, text))),
+            Err(reason) => warnings.push(Warning::NotAsEnforced { reason }),
+        }
+    } else if let Some(value) = target.exact(trimmed) {
+        // No reason is needed when the mode promised nothing, so none is worked out.
+        return Read::Done(Ok(clean(value, text)));
+    }
+    let spans = scan(text);
+    // As written, inside the answer: the candidate ending last in the text that is exact JSON
+    // for the target. Refusals are not explained here (that is what costs), only counted out.
+    if let Some((value, candidate)) = last_exact(&spans, |json| target.exact(json)) {
+        warnings.push(extracted(&candidate));
+        return Read::Done(Ok(done(value, Provenance::Extracted, &candidate, warnings)));
+    }
+    let found = spans.candidates();
+    let object_root = Node::root(target.schema().schema())
+        .types()
+        .is_only(JsonType::Object);
+    if object_root && spans.whole_is_redundant() {
+        // One balanced span and no bracket outside it: the whole text repairs to the span's
+        // value with as many changes or more, or to something that is not an object. When the
+        // span gives a valid value, the whole text cannot win, so it is not repaired at all.
+        let inside: Vec<Candidate<'_>> = found
+            .iter()
+            .filter(|c| c.source != Source::Whole)
+            .cloned()
+            .collect();
+        if let Read::Done(Ok(parsed)) = best_candidate(target, &inside, options, warnings.clone()) {
+            return Read::Done(Ok(parsed));
+        }
+    }
+    best_candidate(target, &found, options, warnings)
+}
+
+/// A value the provider sent already parsed: taken as it is when it fits, else fitted by
+/// coercion as the options allow.
+fn read_json<G: Target>(
+    target: &G,
+    value: Value,
+    mode: StructuredOutputMode,
+    options: &ParseOptions,
+) -> Result<Parsed<G::Out>, ParseError> {
+    let (mut value, violations) = match target.accept(value) {
+        Ok(out) => return Ok(clean(out, "")),
+        Err(refused) => refused,
+    };
+    let mut warnings = Vec::new();
+    if mode.expects_exact_json() {
+        warnings.push(Warning::NotAsEnforced {
+            reason: violations.to_string(),
+        });
+    }
+    let recoveries = coerce(&mut value, target.schema(), &options.coerce);
+    let (value, violations) = if recoveries.is_empty() {
+        (value, violations)
+    } else {
+        match target.accept(value) {
+            Ok(out) => {
+                warnings.extend(recoveries.into_iter().map(Warning::Recovery));
+                return Ok(Parsed {
+                    value: out,
+                    provenance: Provenance::Recovered,
+                    truncated: false,
+                    span: 0..0,
+                    warnings,
+                    text_report: None,
+                });
+            }
+            Err(refused) => refused,
+        }
+    };
+    warnings.extend(recoveries.into_iter().map(Warning::Recovery));
+    Err(ParseError::Invalid {
+        violations,
+        value,
+        warnings,
+    })
 }
 
 /// One candidate carried through repair and coercion.
 struct Attempt<'c, 'a> {
     candidate: &'c Candidate<'a>,
-    repaired: Repaired,
+    repairs: Vec<Repair>,
+    truncated: bool,
     recoveries: Vec<Recovery>,
-    value: Value,
+    /// A truncated candidate's value as repaired, before coercion changed it.
+    partial: Option<Value>,
 }
 
 impl Attempt<'_, '_> {
     fn cost(&self) -> usize {
-        self.repaired.cost() + self.recoveries.len()
+        let repairs = self
+            .repairs
+            .iter()
+            .filter(|r| !r.kind.is_extraction())
+            .count();
+        repairs + if self.truncated { 1000 } else { 0 } + self.recoveries.len()
     }
 
     fn warnings(&self, mut warnings: Vec<Warning>) -> Vec<Warning> {
         let offset = self.candidate.span.start;
         let around = self.candidate.source != Source::Whole
-            || self.repaired.repairs.iter().any(|r| r.kind.is_extraction());
+            || self.repairs.iter().any(|r| r.kind.is_extraction());
         if around {
             warnings.push(extracted(self.candidate));
         }
         warnings.extend(
-            self.repaired
-                .repairs
+            self.repairs
                 .iter()
                 .filter(|r| !r.kind.is_extraction())
                 .map(|r| {
@@ -376,18 +528,19 @@ impl Attempt<'_, '_> {
                 }),
         );
         warnings.extend(self.recoveries.iter().cloned().map(Warning::Recovery));
-        if self.repaired.truncated {
+        if self.truncated {
             warnings.push(Warning::Truncated);
         }
         warnings
     }
 
     fn provenance(&self) -> Provenance {
+        let extracted_only = self.repairs.iter().all(|r| r.kind.is_extraction());
         if !self.recoveries.is_empty() {
             Provenance::Recovered
-        } else if !self.repaired.is_extracted_only() {
+        } else if !extracted_only {
             Provenance::Repaired
-        } else if self.candidate.source == Source::Whole && self.repaired.is_clean() {
+        } else if self.candidate.source == Source::Whole && self.repairs.is_empty() {
             Provenance::Clean
         } else {
             Provenance::Extracted
@@ -395,22 +548,26 @@ impl Attempt<'_, '_> {
     }
 }
 
-fn best_candidate<T>(
+/// An attempt's rank for the selector: every valid value before every invalid one; among valid
+/// values the fewest changes; among invalid ones a complete answer first, then the fewest
+/// violations, then the fewest changes.
+type Rank = (bool, bool, usize, usize);
+
+/// What the judged candidate gave: the value read, or the closest value with its violations.
+enum Judged<'c, 'a, T> {
+    Valid(Attempt<'c, 'a>, T),
+    Invalid(Attempt<'c, 'a>, Value, Violations),
+}
+
+fn best_candidate<G: Target>(
+    target: &G,
     found: &[Candidate<'_>],
-    schema: &Value,
     options: &ParseOptions,
-    accept: impl Fn(&Value) -> Result<T, Violations>,
     warnings: Vec<Warning>,
-) -> Outcome<T> {
-    let mut best: Option<(Attempt, T)> = None;
-    let mut closest: Option<(Attempt, Violations)> = None;
+) -> Read<G::Out> {
     let mut too_deep = None;
-    // From the last candidate back, so a tie goes to the later one by keeping the first found,
-    // and a candidate that fits with no change at all ends the search: nothing before it can win.
-    for candidate in found.iter().rev() {
-        if best.as_ref().is_some_and(|(b, _)| b.cost() == 0) {
-            break;
-        }
+    let perfect: Rank = (false, false, 0, 0);
+    let best = select::best(found, &perfect, |candidate| {
         let repaired = if options.repair {
             repair(candidate.text)
         } else {
@@ -424,80 +581,96 @@ fn best_candidate<T>(
                     len: candidate.text.len(),
                 })
         };
-        let repaired = match repaired {
+        let Repaired {
+            value,
+            repairs,
+            truncated,
+        } = match repaired {
             Ok(r) => r,
             Err(e @ RepairError::TooDeep { .. }) => {
                 too_deep = Some(e);
-                continue;
+                return None;
             }
-            Err(_) => continue,
+            Err(_) => return None,
         };
-        let mut value = repaired.value.clone();
-        let recoveries = coerce(&mut value, schema, &options.coerce);
-        let attempt = Attempt {
+        let mut attempt = Attempt {
             candidate,
-            repaired,
-            recoveries,
-            value,
+            repairs,
+            truncated,
+            recoveries: Vec::new(),
+            partial: truncated.then(|| value.clone()),
         };
-        match accept(&attempt.value) {
-            Ok(v) => {
-                if best.as_ref().is_none_or(|(b, _)| attempt.cost() < b.cost()) {
-                    best = Some((attempt, v));
-                }
+        // As repaired first: coercion runs only on a value that does not fit, so a value that
+        // fits is never changed.
+        let (mut value, violations) = match target.accept(value) {
+            Ok(out) => {
+                return Some((
+                    (false, false, attempt.cost(), 0),
+                    Judged::Valid(attempt, out),
+                ))
             }
-            Err(violations) => {
-                let rank =
-                    |a: &Attempt, v: &Violations| (a.repaired.truncated, v.0.len(), a.cost());
-                if closest
-                    .as_ref()
-                    .is_none_or(|(c, cv)| rank(&attempt, &violations) < rank(c, cv))
-                {
-                    closest = Some((attempt, violations));
+            Err(refused) => refused,
+        };
+        attempt.recoveries = coerce(&mut value, target.schema(), &options.coerce);
+        let (value, violations) = if attempt.recoveries.is_empty() {
+            (value, violations)
+        } else {
+            match target.accept(value) {
+                Ok(out) => {
+                    let rank = (false, false, attempt.cost(), 0);
+                    return Some((rank, Judged::Valid(attempt, out)));
                 }
+                Err(refused) => refused,
+            }
+        };
+        let rank = (true, attempt.truncated, violations.len(), attempt.cost());
+        Some((rank, Judged::Invalid(attempt, value, violations)))
+    });
+    let result = match best {
+        Some((_, Judged::Valid(attempt, value))) => {
+            let all = attempt.warnings(warnings);
+            if attempt.truncated && !options.accept_truncated {
+                Err(ParseError::Truncated {
+                    partial: attempt.partial.unwrap_or_default(),
+                    warnings: all,
+                })
+            } else {
+                tracing::debug!(
+                    provenance = ?attempt.provenance(),
+                    warnings = all.len(),
+                    "structured output read from the answer"
+                );
+                Ok(Parsed {
+                    value,
+                    provenance: attempt.provenance(),
+                    truncated: attempt.truncated,
+                    span: attempt.candidate.span.clone(),
+                    warnings: all,
+                    text_report: None,
+                })
             }
         }
-    }
-    if let Some((attempt, value)) = best {
-        let all = attempt.warnings(warnings);
-        if attempt.repaired.truncated && !options.accept_truncated {
-            return Outcome::Err(ParseError::Truncated {
-                partial: attempt.repaired.value,
-                warnings: all,
-            });
+        Some((_, Judged::Invalid(attempt, value, violations))) => {
+            let all = attempt.warnings(warnings);
+            if attempt.truncated {
+                Err(ParseError::Truncated {
+                    partial: attempt.partial.unwrap_or(value),
+                    warnings: all,
+                })
+            } else {
+                Err(ParseError::Invalid {
+                    violations,
+                    value,
+                    warnings: all,
+                })
+            }
         }
-        tracing::debug!(
-            provenance = ?attempt.provenance(),
-            warnings = all.len(),
-            "structured output read from the answer"
-        );
-        return Outcome::Value(Parsed {
-            value,
-            provenance: attempt.provenance(),
-            truncated: attempt.repaired.truncated,
-            span: attempt.candidate.span.clone(),
-            warnings: all,
-            text_report: None,
-        });
-    }
-    if let Some((attempt, violations)) = closest {
-        let all = attempt.warnings(warnings);
-        if attempt.repaired.truncated {
-            return Outcome::Err(ParseError::Truncated {
-                partial: attempt.repaired.value,
-                warnings: all,
-            });
-        }
-        return Outcome::Err(ParseError::Invalid {
-            violations,
-            value: attempt.value,
-            warnings: all,
-        });
-    }
-    match too_deep {
-        Some(e) => Outcome::Err(ParseError::TooDeep(e)),
-        None => Outcome::NoJson(warnings),
-    }
+        None => match too_deep {
+            Some(e) => Err(ParseError::TooDeep(e)),
+            None => return Read::NoJson(warnings),
+        },
+    };
+    Read::Done(result)
 }
 
 /// No JSON at all: the type's prose reader, when allowed and when it reads anything.
@@ -555,12 +728,6 @@ fn last_exact<'a, R>(
     spans
         .latest_first()
         .find_map(|c| exact(c.text.trim()).map(|v| (v, c)))
-}
-
-/// `T` from exactly this JSON, valid, or `None` (without working out why).
-fn exact<T: StructuredOutput>(json: &str) -> Option<T> {
-    let value = crate::read::strict_de::from_str::<T>(json).ok()?;
-    value.validate().is_ok().then_some(value)
 }
 
 fn clean<T>(value: T, text: &str) -> Parsed<T> {

@@ -18,16 +18,16 @@
 use std::cell::RefCell;
 use std::fmt;
 
-use crate::schema::validate::escape_into;
+use crate::schema::Pointer;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess,
     Unexpected, Visitor,
 };
 
-/// A refusal from the strict pass: the deserializer's message and the JSON pointer of the value.
+/// A refusal from the strict pass: the deserializer's message and the pointer of the value.
 #[derive(Debug)]
 pub(crate) struct StrictDeError {
-    pub path: String,
+    pub path: Pointer,
     pub error: serde_json::Error,
 }
 
@@ -49,6 +49,22 @@ pub(crate) fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, StrictDeErr
     })
 }
 
+/// Deserializes `T` from a value already parsed, exactly as strictly as [`from_str`] reads its
+/// text: nothing is printed and parsed again.
+pub(crate) fn from_value<T: DeserializeOwned>(
+    value: &serde_json::Value,
+) -> Result<T, StrictDeError> {
+    let track = Track::default();
+    T::deserialize(Strict {
+        de: value,
+        track: &track,
+    })
+    .map_err(|error| StrictDeError {
+        path: track.pointer(),
+        error,
+    })
+}
+
 enum Seg {
     Key(String),
     Index(usize),
@@ -63,13 +79,12 @@ impl Track {
         self.0.borrow_mut().push(seg);
     }
 
-    fn pointer(&self) -> String {
-        let mut out = String::new();
+    fn pointer(&self) -> Pointer {
+        let mut out = Pointer::root();
         for seg in self.0.borrow().iter().rev() {
-            out.push('/');
             match seg {
-                Seg::Key(k) => escape_into(&mut out, k),
-                Seg::Index(i) => out.push_str(&i.to_string()),
+                Seg::Key(k) => out.push(k),
+                Seg::Index(i) => out.push_index(*i),
             }
         }
         out
@@ -598,7 +613,13 @@ mod tests {
 
     fn err(json: &str) -> (String, String) {
         let e = from_str::<Outer>(json).unwrap_err();
-        (e.path, e.error.to_string())
+        let value: Option<serde_json::Value> = serde_json::from_str(json).ok();
+        if let Some(value) = value {
+            // Read from the parsed value, the refusal is the same, at the same place.
+            let from_value = from_value::<Outer>(&value).unwrap_err();
+            assert_eq!(from_value.path, e.path, "{json}");
+        }
+        (e.path.as_str().to_owned(), e.error.to_string())
     }
 
     #[test]
@@ -608,6 +629,10 @@ mod tests {
         assert_eq!(v.items, vec![Inner { n: 1, tag: None }]);
         assert_eq!(v.kind, Kind::High);
         assert_eq!(v.count, 2);
+        let value = serde_json::json!({"items":[{"n":1,"tag":"t"}],"kind":"low","count":2.0});
+        let v: Outer = from_value(&value).unwrap();
+        assert_eq!(v.items[0].tag.as_deref(), Some("t"));
+        assert_eq!((v.kind, v.count), (Kind::Low, 2));
     }
 
     #[test]

@@ -1,6 +1,7 @@
-//! The seed's `[inference.structured_outputs]` configuration section (`004`), read from TOML.
+//! How a run is configured: the `[inference.structured_outputs]` section, read from TOML, and the
+//! rest of [`RunConfig`].
 //!
-//! Every key is optional (the seed's values are the defaults); an unknown key or a value of the
+//! Every key is optional (the defaults below); an unknown key or a value of the
 //! wrong type is an error naming the key, so a typo never silently falls back to a default.
 //!
 //! ```
@@ -18,10 +19,58 @@
 //! assert_eq!(err.to_string(), "inference.structured_outputs.enabled: expected a boolean, found the string \"yes\"");
 //! ```
 
+use std::time::Duration;
+
 use toml::{Table, Value};
 
 use crate::provider::capabilities::InferenceProfile;
+use crate::read::ParseOptions;
 use crate::schema::response::ResponseSchema;
+
+/// What to do when every validation re-ask was spent.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum OnExhausted {
+    /// Fail with [`RunError::RetriesExhausted`](crate::RunError::RetriesExhausted) (the
+    /// default).
+    #[default]
+    Fail,
+    /// "Retry once, then defaults with a warning": the type's defaults (each field from the
+    /// last answer where it fits, its typed default otherwise), marked recovered.
+    DefaultsWithWarning,
+}
+
+/// How a run is carried out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunConfig {
+    /// The `[inference.structured_outputs]` section: enabled, preference, validation, re-asks.
+    pub outputs: StructuredOutputsConfig,
+    /// What the pipeline may do to read an answer.
+    pub parse: ParseOptions,
+    /// Transport retries (rate limit, 5xx, timeout, connection), apart from re-asks.
+    pub transport_retries: u32,
+    /// The first transport backoff; doubled on each retry.
+    pub backoff: Duration,
+    /// Re-asks after plain text where a tool call was required.
+    pub plain_text_retries: u32,
+    /// After the last re-ask.
+    pub on_exhausted: OnExhausted,
+    /// Extended thinking is on (no forced tool on Anthropic).
+    pub extended_thinking: bool,
+}
+
+impl Default for RunConfig {
+    fn default() -> Self {
+        RunConfig {
+            outputs: StructuredOutputsConfig::default(),
+            parse: ParseOptions::default(),
+            transport_retries: 3,
+            backoff: Duration::from_millis(500),
+            plain_text_retries: 2,
+            on_exhausted: OnExhausted::Fail,
+            extended_thinking: false,
+        }
+    }
+}
 
 /// Where the section lives in the file.
 pub const SECTION: &str = "inference.structured_outputs";
@@ -43,7 +92,7 @@ pub struct StructuredOutputsConfig {
 }
 
 impl Default for StructuredOutputsConfig {
-    /// The seed's values: everything on, one retry.
+    /// Everything on, one retry.
     fn default() -> Self {
         StructuredOutputsConfig {
             enabled: true,

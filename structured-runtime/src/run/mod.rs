@@ -1,9 +1,15 @@
 //! Running a structured call: ask, read, validate, re-ask with the errors, within budgets.
+//!
+//! [`run_structured`] drives a [`Provider`] (any transport: the [`http`](crate::http) one, a
+//! gateway's own client, a test double) with a [`RunConfig`], and returns the value with its
+//! [ledger](Attempt), or a [`RunError`] that carries the ledger too.
 
 pub mod config;
-pub(crate) mod runner;
+mod ledger;
+mod runner;
+mod transport;
 
-pub use runner::{
-    run_structured, Attempt, AttemptResult, OnExhausted, Provider, RunConfig, RunError, Structured,
-    TransportError,
-};
+pub use config::{OnExhausted, RunConfig};
+pub use ledger::{Attempt, AttemptResult, Stop};
+pub use runner::{run_structured, RunError, Structured};
+pub use transport::{Provider, TransportError};

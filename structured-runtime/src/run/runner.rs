@@ -1,5 +1,4 @@
-//! The retry runner: ask, read, validate, re-ask with the errors, within a budget (seeds `001`,
-//! `003`, `004`).
+//! The retry runner: ask, read, validate, re-ask with the errors, within budgets.
 //!
 //! Three budgets are kept apart. Validation re-asks (`max_retries`) are spent only on answers
 //! that were read but do not fit. Transport retries (rate limits, 5xx, timeouts) back off and do
@@ -7,169 +6,31 @@
 //! of its own. A refusal, a filter or a truncation ends the run at once with its own error:
 //! asking again the same way would only pay for the same answer.
 //!
-//! Every attempt is kept in the ledger (what was sent, what came back, what was wrong, the
-//! tokens used), on success and on failure alike.
+//! The run is a state machine: [`Run::ask`] builds a request, the provider sends it, and
+//! [`Run::sent`] turns what came back into the next step (ask again, wait and send again, or
+//! finish). Every attempt goes into the ledger (what was sent, what came back, what it came to,
+//! the tokens used), on success and on failure alike, and a failed run's errors are read from
+//! it.
 
-use std::future::Future;
 use std::time::Duration;
 
 use serde_json::Value;
 use tracing::Instrument;
 
-use crate::provider::capabilities::{
-    capabilities, resolve_structured_output, ProviderCapabilities, ProviderKind,
-};
+use super::config::{OnExhausted, RunConfig};
+use super::ledger::{Attempt, AttemptResult, Ledger, Stop};
+use super::transport::{Provider, TransportError};
+use crate::provider::capabilities::{resolve_mode, ProviderKind};
 use crate::provider::dialect::LowerReport;
 use crate::provider::mode::StructuredOutputMode;
-use crate::provider::wire::{build_body, ChatRequest, Turn};
 use crate::provider::wire::{
-    read_response, request_fragment, CodecError, Expect, Outcome, StructuredCandidate, Usage,
+    build_body, read_response, request_fragment, ChatRequest, CodecError, Expect, Outcome,
+    RequestFragment, StructuredCandidate, Turn, Usage,
 };
-use crate::read::coerce::CoercePolicy;
-use crate::read::parse::{
-    parse_response_with, parse_value, ParseError, ParseOptions, Provenance, Warning,
-};
-use crate::run::config::StructuredOutputsConfig;
+use crate::read::coerce::{coerce, CoercePolicy};
+use crate::read::parse::{parse_answer, ParseError, Provenance, Warning};
 use crate::schema::output::StructuredOutput;
-use crate::schema::validate::Violations;
-
-/// A model endpoint: any HTTP client implements it in a few lines. The runner builds the body
-/// and reads the answer; the provider only moves bytes and waits.
-pub trait Provider {
-    /// Which API the endpoint speaks.
-    fn kind(&self) -> ProviderKind;
-    /// The model asked.
-    fn model(&self) -> &str;
-    /// What the model supports; the built-in matrix unless the provider knows better.
-    fn capabilities(&self) -> ProviderCapabilities {
-        capabilities(self.kind(), self.model())
-    }
-    /// Sends one request body; the response body on a 2xx status.
-    fn send(&self, body: Value) -> impl Future<Output = Result<String, TransportError>> + Send;
-    /// Waits before a transport retry (the runner uses no timer of its own, so it runs on any
-    /// async runtime).
-    fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send;
-}
-
-/// A request that did not get a response body.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum TransportError {
-    /// HTTP 429.
-    #[error("rate limited{}", .retry_after.map(|d| format!(" (retry after {d:?})")).unwrap_or_default())]
-    RateLimited {
-        /// The provider's `retry-after`, if it sent one.
-        retry_after: Option<Duration>,
-    },
-    /// HTTP 5xx (529 "overloaded" included).
-    #[error("server error {status}: {body}")]
-    Server {
-        /// The status.
-        status: u16,
-        /// The body, shortened.
-        body: String,
-    },
-    /// No answer in time.
-    #[error("timed out")]
-    Timeout,
-    /// The connection failed or was cut.
-    #[error("connection failed: {0}")]
-    Connection(String),
-    /// HTTP 4xx other than 429: the request itself is wrong, and sending it again will not help.
-    #[error("request rejected with {status}: {body}")]
-    Rejected {
-        /// The status.
-        status: u16,
-        /// The body, shortened.
-        body: String,
-    },
-}
-
-impl TransportError {
-    /// Worth sending again after a wait.
-    pub fn is_retryable(&self) -> bool {
-        !matches!(self, TransportError::Rejected { .. })
-    }
-}
-
-/// What to do when every validation re-ask was spent.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum OnExhausted {
-    /// Fail with [`RunError::RetriesExhausted`] (the default).
-    #[default]
-    Fail,
-    /// The seed's "retry once, then defaults with a warning": the type's defaults (each field
-    /// from the last answer where it fits, its typed default otherwise), marked recovered.
-    DefaultsWithWarning,
-}
-
-/// How a run is carried out.
-#[derive(Debug, Clone, PartialEq)]
-pub struct RunConfig {
-    /// The seed's section: enabled, preference, validation, re-asks.
-    pub outputs: StructuredOutputsConfig,
-    /// What the pipeline may do to read an answer.
-    pub parse: ParseOptions,
-    /// Transport retries (rate limit, 5xx, timeout, connection), apart from re-asks.
-    pub transport_retries: u32,
-    /// The first transport backoff; doubled on each retry.
-    pub backoff: Duration,
-    /// Re-asks after plain text where a tool call was required.
-    pub plain_text_retries: u32,
-    /// After the last re-ask.
-    pub on_exhausted: OnExhausted,
-    /// Extended thinking is on (no forced tool on Anthropic).
-    pub extended_thinking: bool,
-}
-
-impl Default for RunConfig {
-    fn default() -> Self {
-        RunConfig {
-            outputs: StructuredOutputsConfig::default(),
-            parse: ParseOptions::default(),
-            transport_retries: 3,
-            backoff: Duration::from_millis(500),
-            plain_text_retries: 2,
-            on_exhausted: OnExhausted::Fail,
-            extended_thinking: false,
-        }
-    }
-}
-
-/// What one attempt came to.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum AttemptResult {
-    /// A value was read and accepted.
-    Accepted,
-    /// An answer was read but does not fit: every violation.
-    Invalid(Violations),
-    /// No JSON (and no prose reading) in the answer.
-    NoJson(String),
-    /// Text where a tool call was required.
-    PlainText,
-    /// A tool called wrongly.
-    ToolCalledWrongly(String),
-    /// Refused, filtered or truncated (terminal).
-    Stopped(String),
-    /// The request got no response.
-    Transport(TransportError),
-    /// The response was not the provider's shape.
-    Codec(CodecError),
-}
-
-/// One request and what came of it.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Attempt {
-    /// The body sent.
-    pub sent: Value,
-    /// The body received, if any.
-    pub received: Option<String>,
-    /// What it came to.
-    pub result: AttemptResult,
-    /// Tokens, when the provider reported them.
-    pub usage: Option<Usage>,
-}
+use crate::schema::Violations;
 
 /// A value and how it was obtained.
 #[derive(Debug, Clone, PartialEq)]
@@ -200,7 +61,7 @@ pub enum RunError {
     RetriesExhausted {
         /// The last value read (repaired and coerced), if any was.
         last_value: Option<Value>,
-        /// What was wrong with each answer, in order.
+        /// What was wrong with each answer, in order (read from the ledger).
         errors: Vec<String>,
         /// Every attempt.
         ledger: Vec<Attempt>,
@@ -269,6 +130,45 @@ impl RunError {
 /// Runs `request` against `provider` until a `T` validates or a budget runs out. The future is
 /// `Send` when the provider's futures are, and runs on any executor. A `tracing` span covers
 /// the run, and one each request.
+///
+/// ```
+/// # use std::future::Future;
+/// # use std::time::Duration;
+/// # use structured_runtime::provider::capabilities::ProviderKind;
+/// # use structured_runtime::run::TransportError;
+/// use structured_runtime::{run_structured, ChatRequest, Provenance, Provider, RunConfig, StructuredOutput};
+///
+/// #[derive(StructuredOutput, serde::Deserialize, Debug)]
+/// struct Verdict {
+///     #[enum_values("pass", "fail")]
+///     outcome: String,
+/// }
+///
+/// // Any HTTP client, or a test double that answers with a recorded body.
+/// struct Recorded;
+/// impl Provider for Recorded {
+///     fn kind(&self) -> ProviderKind { ProviderKind::OpenAiChat }
+///     fn model(&self) -> &str { "gpt-4o" }
+///     fn send(&self, _: &serde_json::Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+///         async { Ok(r#"{"choices": [{"index": 0, "finish_reason": "stop",
+///             "message": {"role": "assistant", "content": "{\"outcome\": \"pass\"}"}}]}"#.to_owned()) }
+///     }
+///     async fn wait(&self, _: Duration) {}
+/// }
+///
+/// # fn block_on<F: Future>(f: F) -> F::Output {
+/// #     let mut f = std::pin::pin!(f);
+/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// let out = block_on(run_structured::<Verdict, _>(
+///     &Recorded,
+///     &ChatRequest::user("Did the build pass?"),
+///     &RunConfig::default(),
+/// )).unwrap();
+/// assert_eq!(out.value.outcome, "pass");
+/// assert_eq!((out.provenance, out.attempts), (Provenance::Clean, 1));
+/// ```
 pub async fn run_structured<T: StructuredOutput, P: Provider>(
     provider: &P,
     request: &ChatRequest,
@@ -279,299 +179,411 @@ pub async fn run_structured<T: StructuredOutput, P: Provider>(
         schema = T::schema().name(),
         model = provider.model()
     );
-    run::<T, P>(provider, request, config)
+    drive::<T, P>(provider, request, config)
         .instrument(span)
         .await
 }
 
-async fn run<T: StructuredOutput, P: Provider>(
+async fn drive<T: StructuredOutput, P: Provider>(
     provider: &P,
     request: &ChatRequest,
     config: &RunConfig,
 ) -> Result<Structured<T>, RunError> {
-    let schema = T::schema();
-    let caps = provider.capabilities();
-    let mut profile = config.outputs.profile(schema);
-    profile.extended_thinking = config.extended_thinking;
-    let mode = resolve_structured_output(&profile, &caps);
-    let fragment =
-        request_fragment(provider.kind(), mode, schema, &caps).map_err(RunError::InvalidSchema)?;
-    let expect = Expect {
-        mode,
-        tool_name: fragment.tool_name.clone(),
-    };
-
-    let mut ledger: Vec<Attempt> = Vec::new();
-    let mut turns: Vec<Turn> = Vec::new();
-    let mut errors: Vec<String> = Vec::new();
-    // The last value read, with what was wrong with it.
-    let mut last_value: Option<(Value, Violations)> = None;
-    let (mut reasks, mut plain_texts, mut transport_failures) = (0u32, 0u32, 0u32);
-    let reask_budget = if config.outputs.retry_on_validation_failure {
-        config.outputs.max_retries
-    } else {
-        0
-    };
+    let mut run = Run::<T>::start(provider, request, config)?;
     loop {
-        let body = build_body(
-            provider.kind(),
-            provider.model(),
-            request,
-            &fragment,
-            &turns,
+        let body = run.ask();
+        let attempt_span =
+            tracing::debug_span!("attempt", n = run.ledger.attempts.len() + 1, mode = ?run.mode);
+        let sent = provider.send(&body).instrument(attempt_span).await;
+        match run.sent(body, sent) {
+            Next::Ask => {}
+            Next::Wait(delay) => provider.wait(delay).await,
+            Next::Done(result) => return *result,
+        }
+    }
+}
+
+/// What the run does after an attempt.
+enum Next<T> {
+    /// Send the next request now.
+    Ask,
+    /// Wait, then send the same request again (a transport retry).
+    Wait(Duration),
+    /// Finish.
+    Done(Box<Result<Structured<T>, RunError>>),
+}
+
+/// The state of one run: what is asked and how, what was said so far, and what is left of each
+/// budget.
+struct Run<'r, T> {
+    config: &'r RunConfig,
+    request: &'r ChatRequest,
+    kind: ProviderKind,
+    model: &'r str,
+    mode: StructuredOutputMode,
+    fragment: RequestFragment,
+    expect: Expect,
+    /// The turns re-asks added after the caller's messages.
+    turns: Vec<Turn>,
+    ledger: Ledger,
+    /// The last value read, with what was wrong with it.
+    last_value: Option<(Value, Violations)>,
+    reasks: u32,
+    plain_texts: u32,
+    transport_failures: u32,
+    _value: std::marker::PhantomData<fn() -> T>,
+}
+
+impl<'r, T: StructuredOutput> Run<'r, T> {
+    /// The mode for this provider, and the request fragment for it (the schema lowered once
+    /// per target and kept).
+    fn start<P: Provider>(
+        provider: &'r P,
+        request: &'r ChatRequest,
+        config: &'r RunConfig,
+    ) -> Result<Self, RunError> {
+        let schema = T::schema();
+        let caps = provider.capabilities();
+        let mode = resolve_mode(
+            config.outputs.enabled,
+            config.outputs.prefer_schema_enforcement,
+            config.extended_thinking,
+            &caps,
         );
-        tracing::debug!(attempt = ledger.len() + 1, "sending");
-        let attempt_span = tracing::debug_span!("attempt", n = ledger.len() + 1, ?mode);
-        let text = match provider.send(body.clone()).instrument(attempt_span).await {
-            Ok(text) => text,
-            Err(error) => {
-                ledger.push(Attempt {
-                    sent: body,
-                    received: None,
-                    result: AttemptResult::Transport(error.clone()),
-                    usage: None,
-                });
-                if error.is_retryable() && transport_failures < config.transport_retries {
-                    let delay = match &error {
-                        TransportError::RateLimited {
-                            retry_after: Some(d),
-                        } => *d,
-                        _ => config
-                            .backoff
-                            .saturating_mul(1 << transport_failures.min(16)),
-                    };
-                    transport_failures += 1;
-                    tracing::debug!(?delay, %error, "transport retry");
-                    provider.wait(delay).await;
-                    continue;
-                }
-                return Err(RunError::Transport { error, ledger });
-            }
+        let fragment = request_fragment(provider.kind(), mode, schema, &caps)
+            .map_err(RunError::InvalidSchema)?;
+        let expect = Expect {
+            mode,
+            tool_name: fragment.tool_name.clone(),
         };
-        let response = match read_response(provider.kind().wire_api(), &expect, &text) {
+        Ok(Run {
+            config,
+            request,
+            kind: provider.kind(),
+            model: provider.model(),
+            mode,
+            ledger: Ledger {
+                attempts: Vec::new(),
+                tool: fragment.tool_name.clone(),
+            },
+            fragment,
+            expect,
+            turns: Vec::new(),
+            last_value: None,
+            reasks: 0,
+            plain_texts: 0,
+            transport_failures: 0,
+            _value: std::marker::PhantomData,
+        })
+    }
+
+    /// The body of the next request.
+    fn ask(&self) -> Value {
+        tracing::debug!(attempt = self.ledger.attempts.len() + 1, "sending");
+        build_body(
+            self.kind,
+            self.model,
+            self.request,
+            &self.fragment,
+            &self.turns,
+        )
+    }
+
+    fn reask_budget(&self) -> u32 {
+        if self.config.outputs.retry_on_validation_failure {
+            self.config.outputs.max_retries
+        } else {
+            0
+        }
+    }
+
+    fn record(
+        &mut self,
+        sent: Value,
+        received: Option<String>,
+        result: AttemptResult,
+        usage: Option<Usage>,
+    ) {
+        self.ledger.attempts.push(Attempt {
+            sent,
+            received,
+            result,
+            usage,
+        });
+    }
+
+    fn ledger(&mut self) -> Vec<Attempt> {
+        std::mem::take(&mut self.ledger.attempts)
+    }
+
+    /// What comes after a request: the transport's result read, judged and recorded.
+    fn sent(&mut self, body: Value, sent: Result<String, TransportError>) -> Next<T> {
+        let text = match sent {
+            Ok(text) => text,
+            Err(error) => return self.transport_failed(body, error),
+        };
+        let response = match read_response(self.kind.wire_api(), &self.expect, &text) {
             Ok(r) => r,
             Err(error) => {
-                ledger.push(Attempt {
-                    sent: body,
-                    received: Some(text),
-                    result: AttemptResult::Codec(error.clone()),
-                    usage: None,
-                });
-                return Err(RunError::Provider { error, ledger });
+                self.record(body, Some(text), AttemptResult::Codec(error.clone()), None);
+                let ledger = self.ledger();
+                return done(Err(RunError::Provider { error, ledger }));
             }
         };
-        let mut attempt = Attempt {
-            sent: body,
-            received: Some(text),
-            result: AttemptResult::Accepted,
-            usage: response.usage,
-        };
-        let candidate = match response.outcome {
-            Outcome::Candidate(c) => c,
+        let usage = response.usage;
+        match response.outcome {
+            Outcome::Candidate(candidate) => self.answered(body, text, usage, candidate),
             Outcome::Refused {
                 explanation,
                 category,
             } => {
-                attempt.result = AttemptResult::Stopped("refused".into());
-                ledger.push(attempt);
-                return Err(RunError::Refused {
+                self.record(
+                    body,
+                    Some(text),
+                    AttemptResult::Stopped(Stop::Refused),
+                    usage,
+                );
+                let ledger = self.ledger();
+                done(Err(RunError::Refused {
                     explanation,
                     category,
                     ledger,
-                });
+                }))
             }
             Outcome::Truncated { partial, reason } => {
-                attempt.result = AttemptResult::Stopped(format!("truncated: {reason}"));
-                ledger.push(attempt);
-                return Err(RunError::Truncated {
-                    partial: partial.map(|p| p.text),
+                let stop = Stop::Truncated(reason.clone());
+                self.record(body, Some(text), AttemptResult::Stopped(stop), usage);
+                let ledger = self.ledger();
+                done(Err(RunError::Truncated {
+                    partial: partial.map(|p| p.answer.to_text().into_owned()),
                     reason,
                     ledger,
-                });
+                }))
             }
             Outcome::Filtered { reason, .. } => {
-                attempt.result = AttemptResult::Stopped(format!("filtered: {reason}"));
-                ledger.push(attempt);
-                return Err(RunError::Filtered { reason, ledger });
+                let stop = Stop::Filtered(reason.clone());
+                self.record(body, Some(text), AttemptResult::Stopped(stop), usage);
+                let ledger = self.ledger();
+                done(Err(RunError::Filtered { reason, ledger }))
             }
-            Outcome::NoStructuredOutput { text } => {
-                attempt.result = AttemptResult::PlainText;
-                ledger.push(attempt);
-                let tool = expect.tool_name.as_deref().unwrap_or("the tool");
-                let tool_mode = mode == StructuredOutputMode::ToolUseWorkaround;
-                errors.push(if tool_mode {
-                    format!("no structured output: expected a call to `{tool}`")
-                } else {
-                    "no structured output: the answer holds no text".to_owned()
-                });
-                if tool_mode && plain_texts < config.plain_text_retries {
-                    plain_texts += 1;
-                    turns.push(Turn::AssistantText(text.unwrap_or_default()));
-                    turns.push(Turn::UserText(format!(
-                        "Answer by calling the `{tool}` tool once, with arguments that match its schema. Do not answer in text."
-                    )));
-                    continue;
-                }
-                // An empty answer outside tool mode spends a validation re-ask like any other
-                // answer that does not fit.
-                if !tool_mode && reasks < reask_budget {
-                    reasks += 1;
-                    turns.push(Turn::UserText(
-                        "Your answer was empty. Answer with the JSON value the schema describes."
-                            .into(),
-                    ));
-                    continue;
-                }
-                return Err(exhausted(last_value, errors, ledger));
+            Outcome::NoStructuredOutput { text: said } => {
+                self.record(body, Some(text), AttemptResult::PlainText, usage);
+                self.no_structured_output(said)
             }
             Outcome::ToolCalledWrongly { reason, .. } => {
-                attempt.result = AttemptResult::ToolCalledWrongly(reason.clone());
-                ledger.push(attempt);
-                errors.push(reason.clone());
-                if reasks < reask_budget {
-                    reasks += 1;
-                    let tool = expect.tool_name.as_deref().unwrap_or("the tool");
-                    turns.push(Turn::UserText(format!(
+                let result = AttemptResult::ToolCalledWrongly(reason.clone());
+                self.record(body, Some(text), result, usage);
+                if self.reasks < self.reask_budget() {
+                    self.reasks += 1;
+                    let tool = self.expect.tool_name.as_deref().unwrap_or("the tool");
+                    self.turns.push(Turn::UserText(format!(
                         "{reason}. Call only `{tool}`, once."
                     )));
-                    continue;
+                    return Next::Ask;
                 }
-                return Err(exhausted(last_value, errors, ledger));
+                self.exhausted()
             }
-        };
-        let error = match parse_response_with::<T>(&candidate.text, mode, &config.parse) {
+        }
+    }
+
+    /// No response: wait and send again while the transport budget lasts.
+    fn transport_failed(&mut self, body: Value, error: TransportError) -> Next<T> {
+        self.record(body, None, AttemptResult::Transport(error.clone()), None);
+        if error.is_retryable() && self.transport_failures < self.config.transport_retries {
+            let delay = match &error {
+                TransportError::RateLimited {
+                    retry_after: Some(d),
+                } => *d,
+                _ => self
+                    .config
+                    .backoff
+                    .saturating_mul(1 << self.transport_failures.min(16)),
+            };
+            self.transport_failures += 1;
+            tracing::debug!(?delay, %error, "transport retry");
+            return Next::Wait(delay);
+        }
+        let ledger = self.ledger();
+        done(Err(RunError::Transport { error, ledger }))
+    }
+
+    /// Plain text where a tool call was required, or no text at all.
+    fn no_structured_output(&mut self, said: Option<String>) -> Next<T> {
+        let tool_mode = self.mode == StructuredOutputMode::ToolUseWorkaround;
+        if tool_mode && self.plain_texts < self.config.plain_text_retries {
+            self.plain_texts += 1;
+            let tool = self.expect.tool_name.as_deref().unwrap_or("the tool");
+            let correction = format!(
+                "Answer by calling the `{tool}` tool once, with arguments that match its schema. Do not answer in text."
+            );
+            self.turns
+                .push(Turn::AssistantText(said.unwrap_or_default()));
+            self.turns.push(Turn::UserText(correction));
+            return Next::Ask;
+        }
+        // An empty answer outside tool mode spends a validation re-ask like any other answer
+        // that does not fit.
+        if !tool_mode && self.reasks < self.reask_budget() {
+            self.reasks += 1;
+            self.turns.push(Turn::UserText(
+                "Your answer was empty. Answer with the JSON value the schema describes.".into(),
+            ));
+            return Next::Ask;
+        }
+        self.exhausted()
+    }
+
+    /// An answer to read.
+    fn answered(
+        &mut self,
+        body: Value,
+        text: String,
+        usage: Option<Usage>,
+        candidate: StructuredCandidate,
+    ) -> Next<T> {
+        let parsed = parse_answer::<T>(&candidate.answer, self.mode, &self.config.parse);
+        let result = match parsed {
             Ok(parsed) => {
-                ledger.push(attempt);
-                tracing::debug!(attempts = ledger.len(), provenance = ?parsed.provenance, "accepted");
-                return Ok(Structured {
+                let result = AttemptResult::Accepted(parsed.provenance);
+                self.record(body, Some(text), result, usage);
+                tracing::debug!(attempts = self.ledger.attempts.len(), provenance = ?parsed.provenance, "accepted");
+                let ledger = self.ledger();
+                return done(Ok(Structured {
                     value: parsed.value,
-                    mode,
+                    mode: self.mode,
                     attempts: ledger.len(),
                     ledger,
                     provenance: parsed.provenance,
                     warnings: parsed.warnings,
-                });
+                }));
             }
             Err(ParseError::Truncated { .. }) => {
-                attempt.result = AttemptResult::Stopped("truncated: the JSON ends early".into());
-                ledger.push(attempt);
-                return Err(RunError::Truncated {
-                    partial: Some(candidate.text),
-                    reason: "the JSON ends early".into(),
+                let reason = "the JSON ends early".to_owned();
+                let stop = AttemptResult::Stopped(Stop::Truncated(reason.clone()));
+                self.record(body, Some(text), stop, usage);
+                let ledger = self.ledger();
+                return done(Err(RunError::Truncated {
+                    partial: Some(candidate.answer.to_text().into_owned()),
+                    reason,
                     ledger,
-                });
+                }));
             }
             Err(ParseError::Invalid {
                 violations, value, ..
             }) => {
                 // Validation off: a value that deserializes is taken as it is, with a warning.
-                if !config.outputs.validation {
+                if !self.config.outputs.validation {
                     if let Ok(v) = serde_json::from_value::<T>(value.clone()) {
-                        ledger.push(attempt);
-                        return Ok(Structured {
+                        let result = AttemptResult::Accepted(Provenance::Recovered);
+                        self.record(body, Some(text), result, usage);
+                        let ledger = self.ledger();
+                        return done(Ok(Structured {
                             value: v,
-                            mode,
+                            mode: self.mode,
                             attempts: ledger.len(),
                             ledger,
                             provenance: Provenance::Recovered,
                             warnings: vec![Warning::NotValidated {
                                 violations: violations.to_string(),
                             }],
-                        });
+                        }));
                     }
                 }
-                attempt.result = AttemptResult::Invalid(violations.clone());
-                let error = violations.to_string();
-                last_value = Some((value, violations));
-                error
+                let result = AttemptResult::Invalid(violations.clone());
+                self.last_value = Some((value, violations));
+                result
             }
-            Err(other) => {
-                attempt.result = AttemptResult::NoJson(other.to_string());
-                other.to_string()
-            }
+            Err(other) => AttemptResult::NoJson(other),
         };
-        ledger.push(attempt);
-        errors.push(error);
-        if reasks < reask_budget {
-            reasks += 1;
-            push_reask(
-                &mut turns,
-                &candidate,
-                errors.last().map(String::as_str).unwrap_or_default(),
-            );
-            continue;
+        let problem = result
+            .problem(self.ledger.tool.as_deref())
+            .unwrap_or_default();
+        self.record(body, Some(text), result, usage);
+        if self.reasks < self.reask_budget() {
+            self.reasks += 1;
+            push_reask(&mut self.turns, candidate, &problem);
+            return Next::Ask;
         }
-        if config.on_exhausted == OnExhausted::DefaultsWithWarning {
-            if let Some(value) = defaults::<T>(last_value.as_ref(), &config.parse) {
-                tracing::warn!(schema = schema.name(), "retries exhausted: using defaults");
+        if self.config.on_exhausted == OnExhausted::DefaultsWithWarning {
+            if let Some(value) = defaults::<T>(self.last_value.as_ref(), &self.config.parse.coerce)
+            {
+                tracing::warn!(
+                    schema = T::schema().name(),
+                    "retries exhausted: using defaults"
+                );
                 let warnings = vec![Warning::Defaults {
-                    attempts: ledger.len(),
-                    errors: errors.clone(),
+                    attempts: self.ledger.attempts.len(),
+                    errors: self.ledger.errors(),
                 }];
-                return Ok(Structured {
+                let ledger = self.ledger();
+                return done(Ok(Structured {
                     value,
-                    mode,
+                    mode: self.mode,
                     attempts: ledger.len(),
                     ledger,
                     provenance: Provenance::Recovered,
                     warnings,
-                });
+                }));
             }
         }
-        return Err(exhausted(last_value, errors, ledger));
+        self.exhausted()
     }
+
+    /// Every re-ask spent: the last value and every error, read from the ledger.
+    fn exhausted(&mut self) -> Next<T> {
+        let errors = self.ledger.errors();
+        let ledger = self.ledger();
+        let last_value = self.last_value.take().map(|(value, _)| value);
+        done(Err(RunError::RetriesExhausted {
+            last_value,
+            errors,
+            ledger,
+        }))
+    }
+}
+
+fn done<T>(result: Result<Structured<T>, RunError>) -> Next<T> {
+    Next::Done(Box::new(result))
 }
 
 /// The previous answer, then the correction naming every error with its path: a user message,
 /// or in tool mode an error result for the tool call.
-fn push_reask(turns: &mut Vec<Turn>, candidate: &StructuredCandidate, errors: &str) {
+fn push_reask(turns: &mut Vec<Turn>, candidate: StructuredCandidate, errors: &str) {
     let correction = format!(
         "Your answer does not match the required schema:\n{errors}\nAnswer again with every error fixed; change nothing else."
     );
-    match &candidate.tool_call {
+    match candidate.tool_call {
         Some(call) => {
             turns.push(Turn::AssistantToolCall {
                 id: call.id.clone(),
                 name: call.name.clone(),
-                input: candidate.text.clone(),
+                input: candidate.answer,
             });
             turns.push(Turn::ToolError {
-                id: call.id.clone(),
-                name: call.name.clone(),
+                id: call.id,
+                name: call.name,
                 text: correction,
             });
         }
         None => {
-            turns.push(Turn::AssistantText(candidate.text.clone()));
+            turns.push(Turn::AssistantText(candidate.answer.to_text().into_owned()));
             turns.push(Turn::UserText(correction));
         }
     }
 }
 
-fn exhausted(
-    last: Option<(Value, Violations)>,
-    errors: Vec<String>,
-    ledger: Vec<Attempt>,
-) -> RunError {
-    RunError::RetriesExhausted {
-        last_value: last.map(|(value, _)| value),
-        errors,
-        ledger,
-    }
-}
-
 /// The type's defaults: the last value with every field that broke a rule taken out, then
-/// filled with typed defaults (the seed's missing-field recovery, forced on). `None` when a
-/// field has no default that fits (an enum, or a range that excludes zero).
+/// filled with typed defaults (missing-field recovery, forced on). `None` when a field has no
+/// default that fits (an enum, or a range that excludes zero). The value is read where it is.
 fn defaults<T: StructuredOutput>(
     last: Option<&(Value, Violations)>,
-    options: &ParseOptions,
+    policy: &CoercePolicy,
 ) -> Option<T> {
     let mut value = match last {
         Some((value, violations)) => {
             let mut value = value.clone();
             for v in violations.iter() {
-                remove_at(&mut value, &v.path);
+                v.path.remove(&mut value);
             }
             value
         }
@@ -583,33 +595,8 @@ fn defaults<T: StructuredOutput>(
     let policy = CoercePolicy {
         missing_to_default: true,
         null_to_default: true,
-        ..options.coerce.clone()
+        ..policy.clone()
     };
-    let options = ParseOptions {
-        coerce: policy,
-        ..options.clone()
-    };
-    let parsed = parse_value(&value.to_string(), T::schema().schema(), &options).ok()?;
-    T::from_json(&parsed.value.to_string()).ok()
-}
-
-/// Removes the member a JSON pointer names (the root is left alone).
-fn remove_at(value: &mut Value, pointer: &str) {
-    let Some((parent, key)) = pointer.rsplit_once('/') else {
-        return;
-    };
-    let key = key.replace("~1", "/").replace("~0", "~");
-    match value.pointer_mut(parent) {
-        Some(Value::Object(map)) => {
-            map.remove(&key);
-        }
-        Some(Value::Array(items)) => {
-            if let Ok(i) = key.parse::<usize>() {
-                if i < items.len() {
-                    items.remove(i);
-                }
-            }
-        }
-        _ => {}
-    }
+    coerce(&mut value, T::schema(), &policy);
+    T::from_value(&value).ok()
 }

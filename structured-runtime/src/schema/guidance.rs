@@ -11,7 +11,7 @@ use std::fmt::Write as _;
 
 use serde_json::{Map, Value};
 
-use crate::schema::response::ResponseSchema;
+use super::node::{JsonType, Node};
 
 /// How guidance is written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -27,19 +27,15 @@ pub enum GuidanceFormat {
     JsonSchema,
 }
 
-/// Deeper than this, a node is written as compact JSON Schema rather than sketched.
-const MAX_DEPTH: usize = 32;
-
 const SKETCH_HEAD: &str =
     "Reply with JSON only, in this shape (every key required, null only where shown):";
 const SKETCH_HEAD_OPTIONAL: &str = "Reply with JSON only, in this shape (keys marked ? may be left out, every other key is required, null only where shown):";
 const SCHEMA_HEAD: &str = "Reply with JSON only, valid against this JSON Schema:";
 
-/// The guidance for `schema` in `format`.
+/// The guidance for the schema `root` named `name`, in `format`.
 ///
 /// ```
 /// use serde_json::json;
-/// use structured_runtime::schema::render_guidance;
 /// use structured_runtime::{GuidanceFormat, ResponseSchema};
 ///
 /// let schema = ResponseSchema::new("mood", json!({
@@ -52,18 +48,26 @@ const SCHEMA_HEAD: &str = "Reply with JSON only, valid against this JSON Schema:
 ///     "additionalProperties": false
 /// }))?;
 /// assert_eq!(
-///     render_guidance(&schema, GuidanceFormat::Sketch),
+///     schema.guidance_as(GuidanceFormat::Sketch),
 ///     "Reply with JSON only, in this shape (every key required, null only where shown):\n\
 ///      {\n  \"label\": \"calm\"|\"tense\",\n  \"level\": number 0.0 to 1.0 // How strong.\n}"
 /// );
 /// # Ok::<(), structured_runtime::SchemaError>(())
 /// ```
-pub fn render_guidance(schema: &ResponseSchema, format: GuidanceFormat) -> String {
+pub(crate) fn render(
+    name: &str,
+    description: Option<&str>,
+    root: &Value,
+    format: GuidanceFormat,
+) -> String {
     match format {
-        GuidanceFormat::Sketch => sketch(schema),
-        GuidanceFormat::JsonSchema => json_schema(schema),
+        GuidanceFormat::Sketch => sketch(name, description, root),
+        GuidanceFormat::JsonSchema => json_schema(description, root),
         GuidanceFormat::Shortest => {
-            let (a, b) = (sketch(schema), json_schema(schema));
+            let (a, b) = (
+                sketch(name, description, root),
+                json_schema(description, root),
+            );
             if a.len() <= b.len() {
                 a
             } else {
@@ -73,29 +77,28 @@ pub fn render_guidance(schema: &ResponseSchema, format: GuidanceFormat) -> Strin
     }
 }
 
-fn json_schema(schema: &ResponseSchema) -> String {
+fn json_schema(description: Option<&str>, root: &Value) -> String {
     let mut out = String::from(SCHEMA_HEAD);
-    if let Some(d) = schema.description() {
+    if let Some(d) = description {
         out.push(' ');
         out.push_str(&one_line(d));
     }
     out.push('\n');
-    out.push_str(&schema.schema().to_string());
+    out.push_str(&root.to_string());
     out
 }
 
-fn sketch(schema: &ResponseSchema) -> String {
-    let root = schema.schema();
+fn sketch(name: &str, description: Option<&str>, root: &Value) -> String {
+    let root = Node::root(root);
     let mut s = Sketcher {
-        root_name: schema.name(),
+        root_name: name,
         optional_seen: false,
         root_referenced: false,
-        depth: 0,
     };
     let mut body = String::new();
     let mut comments = Vec::new();
     s.node(root, 0, &mut body, &mut comments);
-    if let Some(d) = schema.description().map(one_line) {
+    if let Some(d) = description.map(one_line) {
         if !comments.contains(&d) {
             comments.insert(0, d);
         }
@@ -104,7 +107,7 @@ fn sketch(schema: &ResponseSchema) -> String {
         for (name, def) in defs {
             let _ = write!(body, "\n{name} = ");
             let mut c = Vec::new();
-            s.node(def, 0, &mut body, &mut c);
+            s.node(root.child(def), 0, &mut body, &mut c);
             push_comments(&mut body, &c);
         }
     }
@@ -132,8 +135,6 @@ struct Sketcher<'a> {
     optional_seen: bool,
     /// A `{"$ref": "#"}` was written: the root needs its name.
     root_referenced: bool,
-    /// Nodes entered: arrays and `anyOf` nest without indenting, so depth is counted apart.
-    depth: usize,
 }
 
 /// Keywords the sketch writes in its own notation; any other makes the node raw JSON Schema.
@@ -165,34 +166,29 @@ const SKETCHED: &[&str] = &[
 impl Sketcher<'_> {
     /// Writes `node` inline into `out` (objects span lines at `indent`); its descriptions go to
     /// `comments`, for the caller to put at the end of the line.
-    fn node(&mut self, node: &Value, indent: usize, out: &mut String, comments: &mut Vec<String>) {
-        self.depth += 1;
-        self.node_inner(node, indent, out, comments);
-        self.depth -= 1;
-    }
-
-    fn node_inner(
+    fn node(
         &mut self,
-        node: &Value,
+        node: Node<'_>,
         indent: usize,
         out: &mut String,
         comments: &mut Vec<String>,
     ) {
-        let Value::Object(map) = node else {
+        let Some(map) = node.map() else {
             // `true` / `false` schemas.
-            out.push_str(if node == &Value::Bool(false) {
+            out.push_str(if node.value() == &Value::Bool(false) {
                 "nothing"
             } else {
                 "any"
             });
             return;
         };
-        let raw = self.depth > MAX_DEPTH
+        // Arrays and `anyOf` nest without indenting: the node's own depth says when to stop.
+        let raw = node.too_deep()
             || map
                 .keys()
                 .any(|k| !SKETCHED.contains(&k.as_str()) || (k == "$defs" && indent > 0));
         if raw {
-            let _ = write!(out, "schema {node}");
+            let _ = write!(out, "schema {}", node.value());
             return;
         }
         if let Some(t) = map.get("title").and_then(Value::as_str) {
@@ -201,7 +197,7 @@ impl Sketcher<'_> {
         if let Some(d) = map.get("description").and_then(Value::as_str) {
             comments.push(one_line(d));
         }
-        if let Some(values) = map.get("enum").and_then(Value::as_array) {
+        if let Some(values) = node.enum_values() {
             let literals: Vec<String> = values.iter().map(Value::to_string).collect();
             out.push_str(&literals.join("|"));
             return;
@@ -210,7 +206,7 @@ impl Sketcher<'_> {
             let _ = write!(out, "{c}");
             return;
         }
-        if let Some(r) = map.get("$ref").and_then(Value::as_str) {
+        if let Some(r) = node.reference() {
             match r {
                 "#" => {
                     self.root_referenced = true;
@@ -220,8 +216,8 @@ impl Sketcher<'_> {
             }
             return;
         }
-        if let Some(branches) = map.get("anyOf").and_then(Value::as_array) {
-            for (i, b) in branches.iter().enumerate() {
+        if let Some(branches) = node.any_of() {
+            for (i, b) in branches.enumerate() {
                 if i > 0 {
                     out.push('|');
                 }
@@ -229,11 +225,7 @@ impl Sketcher<'_> {
             }
             return;
         }
-        let types: Vec<&str> = match map.get("type") {
-            Some(Value::String(t)) => vec![t.as_str()],
-            Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
+        let types = node.types();
         if types.is_empty() {
             out.push_str("any");
         }
@@ -241,35 +233,36 @@ impl Sketcher<'_> {
             if i > 0 {
                 out.push('|');
             }
-            match *t {
-                "object" => self.object(map, indent, out),
-                "array" => self.array(map, indent, out, comments),
-                "string" => string(map, out),
-                "number" | "integer" => number(t, map, out),
-                other => out.push_str(other),
+            match t {
+                JsonType::Object => self.object(node, map, indent, out),
+                JsonType::Array => self.array(node, map, indent, out, comments),
+                JsonType::String => string(map, out),
+                JsonType::Number | JsonType::Integer => number(t.name(), map, out),
+                other => out.push_str(other.name()),
             }
         }
     }
 
-    fn object(&mut self, map: &Map<String, Value>, indent: usize, out: &mut String) {
-        let Some(Value::Object(props)) = map.get("properties") else {
+    fn object(
+        &mut self,
+        node: Node<'_>,
+        map: &Map<String, Value>,
+        indent: usize,
+        out: &mut String,
+    ) {
+        if !map.get("properties").is_some_and(Value::is_object) {
             out.push_str("object");
             extra_keys(map, out);
             return;
-        };
-        let required: Vec<&str> = map
-            .get("required")
-            .and_then(Value::as_array)
-            .map(|r| r.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
+        }
         out.push('{');
         let pad = "  ".repeat(indent + 1);
-        let count = props.len();
-        for (i, (key, value)) in props.iter().enumerate() {
+        let count = node.properties().count();
+        for (i, (key, value)) in node.properties().enumerate() {
             out.push('\n');
             out.push_str(&pad);
-            let _ = write!(out, "{}", Value::from(key.as_str()));
-            if !required.contains(&key.as_str()) {
+            let _ = write!(out, "{}", Value::from(key));
+            if !node.is_required(key) {
                 self.optional_seen = true;
                 out.push('?');
             }
@@ -288,7 +281,7 @@ impl Sketcher<'_> {
                 let mut comments = Vec::new();
                 match other {
                     Some(schema @ Value::Object(_)) => {
-                        self.node(schema, indent + 1, out, &mut comments)
+                        self.node(node.child(schema), indent + 1, out, &mut comments)
                     }
                     _ => out.push_str("any"),
                 }
@@ -302,6 +295,7 @@ impl Sketcher<'_> {
 
     fn array(
         &mut self,
+        node: Node<'_>,
         map: &Map<String, Value>,
         indent: usize,
         out: &mut String,
@@ -309,7 +303,7 @@ impl Sketcher<'_> {
     ) {
         out.push('[');
         match map.get("items") {
-            Some(items) => self.node(items, indent, out, comments),
+            Some(items) => self.node(node.child(items), indent, out, comments),
             None => out.push_str("any"),
         }
         out.push(']');
@@ -385,15 +379,12 @@ fn one_line(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::super::node::MAX_DEPTH;
     use super::*;
     use serde_json::json;
 
     fn sketch_of(schema: Value) -> String {
-        let schema = match ResponseSchema::new("t", schema) {
-            Ok(s) => s,
-            Err(e) => panic!("{e}"),
-        };
-        render_guidance(&schema, GuidanceFormat::Sketch)
+        render("t", None, &schema, GuidanceFormat::Sketch)
     }
 
     #[test]
@@ -448,9 +439,9 @@ mod tests {
         if let Some(Value::Object(props)) = root.get_mut("properties") {
             props.insert("deep".into(), node);
         }
-        let schema = ResponseSchema::new("t", Value::Object(root)).unwrap();
-        let text = render_guidance(&schema, GuidanceFormat::Sketch);
-        assert!(text.contains(&format!("{}schema {{", "[".repeat(31))));
+        let text = render("t", None, &Value::Object(root), GuidanceFormat::Sketch);
+        // One `[` per array node the walk may enter, then the rest as schema.
+        assert!(text.contains(&format!("{}schema {{", "[".repeat(MAX_DEPTH))));
     }
 
     #[test]

@@ -4,16 +4,20 @@
 //! their Rust types ([`SchemaType`]); a schema given at run time is checked at construction and
 //! compiled once with the `jsonschema` crate, the validator of record for it.
 
+pub(crate) mod checks;
 pub(crate) mod guidance;
+pub(crate) mod node;
 pub(crate) mod output;
+pub(crate) mod pointer;
 pub(crate) mod response;
 pub(crate) mod strict;
 pub(crate) mod types;
 pub(crate) mod validate;
 pub(crate) mod validation;
 
-pub use guidance::{render_guidance, GuidanceFormat};
-pub use response::{is_valid_name, ResponseSchema, SchemaError};
+pub use guidance::GuidanceFormat;
+pub use pointer::{Path, Pointer, PointerError, Segment};
+pub use response::{is_valid_name, ResponseSchema, SchemaError, SchemaLimits};
 pub use strict::{limits as strict_limits, StrictReport, StrictRule, StrictViolation};
 pub use types::{EnumTarget, RangeTarget, SchemaGen, SchemaType};
-pub use validate::{Path, Rule, Segment, Validate, Violation, Violations};
+pub use validate::{Rule, Validate, Violation, Violations};

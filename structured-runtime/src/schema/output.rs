@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 
 use crate::read::from_json::FromJsonError;
 use crate::read::from_text::{FromText, FromTextError};
-use crate::schema::guidance::{render_guidance, GuidanceFormat};
+use crate::schema::guidance::GuidanceFormat;
 use crate::schema::response::ResponseSchema;
 use crate::schema::types::SchemaType;
 use crate::schema::validate::Validate;
@@ -46,7 +46,27 @@ pub trait StructuredOutput: DeserializeOwned + Validate + SchemaType {
     /// Deserializes and validates: accepts exactly the JSON the schema accepts (and the type's
     /// rules), and on refusal reports every violation with its JSON pointer.
     fn from_json(json: &str) -> Result<Self, FromJsonError> {
-        crate::read::from_json::from_json(json)
+        crate::read::from_json::from_json(json, Self::schema())
+    }
+
+    /// [`StructuredOutput::from_json`] on a value already parsed (a tool call's arguments, a
+    /// value from another document): read where it is, never printed and parsed again.
+    ///
+    /// ```
+    /// use structured_runtime::StructuredOutput;
+    ///
+    /// #[derive(StructuredOutput, serde::Deserialize, Debug)]
+    /// struct Flag {
+    ///     on: bool,
+    /// }
+    ///
+    /// let flag = Flag::from_value(&serde_json::json!({"on": true})).unwrap();
+    /// assert!(flag.on);
+    /// let err = Flag::from_value(&serde_json::json!({"on": "yes"})).unwrap_err();
+    /// assert_eq!(err.violations().unwrap()[0].path, "/on");
+    /// ```
+    fn from_value(value: &serde_json::Value) -> Result<Self, FromJsonError> {
+        crate::read::from_json::from_value(value, Self::schema()).map_err(FromJsonError::Invalid)
     }
 
     /// The instruction a model reads to write this type's JSON when the provider enforces no
@@ -78,7 +98,7 @@ pub trait StructuredOutput: DeserializeOwned + Validate + SchemaType {
 
     /// The guidance in a chosen form (a sketch, or the compact JSON Schema).
     fn prompt_guidance_as(format: GuidanceFormat) -> String {
-        render_guidance(Self::schema(), format)
+        Self::schema().guidance_as(format)
     }
 
     /// Reads the value from plain prose by the keyword rules declared with

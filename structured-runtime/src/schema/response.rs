@@ -1,32 +1,48 @@
-//! The schema a type sends to a provider: a name, a description and a JSON Schema, checked when built.
+//! The schema a type sends to a provider: a name, a description and a JSON Schema, checked when
+//! built and compiled once.
 
-use std::sync::OnceLock;
+use std::sync::{Arc, OnceLock};
 
 use serde_json::Value;
 
-use crate::schema::guidance::{render_guidance, GuidanceFormat};
-use crate::schema::strict::{self, StrictReport};
+use super::guidance::{render, GuidanceFormat};
+use super::pointer::Pointer;
+use super::strict::{self, StrictReport};
+use super::validate::{preview_json, Rule, Violation, Violations};
+use super::validation::Compiled;
+use crate::provider::dialect::{lower, LowerReport, SchemaTarget};
 
 /// A named JSON Schema for a response, as providers take it (`response_format.json_schema`,
 /// `text.format`, a tool's `input_schema`, ...).
 ///
-/// Built with [`ResponseSchema::new`], which checks the name and the root; derived types build
-/// theirs once per process (`T::schema()`).
+/// [`ResponseSchema::new`] takes a schema given at run time: it checks it (see [`SchemaLimits`]
+/// and [`SchemaError`]) and compiles it once with the `jsonschema` crate, whose verdict on a value
+/// is this schema's verdict ([`ResponseSchema::check_instance`], [`crate::parse_value`]).
+/// Derived types build theirs once per process (`T::schema()`) and validate with their compiled
+/// [`Validate`](crate::Validate). What is derived from the schema (prompt guidance, each
+/// provider's lowering) is computed on first use and kept.
 ///
 /// ```
 /// use serde_json::json;
-/// use structured_runtime::ResponseSchema;
+/// use structured_runtime::{ResponseSchema, SchemaError};
 ///
 /// let schema = ResponseSchema::new("weather", json!({
 ///     "type": "object",
-///     "properties": { "city": { "type": "string" } },
-///     "required": ["city"],
+///     "properties": {
+///         "city": { "type": "string", "pattern": "^[A-Z]" },
+///         "celsius": { "type": "number", "multipleOf": 0.5 }
+///     },
+///     "required": ["city", "celsius"],
 ///     "additionalProperties": false
 /// }))?;
-/// assert!(schema.strict_preflight().is_ok());
+/// assert!(schema.check_instance(&json!({"city": "Oslo", "celsius": 3.5})).is_ok());
+/// let refused = schema.check_instance(&json!({"city": "oslo", "celsius": 3.2})).unwrap_err();
+/// assert_eq!(refused.len(), 2);
+/// assert_eq!(refused[0].path, "/city");
 ///
-/// assert!(ResponseSchema::new("has space", json!({"type": "object"})).is_err());
-/// # Ok::<(), structured_runtime::SchemaError>(())
+/// let typo = ResponseSchema::new("w", json!({"type": "object", "propertys": {}}));
+/// assert!(matches!(typo, Err(SchemaError::UnknownKeyword { .. })));
+/// # Ok::<(), SchemaError>(())
 /// ```
 #[derive(Debug, Clone)]
 pub struct ResponseSchema {
@@ -34,8 +50,13 @@ pub struct ResponseSchema {
     description: Option<String>,
     strict: bool,
     schema: Value,
-    /// The default guidance, rendered on first use: a derived schema lives for the whole process.
-    guidance: OnceLock<String>,
+    /// The validator of record, compiled once (at construction for a schema given at run
+    /// time, on first use for a derived one).
+    compiled: Arc<OnceLock<Result<Compiled, SchemaError>>>,
+    /// The default guidance, rendered on first use.
+    guidance: Arc<OnceLock<String>>,
+    /// Each target's lowering, on first use.
+    lowered: Arc<[OnceLock<Result<Value, LowerReport>>; 6]>,
 }
 
 impl PartialEq for ResponseSchema {
@@ -47,7 +68,27 @@ impl PartialEq for ResponseSchema {
     }
 }
 
-/// Why a [`ResponseSchema`] could not be built.
+/// What a schema given at run time may be. The defaults are generous; the checks that do not
+/// depend on them (keywords, references) always apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaLimits {
+    /// The schema, written as compact JSON, is at most this many bytes (default 1 MiB).
+    pub max_bytes: usize,
+    /// The root must say `"type": "object"`, as every provider's strict mode requires (default
+    /// true; false lets a prompt-guided caller ask for an array or a scalar).
+    pub object_root: bool,
+}
+
+impl Default for SchemaLimits {
+    fn default() -> Self {
+        SchemaLimits {
+            max_bytes: 1 << 20,
+            object_root: true,
+        }
+    }
+}
+
+/// Why a [`ResponseSchema`] could not be built. Each names the schema node it is about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SchemaError {
@@ -63,6 +104,59 @@ pub enum SchemaError {
         /// The kind of JSON value given.
         found: &'static str,
     },
+    /// The root does not describe an object ([`SchemaLimits::object_root`]).
+    #[error("the schema's root must be `\"type\": \"object\"`, found {found}")]
+    RootNotObject {
+        /// What the root says instead.
+        found: String,
+    },
+    /// Larger than [`SchemaLimits::max_bytes`].
+    #[error("the schema is larger than {limit} bytes")]
+    TooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// Nested deeper than any walk of it may go.
+    #[error("{path}: the schema is nested deeper than {limit} levels")]
+    TooDeep {
+        /// Where the limit was reached.
+        path: Pointer,
+        /// The limit.
+        limit: usize,
+    },
+    /// A keyword the validator does not implement: it would be ignored, so it is refused.
+    #[error("{path}: unknown keyword `{keyword}` (not a JSON Schema keyword: a typo, or an extension this crate does not implement)")]
+    UnknownKeyword {
+        /// The node that has it.
+        path: Pointer,
+        /// The keyword.
+        keyword: String,
+    },
+    /// A reference to another document: only references inside the schema are followed.
+    #[error("{path}: `$ref` {reference:?} points outside the schema; only local references (`#/...`) are followed")]
+    RemoteRef {
+        /// The reference keyword.
+        path: Pointer,
+        /// The reference.
+        reference: String,
+    },
+    /// A local reference that names nothing in the schema.
+    #[error("{path}: `$ref` {reference:?} names nothing in the schema")]
+    UnresolvedRef {
+        /// The reference keyword.
+        path: Pointer,
+        /// The reference.
+        reference: String,
+    },
+    /// The validator refused the schema (a keyword with a value of the wrong kind, an unknown
+    /// `format`, a pattern that is not a regular expression, ...).
+    #[error("{path}: {message}")]
+    Invalid {
+        /// Where the validator found the problem.
+        path: Pointer,
+        /// The validator's message.
+        message: String,
+    },
 }
 
 /// Whether `name` is a name every provider accepts: `^[a-zA-Z0-9_-]{1,64}$`.
@@ -74,31 +168,46 @@ pub fn is_valid_name(name: &str) -> bool {
 }
 
 impl ResponseSchema {
-    /// A strict schema named `name`. Fails when the name breaks `^[a-zA-Z0-9_-]{1,64}$` or the
-    /// schema is not a JSON object.
+    /// A strict schema named `name`, checked with the default [`SchemaLimits`] and compiled.
     pub fn new(name: impl Into<String>, schema: Value) -> Result<Self, SchemaError> {
+        Self::with_limits(name, schema, &SchemaLimits::default())
+    }
+
+    /// [`ResponseSchema::new`] with other limits.
+    pub fn with_limits(
+        name: impl Into<String>,
+        schema: Value,
+        limits: &SchemaLimits,
+    ) -> Result<Self, SchemaError> {
         let name = name.into();
         if !is_valid_name(&name) {
             return Err(SchemaError::InvalidName { name });
         }
-        if !schema.is_object() {
-            return Err(SchemaError::NotAnObject {
-                found: json_kind(&schema),
-            });
-        }
+        super::checks::admit(&schema, limits)?;
+        let compiled = Compiled::new(&schema)
+            .map_err(|(path, message)| SchemaError::Invalid { path, message })?;
         Ok(ResponseSchema {
+            compiled: Arc::new(OnceLock::from(Ok(compiled))),
+            ..ResponseSchema::unchecked(name, None, schema)
+        })
+    }
+
+    fn unchecked(name: String, description: Option<String>, schema: Value) -> Self {
+        ResponseSchema {
             name,
-            description: None,
+            description,
             strict: true,
             schema,
-            guidance: OnceLock::new(),
-        })
+            compiled: Arc::default(),
+            guidance: Arc::default(),
+            lowered: Arc::default(),
+        }
     }
 
     /// Sets the description sent beside the schema.
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
-        self.guidance = OnceLock::new();
+        self.guidance = Arc::default();
         self
     }
 
@@ -128,6 +237,30 @@ impl ResponseSchema {
         &self.schema
     }
 
+    /// Checks `instance` against the schema: the verdict is the validator's (every keyword of
+    /// the schema counts), and on refusal every violation is listed with its pointer.
+    pub fn check_instance(&self, instance: &Value) -> Result<(), Violations> {
+        match self.compiled() {
+            Ok(compiled) => compiled.check(&self.schema, instance),
+            Err(e) => Err(Violations(vec![Violation {
+                path: Pointer::root(),
+                rule: Rule::Schema,
+                expected: format!("a schema that compiles ({e})"),
+                found: preview_json(instance),
+            }])),
+        }
+    }
+
+    /// The validator of record, compiled on first use.
+    pub(crate) fn compiled(&self) -> Result<&Compiled, &SchemaError> {
+        self.compiled
+            .get_or_init(|| {
+                Compiled::new(&self.schema)
+                    .map_err(|(path, message)| SchemaError::Invalid { path, message })
+            })
+            .as_ref()
+    }
+
     /// The instruction a model reads to write JSON for this schema when the provider enforces
     /// nothing, in the shortest complete form ([`GuidanceFormat::Shortest`]). Rendered once.
     ///
@@ -146,11 +279,31 @@ impl ResponseSchema {
     /// ```
     pub fn prompt_guidance(&self) -> &str {
         self.guidance
-            .get_or_init(|| render_guidance(self, GuidanceFormat::Shortest))
+            .get_or_init(|| self.guidance_as(GuidanceFormat::Shortest))
     }
 
-    /// Checks the schema against the strict-mode rules (`PROVIDERS.md` §1.3) and returns the
-    /// JSON pointer of every node that breaks one. A schema not marked strict always passes.
+    /// The guidance in a chosen form (a sketch, or the compact JSON Schema).
+    pub fn guidance_as(&self, format: GuidanceFormat) -> String {
+        render(&self.name, self.description(), &self.schema, format)
+    }
+
+    /// The schema as `target` accepts it, lowered on first use and kept; what the target cannot
+    /// express is a [`LowerReport`] naming each node.
+    pub fn lowered(&self, target: SchemaTarget) -> Result<&Value, LowerReport> {
+        match self.lowered.get(target.index()) {
+            Some(slot) => slot
+                .get_or_init(|| lower(&self.schema, target))
+                .as_ref()
+                .map_err(Clone::clone),
+            None => Err(LowerReport {
+                target,
+                errors: Vec::new(),
+            }),
+        }
+    }
+
+    /// Checks the schema against the strict-mode rules providers enforce, and returns the
+    /// pointer of every node that breaks one. A schema not marked strict always passes.
     pub fn strict_preflight(&self) -> Result<(), StrictReport> {
         if !self.strict {
             return Ok(());
@@ -173,19 +326,14 @@ pub(crate) fn json_kind(v: &Value) -> &'static str {
 /// Built by generated code from a name the derive already checked at compile time.
 #[doc(hidden)]
 pub fn derived(name: &str, description: Option<&str>, schema: Value) -> ResponseSchema {
-    ResponseSchema {
-        name: name.to_owned(),
-        description: description.map(str::to_owned),
-        strict: true,
-        schema,
-        guidance: OnceLock::new(),
-    }
+    ResponseSchema::unchecked(name.to_owned(), description.map(str::to_owned), schema)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;
+    use std::time::{Duration, Instant};
 
     #[test]
     fn names_follow_the_provider_rule() {
@@ -206,7 +354,7 @@ mod tests {
             err.to_string(),
             "schema must be a JSON object, found an array"
         );
-        let err = ResponseSchema::new("a b", json!({})).unwrap_err();
+        let err = ResponseSchema::new("a b", json!({"type": "object"})).unwrap_err();
         assert!(matches!(err, SchemaError::InvalidName { .. }));
     }
 
@@ -217,5 +365,70 @@ mod tests {
             .with_strict(false);
         assert!(s.strict_preflight().is_ok());
         assert!(s.clone().with_strict(true).strict_preflight().is_err());
+    }
+
+    #[test]
+    fn the_validator_refuses_what_the_schema_forbids() {
+        let schema = ResponseSchema::new(
+            "t",
+            json!({"type": "object", "properties": {
+                "a": {"allOf": [{"type": "integer"}, {"minimum": 2}]},
+                "b": {"not": {"const": "x"}},
+                "c": {"type": "array", "uniqueItems": true},
+                "d": {"type": "string", "maxLength": 2.0}
+            }}),
+        )
+        .unwrap();
+        let report = schema
+            .check_instance(&json!({"a": 1, "b": "x", "c": [1, 1], "d": "abc"}))
+            .unwrap_err();
+        let found: Vec<(String, Rule)> = report
+            .iter()
+            .map(|v| (v.path.as_str().to_owned(), v.rule))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("/d".to_owned(), Rule::Length),
+                ("/a".to_owned(), Rule::Range),
+                ("/b".to_owned(), Rule::Not),
+                ("/c".to_owned(), Rule::UniqueItems),
+            ]
+        );
+        assert!(schema
+            .check_instance(&json!({"a": 2, "b": "y", "c": [1, 2], "d": "ab"}))
+            .is_ok());
+    }
+
+    #[test]
+    fn a_schema_whose_branches_refer_to_themselves_answers_at_once() {
+        let schema = ResponseSchema::new(
+            "loop",
+            json!({"type": "object", "properties": {"x": {"$ref": "#/$defs/a"}},
+                "$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]}}}),
+        )
+        .unwrap();
+        let start = Instant::now();
+        let _ = schema.check_instance(&json!({"x": 1}));
+        let _ = schema.check_instance(&json!({"x": [1, 2, {"y": 3}]}));
+        assert!(start.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn lowering_is_kept_per_target() {
+        let schema = ResponseSchema::new(
+            "t",
+            json!({"type": "object", "properties": {"n": {"type": "number", "minimum": 0}},
+                "required": ["n"], "additionalProperties": false}),
+        )
+        .unwrap();
+        let first = schema.lowered(SchemaTarget::Anthropic).unwrap() as *const Value;
+        let again = schema.clone();
+        let second = again.lowered(SchemaTarget::Anthropic).unwrap() as *const Value;
+        assert_eq!(first, second, "a clone shares what was computed");
+        assert_eq!(
+            schema.lowered(SchemaTarget::Anthropic).unwrap()["properties"]["n"],
+            json!({"type": "number", "description": "{minimum: 0}"})
+        );
     }
 }

@@ -7,6 +7,9 @@ use std::fmt;
 
 use serde_json::{Map, Value};
 
+use super::node::{JsonType, Node};
+use super::pointer::Pointer;
+
 /// Strict mode limits (OpenAI's current guide; other providers accept less or the same).
 pub mod limits {
     /// Object nesting levels.
@@ -72,13 +75,6 @@ const SUPPORTED_FORMATS: &[&str] = &[
     "ipv6",
     "uuid",
 ];
-
-const TYPES: &[&str] = &[
-    "string", "number", "integer", "boolean", "object", "array", "null",
-];
-
-/// Recursion stops here whatever the schema: a schema built in code may be arbitrarily deep.
-const MAX_WALK_DEPTH: usize = 64;
 
 /// A strict-mode rule broken by one node.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -223,20 +219,15 @@ impl fmt::Display for StrictRule {
 /// One node breaking one strict rule.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StrictViolation {
-    /// JSON pointer into the schema, `""` for the root: `/properties/signals/items`.
-    pub path: String,
+    /// The node in the schema: `/properties/signals/items`.
+    pub path: Pointer,
     /// The rule broken.
     pub rule: StrictRule,
 }
 
 impl fmt::Display for StrictViolation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() {
-            "(root)"
-        } else {
-            &self.path
-        };
-        write!(f, "{path}: {}", self.rule)
+        write!(f, "{}: {}", self.path, self.rule)
     }
 }
 
@@ -251,32 +242,30 @@ fn list(vs: &[StrictViolation]) -> String {
 
 /// Checks `schema` as a strict root and reports every breaking node.
 pub fn preflight(schema: &Value) -> Result<(), StrictReport> {
+    let root = Node::root(schema);
     let mut walk = Walk {
-        root: schema,
         out: Vec::new(),
+        path: Pointer::root(),
         properties: 0,
         string_chars: 0,
         enum_values: 0,
     };
-    match schema {
-        Value::Object(map) => {
-            if map.contains_key("anyOf") {
-                walk.push("", StrictRule::RootAnyOf);
-            } else if map.get("type").and_then(Value::as_str) != Some("object") {
-                walk.push("", StrictRule::RootNotObject);
-            }
-        }
-        _ => walk.push("", StrictRule::RootNotObject),
+    if root.has("anyOf") {
+        walk.push(StrictRule::RootAnyOf);
+    } else if !root.types().is_only(JsonType::Object) || root.map().is_none() {
+        walk.push(StrictRule::RootNotObject);
     }
-    let mut path = String::new();
-    walk.node(schema, &mut path, 0, 0);
+    walk.node(root, 0);
     for key in ["$defs", "definitions"] {
-        if let Some(Value::Object(defs)) = schema.get(key) {
-            for (name, def) in defs {
-                walk.string_chars += name.chars().count();
-                let mut p = format!("/{key}/{}", escape(name));
-                walk.node(def, &mut p, 0, 1);
-            }
+        for (name, def) in root
+            .get(key)
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            walk.string_chars += name.chars().count();
+            walk.path = Pointer::root().key(key).key(name);
+            walk.node(root.child(def), 1);
         }
     }
     walk.totals();
@@ -287,180 +276,133 @@ pub fn preflight(schema: &Value) -> Result<(), StrictReport> {
     }
 }
 
-struct Walk<'a> {
-    root: &'a Value,
+struct Walk {
     out: Vec<StrictViolation>,
+    /// The node being checked.
+    path: Pointer,
     properties: usize,
     string_chars: usize,
     enum_values: usize,
 }
 
-impl Walk<'_> {
-    fn push(&mut self, path: &str, rule: StrictRule) {
+impl Walk {
+    fn push(&mut self, rule: StrictRule) {
         self.out.push(StrictViolation {
-            path: path.to_owned(),
+            path: self.path.clone(),
             rule,
         });
     }
 
-    /// `objects`: object levels above this node; `depth`: nodes above it.
-    fn node(&mut self, node: &Value, path: &mut String, objects: usize, depth: usize) {
-        let Value::Object(map) = node else {
-            self.push(path, StrictRule::NotASchema);
+    /// `objects`: object levels above this node.
+    fn node(&mut self, node: Node<'_>, objects: usize) {
+        let Some(map) = node.map() else {
+            self.push(StrictRule::NotASchema);
             return;
         };
-        if depth > MAX_WALK_DEPTH {
-            self.push(
-                path,
-                StrictRule::TooDeep {
-                    limit: limits::MAX_DEPTH,
-                },
-            );
+        if node.too_deep() {
+            self.push(StrictRule::TooDeep {
+                limit: limits::MAX_DEPTH,
+            });
             return;
         }
         for key in map.keys() {
             if UNSUPPORTED_KEYWORDS.contains(&key.as_str()) {
-                self.push(
-                    path,
-                    StrictRule::UnsupportedKeyword {
-                        keyword: key.clone(),
-                    },
-                );
+                self.push(StrictRule::UnsupportedKeyword {
+                    keyword: key.clone(),
+                });
             }
         }
         if let Some(reference) = map.get("$ref") {
-            self.check_ref(map, reference, path);
+            self.check_ref(node, map, reference);
             return;
         }
-        let types = self.types(map, path);
+        let types = node.types();
+        if types.declared() && (types.malformed() || types.is_empty()) {
+            let found = map.get("type").map(Value::to_string).unwrap_or_default();
+            self.push(StrictRule::BadType { found });
+        }
         if let Some(Value::String(format)) = map.get("format") {
             if !SUPPORTED_FORMATS.contains(&format.as_str()) {
-                self.push(
-                    path,
-                    StrictRule::UnsupportedFormat {
-                        format: format.clone(),
-                    },
-                );
+                self.push(StrictRule::UnsupportedFormat {
+                    format: format.clone(),
+                });
             }
         }
-        self.enum_and_const(map, path);
+        self.enum_and_const(map);
 
         let mut objects = objects;
-        if types.contains(&"object") || map.contains_key("properties") {
+        if types.contains(JsonType::Object) || map.contains_key("properties") {
             objects += 1;
             if objects > limits::MAX_DEPTH {
-                self.push(
-                    path,
-                    StrictRule::TooDeep {
-                        limit: limits::MAX_DEPTH,
-                    },
-                );
+                self.push(StrictRule::TooDeep {
+                    limit: limits::MAX_DEPTH,
+                });
                 return;
             }
-            self.object(map, path, objects, depth);
+            self.object(node, map, objects);
         }
-        if types.contains(&"array") || map.contains_key("items") {
+        if types.contains(JsonType::Array) || map.contains_key("items") {
             match map.get("items") {
                 Some(items @ Value::Object(_)) => {
-                    self.child(items, path, &["items"], objects, depth)
+                    self.path.push("items");
+                    self.node(node.child(items), objects);
+                    self.path.pop();
                 }
-                _ => self.push(path, StrictRule::ArrayWithoutItems),
+                _ => self.push(StrictRule::ArrayWithoutItems),
             }
         }
         if let Some(any_of) = map.get("anyOf") {
             match any_of {
                 Value::Array(branches) => {
+                    self.path.push("anyOf");
                     for (i, branch) in branches.iter().enumerate() {
-                        self.child(branch, path, &["anyOf", &i.to_string()], objects, depth);
+                        self.path.push_index(i);
+                        self.node(node.child(branch), objects);
+                        self.path.pop();
                     }
+                    self.path.pop();
                 }
-                _ => self.push(path, StrictRule::NotASchema),
+                _ => self.push(StrictRule::NotASchema),
             }
         }
     }
 
-    fn child(
-        &mut self,
-        node: &Value,
-        path: &mut String,
-        segs: &[&str],
-        objects: usize,
-        depth: usize,
-    ) {
-        let len = path.len();
-        for seg in segs {
-            path.push('/');
-            path.push_str(&escape(seg));
+    fn object(&mut self, node: Node<'_>, map: &Map<String, Value>, objects: usize) {
+        if !node.closed() {
+            self.push(StrictRule::AdditionalPropertiesNotFalse);
         }
-        self.node(node, path, objects, depth + 1);
-        path.truncate(len);
-    }
-
-    fn types<'m>(&mut self, map: &'m Map<String, Value>, path: &str) -> Vec<&'m str> {
-        // `None` marks an entry that is not a string, so it is reported below.
-        let found: Vec<Option<&str>> = match map.get("type") {
-            None => return Vec::new(),
-            Some(Value::String(t)) => vec![Some(t.as_str())],
-            Some(Value::Array(ts)) => ts.iter().map(Value::as_str).collect(),
-            Some(_) => vec![None],
-        };
-        let ok = !found.is_empty() && found.iter().all(|t| t.is_some_and(|t| TYPES.contains(&t)));
-        if !ok {
-            let shown = map.get("type").map(Value::to_string).unwrap_or_default();
-            self.push(path, StrictRule::BadType { found: shown });
-        }
-        found.into_iter().flatten().collect()
-    }
-
-    fn object(
-        &mut self,
-        map: &Map<String, Value>,
-        path: &mut String,
-        objects: usize,
-        depth: usize,
-    ) {
-        if map.get("additionalProperties") != Some(&Value::Bool(false)) {
-            self.push(path, StrictRule::AdditionalPropertiesNotFalse);
-        }
-        let required: Vec<&str> = match map.get("required") {
-            Some(Value::Array(names)) => names.iter().filter_map(Value::as_str).collect(),
-            _ => Vec::new(),
-        };
-        let empty = Map::new();
         let properties = match map.get("properties") {
-            Some(Value::Object(p)) => p,
+            Some(Value::Object(p)) => Some(p),
             Some(_) => {
-                self.push(path, StrictRule::NotASchema);
-                &empty
+                self.push(StrictRule::NotASchema);
+                None
             }
-            None => &empty,
+            None => None,
         };
-        for name in &required {
-            if !properties.contains_key(*name) {
-                self.push(
-                    path,
-                    StrictRule::RequiredUnknown {
-                        property: (*name).to_owned(),
-                    },
-                );
+        for name in node.required() {
+            if !properties.is_some_and(|p| p.contains_key(name)) {
+                self.push(StrictRule::RequiredUnknown {
+                    property: name.to_owned(),
+                });
             }
         }
-        for (name, sub) in properties {
+        for (name, sub) in properties.into_iter().flatten() {
             self.properties += 1;
             self.string_chars += name.chars().count();
-            if !required.contains(&name.as_str()) {
-                self.push(
-                    path,
-                    StrictRule::NotRequired {
-                        property: name.clone(),
-                    },
-                );
+            if !node.is_required(name) {
+                self.push(StrictRule::NotRequired {
+                    property: name.clone(),
+                });
             }
-            self.child(sub, path, &["properties", name], objects, depth);
+            self.path.push("properties");
+            self.path.push(name);
+            self.node(node.child(sub), objects);
+            self.path.pop();
+            self.path.pop();
         }
     }
 
-    fn enum_and_const(&mut self, map: &Map<String, Value>, path: &str) {
+    fn enum_and_const(&mut self, map: &Map<String, Value>) {
         if let Some(Value::Array(values)) = map.get("enum") {
             self.enum_values += values.len();
             let chars: usize = values
@@ -471,7 +413,7 @@ impl Walk<'_> {
             self.string_chars += chars;
             let strings = values.iter().filter(|v| v.is_string()).count();
             if strings > limits::LARGE_ENUM_VALUES && chars > limits::LARGE_ENUM_CHARS {
-                self.push(path, StrictRule::LargeEnumTooLong { chars });
+                self.push(StrictRule::LargeEnumTooLong { chars });
             }
         }
         if let Some(Value::String(c)) = map.get("const") {
@@ -479,65 +421,46 @@ impl Walk<'_> {
         }
     }
 
-    fn check_ref(&mut self, map: &Map<String, Value>, reference: &Value, path: &str) {
-        let resolves = reference.as_str().is_some_and(|r| {
-            r == "#"
-                || r.strip_prefix('#')
-                    .is_some_and(|p| p.starts_with('/') && self.root.pointer(p).is_some())
-        });
+    fn check_ref(&mut self, node: Node<'_>, map: &Map<String, Value>, reference: &Value) {
+        let resolves = reference.as_str().is_some_and(|r| node.lookup(r).is_ok());
         if !resolves {
-            self.push(
-                path,
-                StrictRule::BadRef {
-                    reference: reference.to_string(),
-                },
-            );
+            self.push(StrictRule::BadRef {
+                reference: reference.to_string(),
+            });
         }
         // Annotations beside a $ref are harmless; constraints are not.
         if map
             .keys()
             .any(|k| !matches!(k.as_str(), "$ref" | "description" | "title"))
         {
-            self.push(path, StrictRule::RefWithSiblings);
+            self.push(StrictRule::RefWithSiblings);
         }
     }
 
     fn totals(&mut self) {
+        self.path = Pointer::root();
         if self.properties > limits::MAX_PROPERTIES {
             let count = self.properties;
-            self.push(
-                "",
-                StrictRule::TooManyProperties {
-                    count,
-                    limit: limits::MAX_PROPERTIES,
-                },
-            );
+            self.push(StrictRule::TooManyProperties {
+                count,
+                limit: limits::MAX_PROPERTIES,
+            });
         }
         if self.string_chars > limits::MAX_STRING_BUDGET {
             let chars = self.string_chars;
-            self.push(
-                "",
-                StrictRule::StringBudget {
-                    chars,
-                    limit: limits::MAX_STRING_BUDGET,
-                },
-            );
+            self.push(StrictRule::StringBudget {
+                chars,
+                limit: limits::MAX_STRING_BUDGET,
+            });
         }
         if self.enum_values > limits::MAX_ENUM_VALUES {
             let count = self.enum_values;
-            self.push(
-                "",
-                StrictRule::TooManyEnumValues {
-                    count,
-                    limit: limits::MAX_ENUM_VALUES,
-                },
-            );
+            self.push(StrictRule::TooManyEnumValues {
+                count,
+                limit: limits::MAX_ENUM_VALUES,
+            });
         }
     }
-}
-
-fn escape(seg: &str) -> String {
-    seg.replace('~', "~0").replace('/', "~1")
 }
 
 #[cfg(test)]
@@ -548,7 +471,11 @@ mod tests {
     fn rules(schema: Value) -> Vec<(String, StrictRule)> {
         match preflight(&schema) {
             Ok(()) => Vec::new(),
-            Err(report) => report.0.into_iter().map(|v| (v.path, v.rule)).collect(),
+            Err(report) => report
+                .0
+                .into_iter()
+                .map(|v| (v.path.as_str().to_owned(), v.rule))
+                .collect(),
         }
     }
 

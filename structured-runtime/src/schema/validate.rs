@@ -2,6 +2,8 @@
 
 use std::fmt;
 
+pub use super::pointer::{Path, Pointer};
+
 /// Checks the rules a type declares (ranges, enum membership) on a value already deserialized.
 ///
 /// Derived for every `#[derive(StructuredOutput)]` type; nested types, `Vec` items and `Option`
@@ -63,6 +65,29 @@ pub enum Rule {
     /// The deserializer refused the value for a reason the schema does not express
     /// (a duplicated key, a number too large for the Rust type).
     Deserialize,
+    /// A string that does not match the `pattern`.
+    Pattern,
+    /// A string not in the declared `format`.
+    Format,
+    /// A number that is not a multiple of `multipleOf`.
+    MultipleOf,
+    /// An array with equal items where `uniqueItems` forbids them.
+    UniqueItems,
+    /// An array without the item `contains` asks for (or with too few or too many).
+    Contains,
+    /// A value matching the schema under `not`.
+    Not,
+    /// A value matching no `oneOf` branch, or more than one.
+    OneOf,
+    /// A property name `propertyNames` refuses.
+    PropertyNames,
+    /// An object with fewer or more properties than allowed.
+    Properties,
+    /// Items or properties that `unevaluatedItems` / `unevaluatedProperties` refuse.
+    Unevaluated,
+    /// Any other keyword of the schema (`if`/`then`/`else`, `dependentRequired`, a `false`
+    /// schema, ...): `expected` quotes the validator.
+    Schema,
 }
 
 impl Rule {
@@ -78,6 +103,17 @@ impl Rule {
             Rule::Length => "length",
             Rule::AnyOf => "any_of",
             Rule::Deserialize => "deserialize",
+            Rule::Pattern => "pattern",
+            Rule::Format => "format",
+            Rule::MultipleOf => "multiple_of",
+            Rule::UniqueItems => "unique_items",
+            Rule::Contains => "contains",
+            Rule::Not => "not",
+            Rule::OneOf => "one_of",
+            Rule::PropertyNames => "property_names",
+            Rule::Properties => "properties",
+            Rule::Unevaluated => "unevaluated",
+            Rule::Schema => "schema",
         }
     }
 }
@@ -91,9 +127,9 @@ impl fmt::Display for Rule {
 /// One broken rule: where, which rule, what was allowed and what was found.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Violation {
-    /// JSON pointer (RFC 6901) of the offending value, `""` for the root: `/signals/2/magnitude`.
-    /// For a missing or unexpected property it points at that property's key.
-    pub path: String,
+    /// Where the offending value is: `/signals/2/magnitude`. For a missing or unexpected
+    /// property it points at that property's key.
+    pub path: Pointer,
     /// The rule that was broken.
     pub rule: Rule,
     /// What the rule allows, e.g. `a number in [0, 1]` or `one of "low", "high"`.
@@ -104,15 +140,10 @@ pub struct Violation {
 
 impl fmt::Display for Violation {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let path = if self.path.is_empty() {
-            "(root)"
-        } else {
-            &self.path
-        };
         write!(
             f,
-            "{path}: {}: expected {}, found {}",
-            self.rule, self.expected, self.found
+            "{}: {}: expected {}, found {}",
+            self.path, self.rule, self.expected, self.found
         )
     }
 }
@@ -161,100 +192,6 @@ impl fmt::Display for Violations {
 
 impl std::error::Error for Violations {}
 
-/// One step of a [`Path`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Segment<'a> {
-    /// A property name.
-    Key(&'a str),
-    /// An array index.
-    Index(usize),
-}
-
-/// The location of a value being walked: a list linked through the stack, so walking a valid
-/// value allocates nothing; the JSON pointer is written only when a violation is found.
-///
-/// ```
-/// use structured_runtime::schema::Path;
-///
-/// let root = Path::root();
-/// let signals = root.key("signals");
-/// let second = signals.index(2);
-/// assert_eq!(second.key("a/b").to_pointer(), "/signals/2/a~1b");
-/// assert_eq!(root.to_pointer(), "");
-/// ```
-#[derive(Debug, Clone, Copy)]
-pub struct Path<'a> {
-    parent: Option<&'a Path<'a>>,
-    segment: Option<Segment<'a>>,
-}
-
-impl<'a> Path<'a> {
-    /// The root.
-    pub const fn root() -> Path<'static> {
-        Path {
-            parent: None,
-            segment: None,
-        }
-    }
-
-    /// The property `name` of the value here.
-    pub fn key<'b>(&'b self, name: &'b str) -> Path<'b> {
-        Path {
-            parent: Some(self),
-            segment: Some(Segment::Key(name)),
-        }
-    }
-
-    /// The item `index` of the array here.
-    pub fn index(&self, index: usize) -> Path<'_> {
-        Path {
-            parent: Some(self),
-            segment: Some(Segment::Index(index)),
-        }
-    }
-
-    /// The segments from the root down.
-    pub fn segments(&self) -> Vec<Segment<'a>> {
-        let mut out = Vec::new();
-        let mut at = Some(self);
-        while let Some(p) = at {
-            out.extend(p.segment);
-            at = p.parent;
-        }
-        out.reverse();
-        out
-    }
-
-    /// The JSON pointer (RFC 6901) of this location: `~` and `/` in names are escaped.
-    pub fn to_pointer(&self) -> String {
-        let mut out = String::new();
-        for seg in self.segments() {
-            out.push('/');
-            match seg {
-                Segment::Key(key) => escape_into(&mut out, key),
-                Segment::Index(i) => out.push_str(&i.to_string()),
-            }
-        }
-        out
-    }
-}
-
-impl fmt::Display for Path<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.to_pointer())
-    }
-}
-
-pub(crate) fn escape_into(out: &mut String, name: &str) {
-    for c in name.chars() {
-        match c {
-            '~' => out.push_str("~0"),
-            '/' => out.push_str("~1"),
-            c => out.push(c),
-        }
-    }
-}
-
 /// Longest text kept from the input in a [`Violation::found`].
 const PREVIEW_CHARS: usize = 60;
 
@@ -287,16 +224,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pointer_escapes_tilde_and_slash() {
-        let root = Path::root();
-        let signals = root.key("signals");
-        let item = signals.index(2);
-        assert_eq!(item.key("a/b~c").to_pointer(), "/signals/2/a~1b~0c");
-        assert_eq!(item.to_pointer(), "/signals/2");
-        assert_eq!(root.to_pointer(), "");
-    }
-
-    #[test]
     fn preview_cuts_long_strings_on_char_boundary() {
         let long = "é".repeat(1000);
         let p = preview_str(&long);
@@ -309,13 +236,13 @@ mod tests {
     fn display_lists_every_violation() {
         let vs = Violations(vec![
             Violation {
-                path: "/a".into(),
+                path: Pointer::parse("/a").unwrap(),
                 rule: Rule::Range,
                 expected: "a number in [0, 1]".into(),
                 found: "2".into(),
             },
             Violation {
-                path: String::new(),
+                path: Pointer::root(),
                 rule: Rule::Required,
                 expected: "property `b`".into(),
                 found: "nothing".into(),

@@ -1,8 +1,8 @@
-//! Wire codecs: the request fragment that asks a provider for structured output, and the
-//! provider's answer read into one typed [`Outcome`] (`PROVIDERS.md` §0, §6).
+//! Wire APIs, one file each: the request fragment that asks a provider for structured output,
+//! the whole conversation body, and the provider's answer (a body or a stream) read into one
+//! typed [`Outcome`].
 //!
-//! The request side is a `serde_json::Value` any HTTP client merges into its body
-//! ([`request::merge`]). The response side reads the provider's envelope first: a refusal, a
+//! The request side is a `serde_json::Value` any HTTP client merges into its body ([`merge`]). The response side reads the provider's envelope first: a refusal, a
 //! content filter or a truncation is an outcome of its own, never text handed to the parser as
 //! if it were a complete answer. Streams (server-sent events) are assembled into the same
 //! envelope and read the same way; a stream that stops before its end is an error.
@@ -17,19 +17,26 @@
 //! assert!(matches!(read.outcome, Outcome::Truncated { .. }));
 //! ```
 
-mod conversation;
-mod request;
-mod response;
+mod anthropic;
+mod chat;
+mod envelope;
+mod gemini;
+mod ollama;
+mod openai_chat;
+mod openai_responses;
 mod sse;
 
-use serde_json::Value;
+use serde_json::{json, Map, Value};
 
-use crate::provider::capabilities::ProviderKind;
+use crate::provider::capabilities::{ProviderCapabilities, ProviderKind};
+use crate::provider::dialect::{LowerError, LowerReport};
 use crate::provider::mode::StructuredOutputMode;
+use crate::read::Answer;
+use crate::schema::{Pointer, ResponseSchema};
 
-pub use conversation::{build_body, ChatMessage, ChatRequest, Role, Turn};
-pub use request::{merge, request_fragment, RequestFragment};
-pub(crate) use response::shorten;
+pub use chat::{ChatMessage, ChatRequest, Role, Turn};
+#[cfg(feature = "http")]
+pub(crate) use envelope::shorten;
 
 /// The request and response shape a provider speaks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -102,18 +109,18 @@ pub struct ToolCall {
     pub name: String,
 }
 
-/// The text that should hold the structured value: an answer's text, or a tool call's input
-/// (written as JSON text when the provider sent an object, so the pipeline reads both alike).
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// What should hold the structured value: an answer's text, or a tool call's input (a value when
+/// the provider sent an object, which is read where it is).
+#[derive(Debug, Clone, PartialEq)]
 pub struct StructuredCandidate {
-    /// The JSON (or, in prompt-guided mode, the prose) to parse.
-    pub text: String,
+    /// The JSON (or, in prompt-guided mode, the prose) to read.
+    pub answer: Answer,
     /// The tool call it came from, in tool mode.
     pub tool_call: Option<ToolCall>,
 }
 
 /// What the provider's answer amounts to.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
 pub enum Outcome {
     /// An answer to parse.
@@ -165,7 +172,7 @@ pub struct Usage {
 }
 
 /// A provider's answer, read.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProviderResponse {
     /// What the answer amounts to.
     pub outcome: Outcome,
@@ -192,8 +199,8 @@ pub enum CodecError {
     Shape {
         /// The API read.
         api: WireApi,
-        /// JSON pointer into the body.
-        pointer: String,
+        /// Where in the body.
+        pointer: Pointer,
         /// What the envelope has there.
         expected: &'static str,
         /// What the body has there (shortened).
@@ -236,16 +243,209 @@ pub fn read_response_value(
     expect: &Expect,
     body: &Value,
 ) -> Result<ProviderResponse, CodecError> {
-    response::read(api, expect, body)
+    let r = envelope::Reader::new(api, body);
+    if !body.is_object() {
+        return Err(r.shape("", "a JSON object"));
+    }
+    if let Some(error) = body.get("error").filter(|e| !e.is_null()) {
+        return Err(CodecError::ProviderError {
+            api,
+            message: envelope::error_message(error),
+        });
+    }
+    match api {
+        WireApi::OpenAiChat => openai_chat::read(&r, expect),
+        WireApi::OpenAiResponses => openai_responses::read(&r, expect),
+        WireApi::Anthropic => anthropic::read(&r, expect),
+        WireApi::Gemini => gemini::read(&r, expect),
+        WireApi::OllamaChat => ollama::read(&r, expect),
+    }
 }
 
 /// Reads a streamed response (the raw server-sent-event text): the events are assembled into
 /// the envelope the provider sends unstreamed, which is then read by [`read_response_value`].
+/// A stream without its final event (`data: [DONE]`, `message_stop`) was cut, and is an error
+/// rather than a short answer.
 pub fn read_stream(
     api: WireApi,
     expect: &Expect,
     sse_text: &str,
 ) -> Result<ProviderResponse, CodecError> {
-    let body = sse::assemble(api, sse_text)?;
+    let problem = |problem: String| CodecError::Stream { api, problem };
+    let parse = |e: &sse::Event| {
+        serde_json::from_str::<Value>(&e.data)
+            .map_err(|err| problem(format!("event at line {} is not JSON: {err}", e.line)))
+    };
+    let body = match api {
+        WireApi::OpenAiChat => openai_chat::assemble(sse_text, parse, problem)?,
+        WireApi::Anthropic => anthropic::assemble(sse_text, parse, problem)?,
+        other => {
+            return Err(problem(format!(
+                "streams of {other:?} are not assembled by this crate"
+            )))
+        }
+    };
     read_response_value(api, expect, &body)
+}
+
+/// What to send: fields to merge into the body, the system text a prompt-guided request needs,
+/// and the tool the model is made to call in tool mode.
+#[derive(Debug, Clone, PartialEq)]
+pub struct RequestFragment {
+    /// Fields to merge into the request body ([`merge`]); `{}` when the mode adds none.
+    pub body: Value,
+    /// Text to add to the system prompt ([`StructuredOutputMode::PromptGuided`]: the schema as
+    /// guidance). Kept apart from the user's prompt so that prompt stays cacheable.
+    pub system: Option<String>,
+    /// The tool the model must call ([`StructuredOutputMode::ToolUseWorkaround`]).
+    pub tool_name: Option<String>,
+}
+
+/// The fragment asking `provider` (with `caps`, from [`crate::provider::capabilities`]) for
+/// `schema` in `mode`. The schema is lowered for `caps.schema_target` (once per schema and
+/// target: [`ResponseSchema::lowered`]); what the target cannot express is an error before any
+/// request.
+///
+/// ```
+/// use structured_runtime::provider::capabilities::{capabilities, ProviderKind};
+/// use structured_runtime::provider::wire::request_fragment;
+/// use structured_runtime::{ResponseSchema, StructuredOutputMode};
+///
+/// let schema = ResponseSchema::new("answer", serde_json::json!({
+///     "type": "object", "properties": {"ok": {"type": "boolean"}},
+///     "required": ["ok"], "additionalProperties": false
+/// })).unwrap();
+/// let caps = capabilities(ProviderKind::Anthropic, "claude-sonnet-4-5");
+/// let fragment = request_fragment(ProviderKind::Anthropic, StructuredOutputMode::SchemaEnforced, &schema, &caps).unwrap();
+/// assert_eq!(fragment.body["output_config"]["format"]["type"], "json_schema");
+/// ```
+pub fn request_fragment(
+    provider: ProviderKind,
+    mode: StructuredOutputMode,
+    schema: &ResponseSchema,
+    caps: &ProviderCapabilities,
+) -> Result<RequestFragment, LowerReport> {
+    let mut fragment = RequestFragment {
+        body: Value::Object(Map::new()),
+        system: None,
+        tool_name: None,
+    };
+    let name = schema.name();
+    let description = schema.description();
+    let target = caps.schema_target;
+    match mode {
+        StructuredOutputMode::None => {}
+        StructuredOutputMode::PromptGuided => {
+            fragment.system = Some(schema.prompt_guidance().to_owned());
+        }
+        StructuredOutputMode::SchemaEnforced => {
+            let lowered = schema.lowered(target)?.clone();
+            fragment.body = match provider.wire_api() {
+                WireApi::OpenAiResponses => {
+                    openai_responses::schema_fragment(name, description, lowered)
+                }
+                WireApi::Anthropic => anthropic::schema_fragment(lowered),
+                WireApi::Gemini => gemini::schema_fragment(target, lowered),
+                WireApi::OllamaChat => ollama::schema_fragment(lowered),
+                WireApi::OpenAiChat => {
+                    openai_chat::schema_fragment(provider, name, description, lowered)
+                }
+            };
+        }
+        StructuredOutputMode::ToolUseWorkaround => {
+            if matches!(provider, ProviderKind::Ollama | ProviderKind::LlamaCpp) {
+                return Err(LowerReport {
+                    target,
+                    errors: vec![LowerError {
+                        target,
+                        path: Pointer::root(),
+                        reason: format!("{provider:?} cannot force a tool call; ask with SchemaEnforced or PromptGuided"),
+                    }],
+                });
+            }
+            let lowered = schema.lowered(target)?.clone();
+            fragment.body = match provider.wire_api() {
+                WireApi::OpenAiResponses => {
+                    openai_responses::tool_fragment(name, description, lowered)
+                }
+                WireApi::Anthropic => anthropic::tool_fragment(name, description, lowered),
+                WireApi::Gemini => gemini::tool_fragment(target, name, description, lowered),
+                WireApi::OpenAiChat | WireApi::OllamaChat => {
+                    openai_chat::tool_fragment(provider, name, description, lowered)
+                }
+            };
+            fragment.tool_name = Some(name.to_owned());
+        }
+    }
+    Ok(fragment)
+}
+
+/// The request body for `kind`: the prompt, the fragment (with its system text after the
+/// caller's), then `turns`, then `request.extra`. The caller's messages come first and never
+/// change between attempts, so a provider's prompt cache keeps serving them.
+pub fn build_body(
+    kind: ProviderKind,
+    model: &str,
+    request: &ChatRequest,
+    fragment: &RequestFragment,
+    turns: &[Turn],
+) -> Value {
+    let system = match (&request.system, &fragment.system) {
+        (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
+        (a, b) => a.clone().or_else(|| b.clone()),
+    };
+    let mut body = match kind.wire_api() {
+        WireApi::OpenAiChat => openai_chat::body(model, request, system, turns),
+        WireApi::OllamaChat => ollama::body(model, request, system, turns),
+        WireApi::OpenAiResponses => openai_responses::body(model, request, system, turns),
+        WireApi::Anthropic => anthropic::body(model, request, system, turns),
+        WireApi::Gemini => gemini::body(request, system, turns),
+    };
+    merge(&mut body, &fragment.body);
+    merge(&mut body, &request.extra);
+    body
+}
+
+/// Merges `fragment` into `body`: objects key by key (recursively), anything else replaced.
+///
+/// ```
+/// use structured_runtime::provider::wire::merge;
+/// let mut body = serde_json::json!({"model": "gpt-4o", "provider": {"order": ["a"]}});
+/// merge(&mut body, &serde_json::json!({"provider": {"require_parameters": true}}));
+/// assert_eq!(body["provider"], serde_json::json!({"order": ["a"], "require_parameters": true}));
+/// ```
+pub fn merge(body: &mut Value, fragment: &Value) {
+    match (body, fragment) {
+        (Value::Object(body), Value::Object(fragment)) => {
+            for (k, v) in fragment {
+                match body.get_mut(k) {
+                    Some(existing) => merge(existing, v),
+                    None => {
+                        body.insert(k.clone(), v.clone());
+                    }
+                }
+            }
+        }
+        (body, fragment) => *body = fragment.clone(),
+    }
+}
+
+/// Sets `key` on an object when there is a value for it.
+fn put(object: &mut Value, key: &str, value: Option<&str>) {
+    if let (Value::Object(map), Some(v)) = (object, value) {
+        map.insert(key.to_owned(), Value::from(v));
+    }
+}
+
+/// The input of a tool call as an object (what Anthropic, Gemini and Ollama send back); input
+/// that is not a JSON object is sent as `{}` (the correction says what was wrong with it).
+fn input_object(input: &Answer) -> Value {
+    match input {
+        Answer::Json(v @ Value::Object(_)) => v.clone(),
+        Answer::Json(_) => json!({}),
+        Answer::Text(text) => match serde_json::from_str::<Value>(text) {
+            Ok(v @ Value::Object(_)) => v,
+            _ => json!({}),
+        },
+    }
 }

@@ -280,30 +280,26 @@ pub fn repair(text: &str) -> Result<Repaired, RepairError> {
 /// repair` prints; with a schema, [`crate::parse_response`] also weighs balanced `{...}` spans
 /// by how well they fit.
 pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
-    let mut best: Option<Result<Repaired, RepairError>> = None;
     let candidates = crate::read::extract::scan(text).whole_and_fences();
-    // From the last candidate back: a tie keeps the one found first (the later one), and a
-    // candidate with no repair at all ends the search, so a clean fence at the end of a long
-    // answer never pays for repairing the prose before it.
-    for candidate in candidates.iter().rev() {
-        if matches!(&best, Some(Ok(b)) if b.cost() == 0) {
-            break;
-        }
-        let result = repair(candidate.text).map(|mut r| {
-            for fix in &mut r.repairs {
-                fix.at += candidate.span.start;
+    let mut failure = RepairError::NotFound { len: text.len() };
+    // A tie keeps the later candidate, and one with no repair at all ends the search, so a
+    // clean fence at the end of a long answer never pays for repairing the prose before it.
+    let best =
+        crate::read::select::best(&candidates, &0, |candidate| match repair(candidate.text) {
+            Ok(mut r) => {
+                for fix in &mut r.repairs {
+                    fix.at += candidate.span.start;
+                }
+                Some((r.cost(), r))
             }
-            r
+            Err(e) => {
+                if matches!(e, RepairError::TooDeep { .. }) {
+                    failure = e;
+                }
+                None
+            }
         });
-        best = Some(match (best, result) {
-            (None, result) => result,
-            (Some(Ok(old)), Ok(new)) if new.cost() >= old.cost() => Ok(old),
-            (Some(Ok(old)), Err(_)) => Ok(old),
-            (Some(Err(e @ RepairError::TooDeep { .. })), Err(_)) => Err(e),
-            (Some(_), result) => result,
-        });
-    }
-    best.unwrap_or(Err(RepairError::NotFound { len: text.len() }))
+    best.map(|(_, r)| r).ok_or(failure)
 }
 
 #[cfg(test)]

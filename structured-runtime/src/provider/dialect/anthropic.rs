@@ -1,0 +1,250 @@
+//! Anthropic JSON outputs and strict tools: what anthropic-sdk-python's `transform_schema` does,
+//! then the API's own refusals (recursion, external references, the optional and union caps).
+
+use serde_json::{Map, Value};
+
+use super::{describe, unresolved, LowerReport, Run, SchemaTarget};
+use crate::schema::node::{JsonType, Node};
+use crate::schema::Pointer;
+
+/// Formats Anthropic's SDK keeps on a string (any other goes into `description`).
+const FORMATS: &[&str] = &[
+    "date-time",
+    "time",
+    "date",
+    "duration",
+    "email",
+    "hostname",
+    "uri",
+    "ipv4",
+    "ipv6",
+    "uuid",
+];
+
+/// Keywords the transform writes itself; every other one is moved into `description`.
+const HANDLED: &[&str] = &[
+    "$defs",
+    "$ref",
+    "anyOf",
+    "oneOf",
+    "allOf",
+    "type",
+    "enum",
+    "const",
+    "description",
+    "title",
+    "properties",
+    "additionalProperties",
+    "required",
+    "format",
+    "items",
+    "minItems",
+];
+
+/// Optional properties and union-typed properties Anthropic accepts per request.
+const MAX_OPTIONAL: usize = 24;
+const MAX_UNIONS: usize = 16;
+
+/// What anthropic-sdk-python's `transform_schema` does, as data: `$defs` kept and transformed,
+/// a `$ref` kept alone, `oneOf` read as `anyOf`, objects closed, supported `format`s and
+/// `minItems` 0/1 kept, and every other keyword written into `description`. A node without
+/// `type` (and no `$ref`, `anyOf` or `allOf`) is an error, as in the SDK.
+/// [`lower`](super::lower) to [`SchemaTarget::Anthropic`] adds the API's own refusals
+/// (recursion, external refs, the optional and union parameter caps).
+pub fn anthropic_transform(schema: &Value) -> Result<Value, LowerReport> {
+    let mut run = Run::new(SchemaTarget::Anthropic);
+    let out = node(&mut run, Node::root(schema), &Pointer::root());
+    run.finish(out)
+}
+
+pub(super) fn lower(run: &mut Run, root: Node<'_>) -> Value {
+    let mut refs = Refs {
+        stack: vec!["#".to_owned()],
+        checked: Vec::new(),
+    };
+    refs.check(run, root, &Pointer::root());
+    let out = node(run, root, &Pointer::root());
+    let (optional, unions) = count_optional_and_unions(Node::root(&out));
+    if optional > MAX_OPTIONAL {
+        run.fail(&Pointer::root(), format!("{optional} optional properties; Anthropic accepts at most {MAX_OPTIONAL} per request (make some required and nullable)"));
+    }
+    if unions > MAX_UNIONS {
+        run.fail(&Pointer::root(), format!("{unions} properties with union types; Anthropic accepts at most {MAX_UNIONS} per request"));
+    }
+    out
+}
+
+fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
+    let Some(map) = node.map() else {
+        return node.value().clone();
+    };
+    if run.stop(path, node) {
+        return node.value().clone();
+    }
+    let mut out = Map::new();
+    let mut moved = Map::new();
+    if let Some(Value::Object(defs)) = map.get("$defs") {
+        let defs = defs
+            .iter()
+            .map(|(k, d)| {
+                let at = path.key("$defs").key(k);
+                (k.clone(), self::node(run, node.child(d), &at))
+            })
+            .collect();
+        out.insert("$defs".into(), Value::Object(defs));
+    }
+    if let Some(reference) = map.get("$ref") {
+        out.insert("$ref".into(), reference.clone());
+        return Value::Object(out);
+    }
+    for key in ["anyOf", "oneOf"] {
+        if let Some(Value::Array(branches)) = map.get(key) {
+            let branches = branches
+                .iter()
+                .enumerate()
+                .map(|(i, b)| self::node(run, node.child(b), &path.key(key).index(i)))
+                .collect();
+            out.insert("anyOf".into(), Value::Array(branches));
+        }
+    }
+    if let Some(Value::Array(all)) = map.get("allOf") {
+        let all = all
+            .iter()
+            .enumerate()
+            .map(|(i, b)| self::node(run, node.child(b), &path.key("allOf").index(i)))
+            .collect();
+        out.insert("allOf".into(), Value::Array(all));
+    }
+    let ty = map.get("type");
+    if ty.is_none() && out.is_empty() {
+        run.fail(
+            path,
+            "no `type` (nor `$ref`, `anyOf` or `allOf`): say what the value is",
+        );
+        return node.value().clone();
+    }
+    if let Some(ty) = ty {
+        out.insert("type".into(), ty.clone());
+    }
+    for key in ["enum", "const", "description", "title"] {
+        if let Some(v) = map.get(key) {
+            out.insert(key.into(), v.clone());
+        }
+    }
+    let types = node.types();
+    if types.contains(JsonType::Object) {
+        let props = node
+            .properties()
+            .map(|(k, p)| {
+                let at = path.key("properties").key(k);
+                (k.to_owned(), self::node(run, p, &at))
+            })
+            .collect();
+        out.insert("properties".into(), Value::Object(props));
+        out.insert("additionalProperties".into(), Value::Bool(false));
+        if let Some(required) = map.get("required") {
+            out.insert("required".into(), required.clone());
+        }
+    }
+    if types.contains(JsonType::String) {
+        if let Some(format) = map.get("format") {
+            if format.as_str().is_some_and(|f| FORMATS.contains(&f)) {
+                out.insert("format".into(), format.clone());
+            } else {
+                moved.insert("format".into(), format.clone());
+            }
+        }
+    }
+    if types.contains(JsonType::Array) {
+        if let Some(items) = map.get("items") {
+            let lowered = self::node(run, node.child(items), &path.key("items"));
+            out.insert("items".into(), lowered);
+        }
+        if let Some(min) = map.get("minItems") {
+            if min.as_u64().is_some_and(|n| n <= 1) {
+                out.insert("minItems".into(), min.clone());
+            } else {
+                moved.insert("minItems".into(), min.clone());
+            }
+        }
+    }
+    for (k, v) in map {
+        if !HANDLED.contains(&k.as_str()) {
+            moved.insert(k.clone(), v.clone());
+        }
+    }
+    describe(&mut out, &moved);
+    Value::Object(out)
+}
+
+/// Anthropic's refusals the SDK transform does not check: external refs, refs that do not
+/// resolve, and recursion. Each definition is walked in full once: a second reference to it is
+/// shared, not recursive.
+struct Refs {
+    /// References being followed, outermost first.
+    stack: Vec<String>,
+    /// References whose targets were walked in full without meeting themselves.
+    checked: Vec<String>,
+}
+
+impl Refs {
+    fn check(&mut self, run: &mut Run, node: Node<'_>, path: &Pointer) {
+        if node.map().is_none() || node.too_deep() {
+            return;
+        }
+        if let Some(reference) = node.reference() {
+            let reference = reference.to_owned();
+            if !reference.starts_with('#') {
+                run.fail(
+                    path,
+                    format!(
+                        "external `$ref` {reference:?}: Anthropic accepts local references only"
+                    ),
+                );
+            } else if self.stack.contains(&reference) {
+                run.fail(path, format!("recursive schema (through {reference:?}): Anthropic rejects recursion; bound the depth with a separate type per level"));
+            } else if !self.checked.contains(&reference) {
+                match node.lookup(&reference) {
+                    Ok(target) => {
+                        self.stack.push(reference.clone());
+                        self.check(run, target, path);
+                        self.stack.pop();
+                        self.checked.push(reference);
+                    }
+                    Err(e) => run.fail(path, unresolved(&reference, e)),
+                }
+            }
+        }
+        // Definitions are walked where they are referenced, so a cycle is reported at the
+        // reference that closes it (and an unused definition costs nothing).
+        for child in node.children() {
+            if matches!(child.keyword, "$defs" | "definitions") {
+                continue;
+            }
+            let mut at = path.clone();
+            child.push_to(&mut at);
+            self.check(run, child.node, &at);
+        }
+    }
+}
+
+/// Properties not in their object's `required`, and properties whose schema is a union
+/// (`anyOf` or a type array), across the schema.
+fn count_optional_and_unions(node: Node<'_>) -> (usize, usize) {
+    if node.map().is_none() || node.too_deep() {
+        return (0, 0);
+    }
+    let mut optional = 0;
+    let mut unions = 0;
+    for (name, p) in node.properties() {
+        optional += usize::from(!node.is_required(name));
+        unions += usize::from(p.has("anyOf") || p.get("type").is_some_and(Value::is_array));
+    }
+    let mut sum = (optional, unions);
+    for child in node.children() {
+        let (o, u) = count_optional_and_unions(child.node);
+        sum.0 += o;
+        sum.1 += u;
+    }
+    sum
+}

@@ -1,0 +1,107 @@
+//! OpenAI strict mode: what openai-python's `to_strict_json_schema` does, then the strict-mode
+//! rules checked on the result.
+
+use serde_json::{Map, Value};
+
+use super::{for_each_child_mut, soften, Run, MAX_NODES};
+use crate::schema::node::{Node, MAX_DEPTH};
+use crate::schema::strict::preflight;
+
+pub(super) fn lower(run: &mut Run, schema: &Value) -> Value {
+    let mut out = to_strict_json_schema(schema);
+    soften(&mut out, &["default", "minLength", "maxLength"], 0);
+    rename_one_of(&mut out, 0);
+    if let Err(report) = preflight(&out) {
+        for v in report.0 {
+            run.fail(&v.path, v.rule.to_string());
+        }
+    }
+    out
+}
+
+/// What openai-python's `to_strict_json_schema` does, as data: every object closed
+/// (`additionalProperties: false` where absent) with every property required, `default: null`
+/// dropped, a single-entry `allOf` merged into its parent, and a `$ref` with sibling keywords
+/// inlined. It rejects nothing; [`lower`](super::lower) to
+/// [`SchemaTarget::OpenAiStrict`](super::SchemaTarget::OpenAiStrict) then checks the result.
+///
+/// At most [`MAX_NODES`] nodes are rewritten: a `$ref` with siblings met after that is left as it
+/// is (and strict mode then reports it), so shared definitions cannot make the work exponential.
+pub fn to_strict_json_schema(schema: &Value) -> Value {
+    let mut out = schema.clone();
+    let mut budget = MAX_NODES;
+    strictify(&mut out, Node::root(schema), 0, &mut budget);
+    out
+}
+
+fn strictify(node: &mut Value, root: Node<'_>, depth: usize, budget: &mut usize) {
+    let Value::Object(map) = node else { return };
+    if depth > MAX_DEPTH || *budget == 0 {
+        return;
+    }
+    *budget -= 1;
+    for defs in ["$defs", "definitions"] {
+        if let Some(Value::Object(defs)) = map.get_mut(defs) {
+            defs.values_mut()
+                .for_each(|d| strictify(d, root, depth + 1, budget));
+        }
+    }
+    if map.get("type").and_then(Value::as_str) == Some("object")
+        && !map.contains_key("additionalProperties")
+    {
+        map.insert("additionalProperties".into(), Value::Bool(false));
+    }
+    if let Some(Value::Object(props)) = map.get_mut("properties") {
+        let names: Vec<Value> = props.keys().cloned().map(Value::String).collect();
+        props
+            .values_mut()
+            .for_each(|p| strictify(p, root, depth + 1, budget));
+        map.insert("required".into(), Value::Array(names));
+    }
+    if let Some(items @ Value::Object(_)) = map.get_mut("items") {
+        strictify(items, root, depth + 1, budget);
+    }
+    for key in ["anyOf", "allOf"] {
+        if let Some(Value::Array(branches)) = map.get_mut(key) {
+            branches
+                .iter_mut()
+                .for_each(|b| strictify(b, root, depth + 1, budget));
+        }
+    }
+    if let Some(Value::Array(all)) = map.get("allOf") {
+        if let [Value::Object(only)] = all.as_slice() {
+            let only = only.clone();
+            map.remove("allOf");
+            map.extend(only);
+        }
+    }
+    if map.get("default") == Some(&Value::Null) {
+        map.remove("default");
+    }
+    if map.len() > 1 && *budget > 0 {
+        if let Some(Value::String(reference)) = map.get("$ref").cloned() {
+            if let Some(Value::Object(target)) = root.lookup(&reference).ok().map(Node::value) {
+                let mut merged: Map<String, Value> = target.clone();
+                map.remove("$ref");
+                merged.extend(std::mem::take(map));
+                *map = merged;
+                strictify(node, root, depth + 1, budget);
+            }
+        }
+    }
+}
+
+/// `oneOf` read as `anyOf` (what both OpenAI's and Anthropic's SDKs do: the model cannot be
+/// held to "exactly one", and the value is checked locally anyway).
+fn rename_one_of(node: &mut Value, depth: usize) {
+    let Value::Object(map) = node else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if !map.contains_key("anyOf") {
+        if let Some(branches) = map.remove("oneOf") {
+            map.insert("anyOf".into(), branches);
+        }
+    }
+    for_each_child_mut(map, &mut |child| rename_one_of(child, depth + 1));
+}

@@ -1,0 +1,238 @@
+//! Anthropic Messages: `output_config.format` or a forced tool (`disable_parallel_tool_use`),
+//! `system` and `messages` with content blocks, and the event stream ending in `message_stop`.
+
+use serde_json::{json, Value};
+
+use super::chat::{ChatRequest, Turn};
+use super::envelope::{decide, Reader, Signals};
+use super::openai_chat::role;
+use super::sse::{events, Event};
+use super::{input_object, merge, put, CodecError, Expect, ProviderResponse, ToolCall};
+use crate::read::Answer;
+
+/// `output_config.format` with the schema.
+pub(super) fn schema_fragment(schema: Value) -> Value {
+    json!({"output_config": {"format": {"type": "json_schema", "schema": schema}}})
+}
+
+/// One tool with the schema, forced, no parallel calls.
+pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
+    let mut tool = json!({"name": name, "input_schema": schema});
+    put(&mut tool, "description", description);
+    json!({"tools": [tool], "tool_choice": {"type": "tool", "name": name, "disable_parallel_tool_use": true}})
+}
+
+/// The answer's token limit when the caller sets none (the API requires one).
+const DEFAULT_MAX_TOKENS: u32 = 1024;
+
+pub(super) fn body(
+    model: &str,
+    request: &ChatRequest,
+    system: Option<String>,
+    turns: &[Turn],
+) -> Value {
+    let mut messages: Vec<Value> = request
+        .messages
+        .iter()
+        .map(|m| json!({"role": role(m.role), "content": m.text}))
+        .collect();
+    for turn in turns {
+        messages.push(match turn {
+            Turn::AssistantText(text) => json!({"role": "assistant", "content": text}),
+            Turn::AssistantToolCall { id, name, input } => json!({"role": "assistant", "content": [
+                {"type": "tool_use", "id": id, "name": name, "input": input_object(input)}
+            ]}),
+            Turn::UserText(text) => json!({"role": "user", "content": text}),
+            Turn::ToolError { id, text, .. } => json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": id, "is_error": true, "content": text}
+            ]}),
+        });
+    }
+    let mut body = json!({"max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS), "messages": messages, "model": model});
+    if let Some(system) = system {
+        merge(&mut body, &json!({"system": system}));
+    }
+    body
+}
+
+pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, CodecError> {
+    let stop = r.opt_str("/stop_reason")?;
+    let mut text: Option<String> = None;
+    let mut calls = Vec::new();
+    for (i, block) in r.array("/content")?.iter().enumerate() {
+        match block.get("type").and_then(Value::as_str) {
+            // Thinking blocks are not the answer.
+            Some("text") => {
+                let t = r
+                    .opt_str(&format!("/content/{i}/text"))?
+                    .unwrap_or_default();
+                text.get_or_insert_with(String::new).push_str(t);
+            }
+            Some("tool_use") => {
+                let name = r
+                    .opt_str(&format!("/content/{i}/name"))?
+                    .unwrap_or_default();
+                // An object when complete; the raw partial JSON when a stream was cut.
+                let input = match block.get("input") {
+                    Some(Value::String(partial)) => Answer::Text(partial.clone()),
+                    Some(v @ Value::Object(_)) => Answer::Json(v.clone()),
+                    _ => return Err(r.shape(&format!("/content/{i}/input"), "an object")),
+                };
+                calls.push((
+                    ToolCall {
+                        id: block.get("id").and_then(Value::as_str).map(str::to_owned),
+                        name: name.to_owned(),
+                    },
+                    input,
+                ));
+            }
+            _ => {}
+        }
+    }
+    let refusal = (stop == Some("refusal")).then(|| {
+        (
+            r.body
+                .pointer("/stop_details/explanation")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            r.body
+                .pointer("/stop_details/category")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+        )
+    });
+    let outcome = decide(
+        expect,
+        Signals {
+            truncated: stop
+                .filter(|s| matches!(*s, "max_tokens" | "model_context_window_exceeded")),
+            filtered: None,
+            refusal,
+            text,
+            calls,
+            malformed_call: None,
+        },
+    );
+    Ok(ProviderResponse {
+        outcome,
+        usage: r.usage("/usage/input_tokens", "/usage/output_tokens"),
+        stop_reason: stop.map(str::to_owned),
+    })
+}
+
+/// The events assembled into the message the API sends unstreamed. A stream without
+/// `message_stop` was cut.
+pub(super) fn assemble(
+    text: &str,
+    parse: impl Fn(&Event) -> Result<Value, CodecError>,
+    problem: impl Fn(String) -> CodecError,
+) -> Result<Value, CodecError> {
+    let mut message: Option<Value> = None;
+    // Content blocks by index, with the partial JSON of tool inputs.
+    let mut blocks: Vec<(Value, String)> = Vec::new();
+    let mut stopped = false;
+    for event in events(text) {
+        let data = parse(&event)?;
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event.name.as_deref())
+            .unwrap_or_default();
+        let index = || {
+            data.get("index")
+                .and_then(Value::as_u64)
+                .and_then(|i| usize::try_from(i).ok())
+                .ok_or_else(|| problem(format!("event at line {} has no block index", event.line)))
+        };
+        match kind {
+            "message_start" => message = data.get("message").cloned(),
+            "content_block_start" => {
+                let i = index()?;
+                if i != blocks.len() {
+                    return Err(problem(format!(
+                        "block {i} started out of order at line {}",
+                        event.line
+                    )));
+                }
+                blocks.push((
+                    data.get("content_block").cloned().unwrap_or(Value::Null),
+                    String::new(),
+                ));
+            }
+            "content_block_delta" => {
+                let i = index()?;
+                let Some((block, partial)) = blocks.get_mut(i) else {
+                    return Err(problem(format!(
+                        "delta for unknown block {i} at line {}",
+                        event.line
+                    )));
+                };
+                match data.pointer("/delta/type").and_then(Value::as_str) {
+                    Some("text_delta") => {
+                        let piece = data
+                            .pointer("/delta/text")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        if let Some(Value::String(t)) = block.get_mut("text") {
+                            t.push_str(piece);
+                        }
+                    }
+                    Some("input_json_delta") => {
+                        partial.push_str(
+                            data.pointer("/delta/partial_json")
+                                .and_then(Value::as_str)
+                                .unwrap_or_default(),
+                        );
+                    }
+                    _ => {}
+                }
+            }
+            "message_delta" => {
+                let Some(Value::Object(m)) = message.as_mut() else {
+                    return Err(problem(format!(
+                        "message_delta before message_start at line {}",
+                        event.line
+                    )));
+                };
+                if let Some(Value::Object(delta)) = data.get("delta") {
+                    m.extend(delta.clone());
+                }
+                if let Some(Value::Object(usage)) = data.get("usage") {
+                    if let Some(Value::Object(total)) = m.get_mut("usage") {
+                        total.extend(usage.clone());
+                    }
+                }
+            }
+            "message_stop" => stopped = true,
+            "error" => {
+                return Ok(json!({ "error": data.get("error").cloned().unwrap_or(Value::Null) }))
+            }
+            _ => {}
+        }
+    }
+    let Some(Value::Object(mut message)) = message else {
+        return Err(problem("no message_start event".into()));
+    };
+    if !stopped {
+        return Err(problem(
+            "the stream ended without `message_stop`: it was cut".into(),
+        ));
+    }
+    let content = blocks
+        .into_iter()
+        .map(|(mut block, partial)| {
+            if block.get("type").and_then(Value::as_str) == Some("tool_use") && !partial.is_empty()
+            {
+                // Complete input is an object; input cut by `max_tokens` stays the raw text.
+                let input =
+                    serde_json::from_str::<Value>(&partial).unwrap_or(Value::String(partial));
+                if let Value::Object(b) = &mut block {
+                    b.insert("input".into(), input);
+                }
+            }
+            block
+        })
+        .collect();
+    message.insert("content".into(), Value::Array(content));
+    Ok(Value::Object(message))
+}

@@ -1,0 +1,259 @@
+//! OpenAI Chat Completions, and the servers that speak it (Venice, OpenRouter, vLLM, llama.cpp,
+//! gateways): `response_format` or a forced function tool, `messages`, `choices[0]`, and the
+//! `data:` stream ending in `[DONE]`.
+
+use serde_json::{json, Map, Value};
+
+use super::chat::{ChatRequest, Role, Turn};
+use super::envelope::{decide, Reader, Signals};
+use super::sse::{events, Event};
+use super::{merge, put, CodecError, Expect, ProviderResponse, ToolCall};
+use crate::provider::capabilities::ProviderKind;
+use crate::read::Answer;
+
+/// `response_format` with the schema, strict (OpenRouter: only to endpoints that honour it).
+pub(super) fn schema_fragment(
+    provider: ProviderKind,
+    name: &str,
+    description: Option<&str>,
+    schema: Value,
+) -> Value {
+    let mut inner = json!({"name": name, "schema": schema, "strict": true});
+    put(&mut inner, "description", description);
+    let mut body = json!({"response_format": {"type": "json_schema", "json_schema": inner}});
+    require_parameters(provider, &mut body);
+    body
+}
+
+/// One function tool with the schema, forced, no parallel calls.
+pub(super) fn tool_fragment(
+    provider: ProviderKind,
+    name: &str,
+    description: Option<&str>,
+    schema: Value,
+) -> Value {
+    let mut function = json!({"name": name, "parameters": schema, "strict": true});
+    put(&mut function, "description", description);
+    let mut body = json!({
+        "tools": [{"type": "function", "function": function}],
+        "tool_choice": {"type": "function", "function": {"name": name}},
+        "parallel_tool_calls": false
+    });
+    require_parameters(provider, &mut body);
+    body
+}
+
+/// OpenRouter routes only to endpoints that honour the structured-output parameters.
+fn require_parameters(provider: ProviderKind, body: &mut Value) {
+    if provider == ProviderKind::OpenRouter {
+        merge(body, &json!({"provider": {"require_parameters": true}}));
+    }
+}
+
+pub(super) fn role(role: Role) -> &'static str {
+    match role {
+        Role::User => "user",
+        Role::Assistant => "assistant",
+    }
+}
+
+/// The `messages` list: system, the caller's messages, then the re-ask turns. Tool-call
+/// arguments go back as a string (OpenAI) or as an object (`arguments_as_object`, Ollama).
+pub(super) fn messages(
+    request: &ChatRequest,
+    system: Option<String>,
+    turns: &[Turn],
+    arguments_as_object: bool,
+) -> Vec<Value> {
+    let mut messages = Vec::with_capacity(request.messages.len() + turns.len() + 1);
+    if let Some(system) = system {
+        messages.push(json!({"role": "system", "content": system}));
+    }
+    for m in &request.messages {
+        messages.push(json!({"role": role(m.role), "content": m.text}));
+    }
+    for turn in turns {
+        messages.push(match turn {
+            Turn::AssistantText(text) => json!({"role": "assistant", "content": text}),
+            Turn::AssistantToolCall { id, name, input } => {
+                let arguments = if arguments_as_object {
+                    super::input_object(input)
+                } else {
+                    Value::String(input.to_text().into_owned())
+                };
+                json!({"role": "assistant", "content": null, "tool_calls": [
+                    {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
+                ]})
+            }
+            Turn::UserText(text) => json!({"role": "user", "content": text}),
+            Turn::ToolError { id, name, text } => {
+                json!({"role": "tool", "tool_call_id": id, "name": name, "content": text})
+            }
+        });
+    }
+    messages
+}
+
+pub(super) fn body(
+    model: &str,
+    request: &ChatRequest,
+    system: Option<String>,
+    turns: &[Turn],
+) -> Value {
+    let mut body = Map::new();
+    body.insert("model".into(), Value::from(model));
+    body.insert(
+        "messages".into(),
+        Value::Array(messages(request, system, turns, false)),
+    );
+    if let Some(n) = request.max_tokens {
+        body.insert("max_tokens".into(), Value::from(n));
+    }
+    Value::Object(body)
+}
+
+pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, CodecError> {
+    // The first choice is the answer (a request for `n > 1` reads the others itself).
+    let choices = r.array("/choices")?;
+    if choices.is_empty() {
+        return Err(r.shape("/choices", "at least one choice"));
+    }
+    let finish = r.opt_str("/choices/0/finish_reason")?;
+    let content = r.opt_str("/choices/0/message/content")?;
+    let refusal = r.opt_str("/choices/0/message/refusal")?;
+    let mut calls = Vec::new();
+    for (i, call) in r
+        .opt_array("/choices/0/message/tool_calls")?
+        .iter()
+        .enumerate()
+    {
+        let base = format!("/choices/0/message/tool_calls/{i}");
+        let name = r
+            .opt_str(&format!("{base}/function/name"))?
+            .ok_or_else(|| r.shape(&format!("{base}/function/name"), "a tool name"))?;
+        let arguments = r
+            .opt_str(&format!("{base}/function/arguments"))?
+            .unwrap_or_default();
+        calls.push((
+            ToolCall {
+                id: call.get("id").and_then(Value::as_str).map(str::to_owned),
+                name: name.to_owned(),
+            },
+            Answer::Text(arguments.to_owned()),
+        ));
+    }
+    let outcome = decide(
+        expect,
+        Signals {
+            truncated: (finish == Some("length")).then_some("length"),
+            filtered: (finish == Some("content_filter")).then_some("content_filter"),
+            refusal: refusal
+                .filter(|r| !r.is_empty())
+                .map(|r| (Some(r.to_owned()), None)),
+            text: content.map(str::to_owned),
+            calls,
+            malformed_call: None,
+        },
+    );
+    Ok(ProviderResponse {
+        outcome,
+        usage: r.usage("/usage/prompt_tokens", "/usage/completion_tokens"),
+        stop_reason: finish.map(str::to_owned),
+    })
+}
+
+/// The `data:` chunks assembled into the body the API sends unstreamed. A stream without
+/// `data: [DONE]` was cut.
+pub(super) fn assemble(
+    text: &str,
+    parse: impl Fn(&Event) -> Result<Value, CodecError>,
+    problem: impl Fn(String) -> CodecError,
+) -> Result<Value, CodecError> {
+    let mut content: Option<String> = None;
+    let mut refusal: Option<String> = None;
+    let mut finish = Value::Null;
+    let mut usage = Value::Null;
+    // Tool calls by their `index`: id, name, arguments so far.
+    let mut calls: Vec<(Value, String, String)> = Vec::new();
+    let mut done = false;
+    for event in events(text) {
+        if event.data.trim() == "[DONE]" {
+            done = true;
+            break;
+        }
+        let chunk = parse(&event)?;
+        if let Some(error) = chunk.get("error") {
+            return Ok(json!({ "error": error }));
+        }
+        if let Some(u) = chunk.get("usage").filter(|u| !u.is_null()) {
+            usage = u.clone();
+        }
+        let Some(choice) = chunk.pointer("/choices/0") else {
+            continue;
+        };
+        let delta = choice.get("delta");
+        let append = |slot: &mut Option<String>, piece: Option<&Value>| {
+            if let Some(Value::String(s)) = piece {
+                slot.get_or_insert_with(String::new).push_str(s);
+            }
+        };
+        append(&mut content, delta.and_then(|d| d.get("content")));
+        append(&mut refusal, delta.and_then(|d| d.get("refusal")));
+        for call in delta
+            .and_then(|d| d.get("tool_calls"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let index = call.get("index").and_then(Value::as_u64).unwrap_or(0);
+            let index = usize::try_from(index)
+                .map_err(|_| problem(format!("tool call index {index} out of range")))?;
+            if index > calls.len() + 64 {
+                return Err(problem(format!("tool call index {index} skips ahead")));
+            }
+            while calls.len() <= index {
+                calls.push((Value::Null, String::new(), String::new()));
+            }
+            if let Some(slot) = calls.get_mut(index) {
+                if let Some(id) = call.get("id").filter(|v| v.is_string()) {
+                    slot.0 = id.clone();
+                }
+                if let Some(Value::String(n)) = call.pointer("/function/name") {
+                    slot.1.push_str(n);
+                }
+                if let Some(Value::String(a)) = call.pointer("/function/arguments") {
+                    slot.2.push_str(a);
+                }
+            }
+        }
+        if let Some(f) = choice.get("finish_reason").filter(|f| !f.is_null()) {
+            finish = f.clone();
+        }
+    }
+    if !done {
+        return Err(problem(
+            "the stream ended without `data: [DONE]`: it was cut".into(),
+        ));
+    }
+    let mut message = Map::new();
+    message.insert("role".into(), "assistant".into());
+    message.insert("content".into(), content.map_or(Value::Null, Value::String));
+    // A refusal stream opens with `refusal: ""`; only text counts as a refusal.
+    message.insert(
+        "refusal".into(),
+        refusal
+            .filter(|r| !r.is_empty())
+            .map_or(Value::Null, Value::String),
+    );
+    if !calls.is_empty() {
+        let calls = calls
+            .into_iter()
+            .map(|(id, name, arguments)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}))
+            .collect();
+        message.insert("tool_calls".into(), Value::Array(calls));
+    }
+    Ok(json!({
+        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+        "usage": usage,
+    }))
+}

@@ -1,0 +1,138 @@
+//! OpenAI Responses: `text.format` or a forced function tool, `input` with `instructions`, and
+//! the `output` items (streaming events wrap the same response object).
+
+use serde_json::{json, Value};
+
+use super::chat::{ChatRequest, Turn};
+use super::envelope::{decide, Reader, Signals};
+use super::openai_chat::role;
+use super::{merge, put, CodecError, Expect, ProviderResponse, ToolCall};
+use crate::read::Answer;
+
+/// `text.format` with the schema, strict.
+pub(super) fn schema_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
+    let mut format = json!({"type": "json_schema", "name": name, "schema": schema, "strict": true});
+    put(&mut format, "description", description);
+    json!({"text": {"format": format}})
+}
+
+/// One function tool with the schema, forced, no parallel calls.
+pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
+    let mut tool = json!({"type": "function", "name": name, "parameters": schema, "strict": true});
+    put(&mut tool, "description", description);
+    json!({"tools": [tool], "tool_choice": {"type": "function", "name": name}, "parallel_tool_calls": false})
+}
+
+pub(super) fn body(
+    model: &str,
+    request: &ChatRequest,
+    system: Option<String>,
+    turns: &[Turn],
+) -> Value {
+    let mut input: Vec<Value> = request
+        .messages
+        .iter()
+        .map(|m| json!({"role": role(m.role), "content": m.text}))
+        .collect();
+    for turn in turns {
+        input.push(match turn {
+            Turn::AssistantText(text) => json!({"role": "assistant", "content": text}),
+            Turn::AssistantToolCall { id, name, input } => {
+                json!({"type": "function_call", "call_id": id, "name": name, "arguments": input.to_text()})
+            }
+            Turn::UserText(text) => json!({"role": "user", "content": text}),
+            Turn::ToolError { id, text, .. } => {
+                json!({"type": "function_call_output", "call_id": id, "output": text})
+            }
+        });
+    }
+    let mut body = json!({"model": model, "input": input});
+    if let Some(system) = system {
+        merge(&mut body, &json!({"instructions": system}));
+    }
+    if let Some(n) = request.max_tokens {
+        merge(&mut body, &json!({"max_output_tokens": n}));
+    }
+    body
+}
+
+pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, CodecError> {
+    // A streaming event (`response.incomplete`, `response.completed`) wraps the response.
+    if r.body
+        .get("type")
+        .and_then(Value::as_str)
+        .is_some_and(|t| t.starts_with("response."))
+    {
+        // Unwrapped once: an event inside an event is not the envelope.
+        if let Some(inner) = r.body.get("response").filter(|inner| inner.is_object()) {
+            return response_object(&Reader::new(r.api, inner), expect);
+        }
+    }
+    response_object(r, expect)
+}
+
+fn response_object(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, CodecError> {
+    let status = r.opt_str("/status")?;
+    let reason = r.opt_str("/incomplete_details/reason")?;
+    let mut text: Option<String> = None;
+    let mut refusal = None;
+    let mut calls = Vec::new();
+    for (i, item) in r.array("/output")?.iter().enumerate() {
+        match item.get("type").and_then(Value::as_str) {
+            Some("message") => {
+                for (j, part) in r
+                    .opt_array(&format!("/output/{i}/content"))?
+                    .iter()
+                    .enumerate()
+                {
+                    let at = format!("/output/{i}/content/{j}");
+                    match part.get("type").and_then(Value::as_str) {
+                        Some("output_text") => {
+                            let t = r.opt_str(&format!("{at}/text"))?.unwrap_or_default();
+                            text.get_or_insert_with(String::new).push_str(t);
+                        }
+                        Some("refusal") => {
+                            refusal = r.opt_str(&format!("{at}/refusal"))?.map(str::to_owned);
+                        }
+                        _ => {}
+                    }
+                }
+            }
+            Some("function_call") => {
+                let name = r.opt_str(&format!("/output/{i}/name"))?.unwrap_or_default();
+                let arguments = r
+                    .opt_str(&format!("/output/{i}/arguments"))?
+                    .unwrap_or_default();
+                calls.push((
+                    ToolCall {
+                        id: item
+                            .get("call_id")
+                            .and_then(Value::as_str)
+                            .map(str::to_owned),
+                        name: name.to_owned(),
+                    },
+                    Answer::Text(arguments.to_owned()),
+                ));
+            }
+            _ => {}
+        }
+    }
+    let incomplete = status == Some("incomplete");
+    let outcome = decide(
+        expect,
+        Signals {
+            truncated: (incomplete && reason != Some("content_filter"))
+                .then_some(reason.unwrap_or("incomplete")),
+            filtered: (incomplete && reason == Some("content_filter")).then_some("content_filter"),
+            refusal: refusal.map(|r| (Some(r), None)),
+            text,
+            calls,
+            malformed_call: None,
+        },
+    );
+    Ok(ProviderResponse {
+        outcome,
+        usage: r.usage("/usage/input_tokens", "/usage/output_tokens"),
+        stop_reason: reason.or(status).map(str::to_owned),
+    })
+}

@@ -1,0 +1,106 @@
+//! The ledger of a run: every request, what came back and what it came to. The errors a failed
+//! run reports are read from it, not kept beside it.
+
+use serde_json::Value;
+
+use super::transport::TransportError;
+use crate::provider::wire::{CodecError, Usage};
+use crate::read::{ParseError, Provenance};
+use crate::schema::Violations;
+
+/// What one attempt came to.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AttemptResult {
+    /// A value was read and accepted.
+    Accepted(Provenance),
+    /// An answer was read but does not fit: every violation.
+    Invalid(Violations),
+    /// No value could be read from the answer (no JSON and no prose reading, or nested too
+    /// deeply).
+    NoJson(ParseError),
+    /// No answer at all: plain text where a tool call was required, or an empty answer.
+    PlainText,
+    /// A tool called wrongly.
+    ToolCalledWrongly(String),
+    /// Refused, filtered or truncated: the run ends here.
+    Stopped(Stop),
+    /// The request got no response.
+    Transport(TransportError),
+    /// The response was not the provider's shape.
+    Codec(CodecError),
+}
+
+/// Why a run stopped at an answer, without asking again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Stop {
+    /// The model refused.
+    Refused,
+    /// A filter stopped the answer; the provider's reason.
+    Filtered(String),
+    /// The answer was cut; the provider's reason (or the JSON ending early).
+    Truncated(String),
+}
+
+impl std::fmt::Display for Stop {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Stop::Refused => f.write_str("refused"),
+            Stop::Filtered(reason) => write!(f, "filtered: {reason}"),
+            Stop::Truncated(reason) => write!(f, "truncated: {reason}"),
+        }
+    }
+}
+
+impl AttemptResult {
+    /// What was wrong with the answer, when something was: the text a re-ask and a failed run
+    /// report.
+    pub fn problem(&self, tool: Option<&str>) -> Option<String> {
+        Some(match self {
+            AttemptResult::Accepted(_) => return None,
+            AttemptResult::Invalid(violations) => violations.to_string(),
+            AttemptResult::NoJson(e) => e.to_string(),
+            AttemptResult::PlainText => match tool {
+                Some(tool) => format!("no structured output: expected a call to `{tool}`"),
+                None => "no structured output: the answer holds no text".to_owned(),
+            },
+            AttemptResult::ToolCalledWrongly(reason) => reason.clone(),
+            AttemptResult::Stopped(stop) => stop.to_string(),
+            AttemptResult::Transport(e) => e.to_string(),
+            AttemptResult::Codec(e) => e.to_string(),
+        })
+    }
+}
+
+/// One request and what came of it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Attempt {
+    /// The body sent.
+    pub sent: Value,
+    /// The body received, if any.
+    pub received: Option<String>,
+    /// What it came to.
+    pub result: AttemptResult,
+    /// Tokens, when the provider reported them.
+    pub usage: Option<Usage>,
+}
+
+/// Every attempt of a run, in order, and the tool the model was asked to call (for messages).
+#[derive(Debug, Default)]
+pub(crate) struct Ledger {
+    pub(crate) attempts: Vec<Attempt>,
+    pub(crate) tool: Option<String>,
+}
+
+impl Ledger {
+    /// What was wrong with each answer that came back, in order (transport failures, which are
+    /// not answers, are left out).
+    pub(crate) fn errors(&self) -> Vec<String> {
+        self.attempts
+            .iter()
+            .filter(|a| !matches!(a.result, AttemptResult::Transport(_)))
+            .filter_map(|a| a.result.problem(self.tool.as_deref()))
+            .collect()
+    }
+}

@@ -1,0 +1,301 @@
+//! What a schema given at run time must be before it is used: a JSON object describing an object
+//! (by default), within a size cap, with references inside the document only, and written with
+//! keywords the validator knows. Each refusal names the schema node it found.
+//!
+//! One linear walk over the document: every sub-schema is visited once, references are checked
+//! where they are written and never followed, so no schema makes the check slow.
+
+use std::io;
+
+use serde_json::Value;
+
+use super::node::{JsonType, Node};
+use super::pointer::Pointer;
+use super::response::{SchemaError, SchemaLimits};
+
+/// Every keyword of the JSON Schema drafts the validator implements (2020-12, 2019-09, 7, 6, 4):
+/// assertions, applicators, references and the annotations the drafts define. A keyword outside
+/// this list would be ignored by the validator, so it is refused instead.
+const KNOWN_KEYWORDS: &[&str] = &[
+    // core
+    "$schema",
+    "$id",
+    "id",
+    "$ref",
+    "$anchor",
+    "$dynamicRef",
+    "$dynamicAnchor",
+    "$recursiveRef",
+    "$recursiveAnchor",
+    "$vocabulary",
+    "$comment",
+    "$defs",
+    "definitions",
+    // applicators
+    "prefixItems",
+    "items",
+    "additionalItems",
+    "contains",
+    "additionalProperties",
+    "properties",
+    "patternProperties",
+    "dependentSchemas",
+    "dependencies",
+    "propertyNames",
+    "if",
+    "then",
+    "else",
+    "allOf",
+    "anyOf",
+    "oneOf",
+    "not",
+    "unevaluatedItems",
+    "unevaluatedProperties",
+    // validation
+    "type",
+    "const",
+    "enum",
+    "multipleOf",
+    "maximum",
+    "exclusiveMaximum",
+    "minimum",
+    "exclusiveMinimum",
+    "maxLength",
+    "minLength",
+    "pattern",
+    "maxItems",
+    "minItems",
+    "uniqueItems",
+    "maxContains",
+    "minContains",
+    "maxProperties",
+    "minProperties",
+    "required",
+    "dependentRequired",
+    "format",
+    // content (annotations from 2019-09 on)
+    "contentEncoding",
+    "contentMediaType",
+    "contentSchema",
+    // meta-data (annotations)
+    "title",
+    "description",
+    "default",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "examples",
+];
+
+/// Keywords whose value is a reference.
+const REFERENCES: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];
+
+/// Checks `schema` against `limits` and the rules above.
+pub(crate) fn admit(schema: &Value, limits: &SchemaLimits) -> Result<(), SchemaError> {
+    if !schema.is_object() {
+        return Err(SchemaError::NotAnObject {
+            found: super::response::json_kind(schema),
+        });
+    }
+    let bytes = serialized_len(schema, limits.max_bytes);
+    if bytes > limits.max_bytes {
+        return Err(SchemaError::TooLarge {
+            limit: limits.max_bytes,
+        });
+    }
+    let root = Node::root(schema);
+    if limits.object_root && !root.types().is_only(JsonType::Object) {
+        let found = root
+            .get("type")
+            .map_or_else(|| "no `type`".to_owned(), |t| format!("`type` {t}"));
+        return Err(SchemaError::RootNotObject { found });
+    }
+    let mut walk = Walk {
+        path: Pointer::root(),
+        nested_ids: false,
+        references: Vec::new(),
+    };
+    walk.node(root)?;
+    // With a nested `$id`, a `#/...` reference may point into that resource rather than this
+    // document: the validator resolves those, and refuses what does not resolve.
+    if !walk.nested_ids {
+        for (path, reference) in walk.references {
+            if reference.starts_with("#/") || reference == "#" {
+                if let Err(_e) = root.lookup(&reference) {
+                    return Err(SchemaError::UnresolvedRef { path, reference });
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+struct Walk {
+    path: Pointer,
+    /// A sub-schema has its own `$id`.
+    nested_ids: bool,
+    /// Every local reference, with where it is written.
+    references: Vec<(Pointer, String)>,
+}
+
+impl Walk {
+    fn node(&mut self, node: Node<'_>) -> Result<(), SchemaError> {
+        if node.too_deep() {
+            return Err(SchemaError::TooDeep {
+                path: self.path.clone(),
+                limit: super::node::MAX_DEPTH,
+            });
+        }
+        let Some(map) = node.map() else {
+            return Ok(());
+        };
+        for (keyword, value) in map {
+            if !KNOWN_KEYWORDS.contains(&keyword.as_str()) {
+                return Err(SchemaError::UnknownKeyword {
+                    path: self.path.clone(),
+                    keyword: keyword.clone(),
+                });
+            }
+            if node.depth() > 0 && matches!(keyword.as_str(), "$id" | "id") && value.is_string() {
+                self.nested_ids = true;
+            }
+            if REFERENCES.contains(&keyword.as_str()) {
+                let reference = value.as_str().unwrap_or_default();
+                if !reference.starts_with('#') {
+                    return Err(SchemaError::RemoteRef {
+                        path: self.path.key(keyword),
+                        reference: reference.to_owned(),
+                    });
+                }
+                self.references
+                    .push((self.path.key(keyword), reference.to_owned()));
+            }
+        }
+        for child in node.children() {
+            let len = self.path.as_str().len();
+            child.push_to(&mut self.path);
+            let result = self.node(child.node);
+            for _ in 0..child.segments() {
+                self.path.pop();
+            }
+            debug_assert_eq!(self.path.as_str().len(), len);
+            result?;
+        }
+        Ok(())
+    }
+}
+
+/// The length of `value` written as compact JSON, counted up to just past `limit`.
+fn serialized_len(value: &Value, limit: usize) -> usize {
+    struct Count {
+        n: usize,
+        limit: usize,
+    }
+    impl io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+            self.n += buf.len();
+            if self.n > self.limit {
+                return Err(io::Error::other("over the limit"));
+            }
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count { n: 0, limit };
+    let _ = serde_json::to_writer(&mut count, value);
+    count.n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn check(schema: Value) -> Result<(), SchemaError> {
+        admit(&schema, &SchemaLimits::default())
+    }
+
+    fn object(properties: Value) -> Value {
+        json!({"type": "object", "properties": properties})
+    }
+
+    #[test]
+    fn a_plain_schema_passes() {
+        let schema = object(json!({
+            "a": {"type": "string", "pattern": "^x", "minLength": 1},
+            "b": {"$ref": "#/$defs/b"}
+        }));
+        let mut schema = schema;
+        schema["$defs"] = json!({"b": {"oneOf": [{"type": "integer"}, {"not": {"const": 3}}]}});
+        assert_eq!(check(schema), Ok(()));
+    }
+
+    #[test]
+    fn unknown_keywords_are_refused_where_they_are() {
+        let err = check(object(json!({"a": {"type": "string", "nullable": true}}))).unwrap_err();
+        assert_eq!(
+            err,
+            SchemaError::UnknownKeyword {
+                path: Pointer::parse("/properties/a").unwrap(),
+                keyword: "nullable".into()
+            }
+        );
+        // A property named like an unknown keyword is a name, not a keyword.
+        assert_eq!(
+            check(object(json!({"nullable": {"type": "boolean"}}))),
+            Ok(())
+        );
+        // An enum value is data.
+        assert_eq!(
+            check(object(json!({"e": {"enum": [{"nullable": 1}]}}))),
+            Ok(())
+        );
+    }
+
+    #[test]
+    fn references_stay_in_the_document() {
+        let err = check(object(json!({"a": {"$ref": "https://example.com/s.json"}}))).unwrap_err();
+        assert_eq!(
+            err,
+            SchemaError::RemoteRef {
+                path: Pointer::parse("/properties/a/$ref").unwrap(),
+                reference: "https://example.com/s.json".into()
+            }
+        );
+        let err = check(object(json!({"a": {"$ref": "#/$defs/nope"}}))).unwrap_err();
+        assert!(matches!(err, SchemaError::UnresolvedRef { .. }), "{err:?}");
+    }
+
+    #[test]
+    fn root_type_and_size_are_limited() {
+        let err = check(json!({"type": "array"})).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "the schema's root must be `\"type\": \"object\"`, found `type` \"array\""
+        );
+        let any_root = SchemaLimits {
+            object_root: false,
+            ..SchemaLimits::default()
+        };
+        assert_eq!(admit(&json!({"type": "array"}), &any_root), Ok(()));
+        let small = SchemaLimits {
+            max_bytes: 20,
+            ..SchemaLimits::default()
+        };
+        let err = admit(&object(json!({"a": {"type": "string"}})), &small).unwrap_err();
+        assert_eq!(err, SchemaError::TooLarge { limit: 20 });
+    }
+
+    #[test]
+    fn nesting_beyond_the_walk_limit_is_an_error() {
+        let mut node = json!({"type": "string"});
+        for _ in 0..(super::super::node::MAX_DEPTH + 5) {
+            node = json!({"type": "array", "items": node});
+        }
+        let schema = object(json!({"deep": node}));
+        let err = check(schema).unwrap_err();
+        assert!(matches!(err, SchemaError::TooDeep { .. }), "{err:?}");
+    }
+}

@@ -1,0 +1,551 @@
+//! One read-only view of a JSON Schema node, used by everything that reads a schema as data: the
+//! strict preflight, the keyword check at construction, the explanation of a refusal, coercion,
+//! prompt guidance and the lowering to each provider's dialect.
+//!
+//! A [`Node`] is a sub-schema together with the document it belongs to (so a local `$ref`
+//! resolves, through [`Node::resolve`] and nothing else) and its depth. Every step down — a child
+//! or a `$ref` hop — adds one to the depth, and no walk goes deeper than [`MAX_DEPTH`]: a schema
+//! built in code, or one that refers to itself, cannot run a walk off the stack or forever.
+
+use serde_json::{Map, Value};
+
+use super::pointer::Pointer;
+
+/// Steps (children and `$ref` hops) a walk takes from the root at most. Deeper than any answer
+/// `serde_json` reads (128 levels) needs once `anyOf` and `$ref` hops are counted, and far less
+/// than a thread's stack allows.
+pub const MAX_DEPTH: usize = 192;
+
+/// A JSON type a `type` keyword can name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum JsonType {
+    /// `null`
+    Null,
+    /// `boolean`
+    Boolean,
+    /// `integer`: a number with no fractional part.
+    Integer,
+    /// `number`
+    Number,
+    /// `string`
+    String,
+    /// `array`
+    Array,
+    /// `object`
+    Object,
+}
+
+impl JsonType {
+    /// The keyword's spelling.
+    pub fn name(self) -> &'static str {
+        match self {
+            JsonType::Null => "null",
+            JsonType::Boolean => "boolean",
+            JsonType::Integer => "integer",
+            JsonType::Number => "number",
+            JsonType::String => "string",
+            JsonType::Array => "array",
+            JsonType::Object => "object",
+        }
+    }
+
+    /// The type a name spells, if any.
+    pub fn from_name(name: &str) -> Option<JsonType> {
+        Some(match name {
+            "null" => JsonType::Null,
+            "boolean" => JsonType::Boolean,
+            "integer" => JsonType::Integer,
+            "number" => JsonType::Number,
+            "string" => JsonType::String,
+            "array" => JsonType::Array,
+            "object" => JsonType::Object,
+            _ => return None,
+        })
+    }
+
+    /// Whether `value` is of this type, as JSON Schema counts (`1.0` is an integer).
+    pub fn matches(self, value: &Value) -> bool {
+        match (self, value) {
+            (JsonType::Null, Value::Null)
+            | (JsonType::Boolean, Value::Bool(_))
+            | (JsonType::Number, Value::Number(_))
+            | (JsonType::String, Value::String(_))
+            | (JsonType::Array, Value::Array(_))
+            | (JsonType::Object, Value::Object(_)) => true,
+            (JsonType::Integer, Value::Number(n)) => {
+                n.is_i64() || n.is_u64() || n.as_f64().is_some_and(|f| f.fract() == 0.0)
+            }
+            _ => false,
+        }
+    }
+
+    /// The name with its article, as messages write it: `an integer`, `a string`, `null`.
+    pub fn describe(self) -> &'static str {
+        match self {
+            JsonType::Null => "null",
+            JsonType::Boolean => "a boolean",
+            JsonType::Integer => "an integer",
+            JsonType::Number => "a number",
+            JsonType::String => "a string",
+            JsonType::Array => "an array",
+            JsonType::Object => "an object",
+        }
+    }
+}
+
+/// What a node's `type` keyword says, in the order written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Types {
+    list: [Option<JsonType>; 7],
+    len: usize,
+    declared: bool,
+    malformed: bool,
+}
+
+impl Types {
+    fn read(keyword: Option<&Value>) -> Types {
+        let mut out = Types::default();
+        let Some(keyword) = keyword else { return out };
+        out.declared = true;
+        let mut add = |name: Option<&str>| match name.and_then(JsonType::from_name) {
+            Some(t) if !out.contains(t) => {
+                if let Some(slot) = out.list.get_mut(out.len) {
+                    *slot = Some(t);
+                    out.len += 1;
+                }
+            }
+            Some(_) => {}
+            None => out.malformed = true,
+        };
+        match keyword {
+            Value::String(name) => add(Some(name)),
+            Value::Array(names) if !names.is_empty() => names.iter().for_each(|n| add(n.as_str())),
+            _ => add(None),
+        }
+        out
+    }
+
+    /// Whether the keyword is present.
+    pub fn declared(&self) -> bool {
+        self.declared
+    }
+
+    /// Whether the keyword holds something other than type names (then they are ignored).
+    pub fn malformed(&self) -> bool {
+        self.malformed
+    }
+
+    /// Whether `t` is listed.
+    pub fn contains(&self, t: JsonType) -> bool {
+        self.iter().any(|x| x == t)
+    }
+
+    /// The listed types, in the order written.
+    pub fn iter(&self) -> impl Iterator<Item = JsonType> + '_ {
+        self.list.iter().take(self.len).flatten().copied()
+    }
+
+    /// How many types are listed.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// No type listed (the keyword is absent or malformed): anything goes.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Exactly `t` and nothing else.
+    pub fn is_only(&self, t: JsonType) -> bool {
+        self.len == 1 && self.contains(t)
+    }
+
+    /// Whether `value` has one of the listed types (any value when none is listed).
+    pub fn allows(&self, value: &Value) -> bool {
+        self.is_empty() || self.iter().any(|t| t.matches(value))
+    }
+
+    /// In words: `an integer or null`.
+    pub fn describe(&self) -> String {
+        let names: Vec<&str> = self.iter().map(JsonType::describe).collect();
+        names.join(" or ")
+    }
+}
+
+/// A `$ref` the view cannot follow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefError {
+    /// Not `#` or a `#/...` pointer (a remote document, an anchor), or not a string.
+    NotLocal,
+    /// A local pointer that names nothing in the document.
+    Unresolved,
+    /// The walk is already [`MAX_DEPTH`] steps deep (a reference cycle ends here).
+    TooDeep,
+}
+
+/// What `additionalProperties` says.
+#[derive(Debug, Clone, Copy)]
+pub enum Additional<'s> {
+    /// Not given: any other property is allowed.
+    Absent,
+    /// `true` or `false`.
+    Allowed(bool),
+    /// A schema every other property must match.
+    Schema(Node<'s>),
+}
+
+/// A sub-schema of a node, and where it sits: `keyword`, then a name or an index when the
+/// keyword holds several (`properties/name`, `anyOf/2`).
+#[derive(Debug, Clone, Copy)]
+pub struct Child<'s> {
+    /// The keyword holding it.
+    pub keyword: &'s str,
+    /// The property or definition name, for keywords that map names to schemas.
+    pub name: Option<&'s str>,
+    /// The position, for keywords that list schemas.
+    pub index: Option<usize>,
+    /// The sub-schema.
+    pub node: Node<'s>,
+}
+
+impl Child<'_> {
+    /// Appends this child's place to `pointer` (the pointer of its parent).
+    pub fn push_to(&self, pointer: &mut Pointer) {
+        pointer.push(self.keyword);
+        if let Some(name) = self.name {
+            pointer.push(name);
+        }
+        if let Some(i) = self.index {
+            pointer.push_index(i);
+        }
+    }
+
+    /// How many segments [`Child::push_to`] appends.
+    pub fn segments(&self) -> usize {
+        1 + usize::from(self.name.is_some()) + usize::from(self.index.is_some())
+    }
+}
+
+/// Keywords whose value is one schema.
+const ONE_SCHEMA: &[&str] = &[
+    "additionalProperties",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "additionalItems",
+    "contains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "contentSchema",
+];
+/// Keywords whose value maps names to schemas.
+const NAMED_SCHEMAS: &[&str] = &[
+    "properties",
+    "patternProperties",
+    "$defs",
+    "definitions",
+    "dependentSchemas",
+];
+/// Keywords whose value lists schemas.
+const LISTED_SCHEMAS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+
+/// A schema node, with the document it belongs to and its depth.
+#[derive(Debug, Clone, Copy)]
+pub struct Node<'s> {
+    root: &'s Value,
+    value: &'s Value,
+    depth: usize,
+}
+
+impl<'s> Node<'s> {
+    /// The root node of a schema document.
+    pub fn root(document: &'s Value) -> Node<'s> {
+        Node {
+            root: document,
+            value: document,
+            depth: 0,
+        }
+    }
+
+    /// The node's JSON (an object, or `true`/`false`).
+    pub fn value(self) -> &'s Value {
+        self.value
+    }
+
+    /// Steps taken from the root to get here.
+    pub fn depth(self) -> usize {
+        self.depth
+    }
+
+    /// Deeper than a walk may go: the walker stops here.
+    pub fn too_deep(self) -> bool {
+        self.depth > MAX_DEPTH
+    }
+
+    /// The node's keywords; `None` for a boolean schema (or a value that is not a schema).
+    pub fn map(self) -> Option<&'s Map<String, Value>> {
+        self.value.as_object()
+    }
+
+    /// A keyword's value.
+    pub fn get(self, keyword: &str) -> Option<&'s Value> {
+        self.map()?.get(keyword)
+    }
+
+    /// Whether the node has `keyword`.
+    pub fn has(self, keyword: &str) -> bool {
+        self.get(keyword).is_some()
+    }
+
+    /// What `type` says.
+    pub fn types(self) -> Types {
+        Types::read(self.get("type"))
+    }
+
+    /// A node one step below this one (for a sub-schema the caller found itself).
+    pub fn child(self, value: &'s Value) -> Node<'s> {
+        Node {
+            root: self.root,
+            value,
+            depth: self.depth + 1,
+        }
+    }
+
+    /// The node a reference names in this document: `#` or a `#/...` pointer. One step deeper.
+    pub fn lookup(self, reference: &str) -> Result<Node<'s>, RefError> {
+        if self.depth >= MAX_DEPTH {
+            return Err(RefError::TooDeep);
+        }
+        let pointer = Pointer::from_fragment(reference).ok_or(RefError::NotLocal)?;
+        let target = pointer.get(self.root).ok_or(RefError::Unresolved)?;
+        Ok(self.child(target))
+    }
+
+    /// The `$ref` string, if the node has one.
+    pub fn reference(self) -> Option<&'s str> {
+        self.get("$ref").and_then(Value::as_str)
+    }
+
+    /// The node that says what the value is: `$ref`s followed to a node without one. A node
+    /// without `$ref` is itself. Cycles stop at [`MAX_DEPTH`].
+    pub fn resolve(self) -> Result<Node<'s>, RefError> {
+        let mut node = self;
+        while let Some(reference) = node.get("$ref") {
+            let reference = reference.as_str().ok_or(RefError::NotLocal)?;
+            node = node.lookup(reference)?;
+        }
+        Ok(node)
+    }
+
+    /// [`Node::resolve`], or the node itself when a reference cannot be followed.
+    pub fn target(self) -> Node<'s> {
+        self.resolve().unwrap_or(self)
+    }
+
+    /// The schema of property `name`.
+    pub fn property(self, name: &str) -> Option<Node<'s>> {
+        let schema = self.get("properties")?.as_object()?.get(name)?;
+        Some(self.child(schema))
+    }
+
+    /// Every declared property and its schema, in the order written.
+    pub fn properties(self) -> impl Iterator<Item = (&'s str, Node<'s>)> {
+        self.get("properties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+            .map(move |(name, schema)| (name.as_str(), self.child(schema)))
+    }
+
+    /// Every name listed in `required`.
+    pub fn required(self) -> impl Iterator<Item = &'s str> {
+        self.get("required")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+    }
+
+    /// Whether `required` lists `name`.
+    pub fn is_required(self, name: &str) -> bool {
+        self.required().any(|r| r == name)
+    }
+
+    /// What `additionalProperties` says.
+    pub fn additional(self) -> Additional<'s> {
+        match self.get("additionalProperties") {
+            None => Additional::Absent,
+            Some(Value::Bool(b)) => Additional::Allowed(*b),
+            Some(schema) => Additional::Schema(self.child(schema)),
+        }
+    }
+
+    /// Whether the node forbids properties it does not declare (`additionalProperties: false`).
+    pub fn closed(self) -> bool {
+        matches!(self.additional(), Additional::Allowed(false))
+    }
+
+    /// The schema every array item must match (`items` as one schema).
+    pub fn items(self) -> Option<Node<'s>> {
+        match self.get("items")? {
+            items @ (Value::Object(_) | Value::Bool(_)) => Some(self.child(items)),
+            _ => None,
+        }
+    }
+
+    /// The `anyOf` branches, when the node has them.
+    pub fn any_of(self) -> Option<impl Iterator<Item = Node<'s>>> {
+        let branches = self.get("anyOf")?.as_array()?;
+        Some(branches.iter().map(move |b| self.child(b)))
+    }
+
+    /// The `enum` values.
+    pub fn enum_values(self) -> Option<&'s [Value]> {
+        self.get("enum")?.as_array().map(Vec::as_slice)
+    }
+
+    /// Whether `null` is allowed by the node's `type`, its `enum`, or a branch of its `anyOf`
+    /// that is only `null` (references followed).
+    pub fn allows_null(self) -> bool {
+        let node = self.target();
+        node.types().contains(JsonType::Null)
+            || node.enum_values().is_some_and(|e| e.contains(&Value::Null))
+            || node
+                .any_of()
+                .is_some_and(|mut bs| bs.any(|b| b.target().types().is_only(JsonType::Null)))
+    }
+
+    /// Every sub-schema of this node, in the order its keywords are written. Values that are
+    /// not schemas (an `enum`, a `default`, an `items` written as an array in an old draft is
+    /// listed schema by schema) are not children.
+    pub fn children(self) -> Vec<Child<'s>> {
+        let mut out = Vec::new();
+        let Some(map) = self.map() else { return out };
+        for (keyword, value) in map {
+            let keyword = keyword.as_str();
+            let one = |node| Child {
+                keyword,
+                name: None,
+                index: None,
+                node,
+            };
+            if ONE_SCHEMA.contains(&keyword) || (keyword == "items" && !value.is_array()) {
+                if value.is_object() || value.is_boolean() {
+                    out.push(one(self.child(value)));
+                }
+            } else if NAMED_SCHEMAS.contains(&keyword) || keyword == "dependencies" {
+                for (name, schema) in value.as_object().into_iter().flatten() {
+                    // `dependencies` maps a name to a schema or to a list of names.
+                    if keyword == "dependencies" && schema.is_array() {
+                        continue;
+                    }
+                    out.push(Child {
+                        keyword,
+                        name: Some(name),
+                        index: None,
+                        node: self.child(schema),
+                    });
+                }
+            } else if LISTED_SCHEMAS.contains(&keyword) || keyword == "items" {
+                for (i, schema) in value.as_array().into_iter().flatten().enumerate() {
+                    out.push(Child {
+                        keyword,
+                        name: None,
+                        index: Some(i),
+                        node: self.child(schema),
+                    });
+                }
+            }
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn types_keep_their_order_and_flag_nonsense() {
+        let doc = json!({"type": ["string", "null"]});
+        let t = Node::root(&doc).types();
+        assert_eq!(
+            t.iter().collect::<Vec<_>>(),
+            [JsonType::String, JsonType::Null]
+        );
+        assert_eq!(t.describe(), "a string or null");
+        assert!(t.allows(&json!(null)) && !t.allows(&json!(1)));
+        let doc = json!({"type": ["string", 3]});
+        assert!(Node::root(&doc).types().malformed());
+        let doc = json!({"type": "integer"});
+        assert!(Node::root(&doc).types().allows(&json!(2.0)));
+    }
+
+    #[test]
+    fn references_resolve_through_one_resolver() {
+        let doc = json!({
+            "$defs": {"a b": {"$ref": "#/$defs/c"}, "c": {"type": "string"}},
+            "properties": {"x": {"$ref": "#/$defs/a%20b"}, "y": {"$ref": "other.json"}}
+        });
+        let root = Node::root(&doc);
+        let x = root.property("x").unwrap().resolve().unwrap();
+        assert_eq!(x.value(), &json!({"type": "string"}));
+        assert_eq!(x.depth(), 3);
+        let y = root.property("y").unwrap().resolve();
+        assert_eq!(y.unwrap_err(), RefError::NotLocal);
+    }
+
+    #[test]
+    fn a_reference_cycle_stops_at_the_depth_limit() {
+        let doc = json!({"$defs": {"a": {"$ref": "#/$defs/b"}, "b": {"$ref": "#/$defs/a"}},
+            "$ref": "#/$defs/a"});
+        assert_eq!(Node::root(&doc).resolve().unwrap_err(), RefError::TooDeep);
+    }
+
+    #[test]
+    fn children_are_every_sub_schema_in_order() {
+        let doc = json!({
+            "type": "object",
+            "properties": {"a": {"type": "string"}},
+            "anyOf": [true, {"not": {}}],
+            "enum": [{"type": "not a schema"}],
+            "items": [{}, {}],
+            "dependencies": {"a": ["b"], "c": {}}
+        });
+        let places: Vec<String> = Node::root(&doc)
+            .children()
+            .iter()
+            .map(|c| {
+                let mut p = Pointer::root();
+                c.push_to(&mut p);
+                p.as_str().to_owned()
+            })
+            .collect();
+        assert_eq!(
+            places,
+            [
+                "/properties/a",
+                "/anyOf/0",
+                "/anyOf/1",
+                "/items/0",
+                "/items/1",
+                "/dependencies/c"
+            ]
+        );
+    }
+
+    #[test]
+    fn null_is_allowed_three_ways() {
+        for doc in [
+            json!({"type": ["integer", "null"]}),
+            json!({"enum": ["a", null]}),
+            json!({"anyOf": [{"$ref": "#/$defs/n"}, {"type": "string"}], "$defs": {"n": {"type": "null"}}}),
+        ] {
+            assert!(Node::root(&doc).allows_null(), "{doc}");
+        }
+        assert!(!Node::root(&json!({"type": "string"})).allows_null());
+    }
+}

@@ -1,0 +1,411 @@
+//! JSON pointers (RFC 6901): where a value is in an answer, or a node in a schema.
+//!
+//! [`Pointer`] is the one owned pointer every report carries (violations, repairs and recoveries,
+//! strict-mode and lowering reports, `from_text` reports, the runner's ledger). [`Path`] builds
+//! one while a value is walked without allocating: it is linked through the stack and written out
+//! only when something is reported. Escaping (`~` → `~0`, `/` → `~1`), unescaping and the
+//! `(root)` display live here and nowhere else.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde_json::Value;
+
+/// A JSON pointer: `""` is the whole document, `/signals/2/magnitude` a value inside it.
+///
+/// Displayed as written, except the root, which reads `(root)`.
+///
+/// ```
+/// use structured_runtime::Pointer;
+///
+/// let mut at = Pointer::root();
+/// at.push("signals");
+/// at.push_index(2);
+/// at.push("a/b");
+/// assert_eq!(at, "/signals/2/a~1b");
+/// assert_eq!(at.segments().collect::<Vec<_>>(), ["signals", "2", "a/b"]);
+/// assert_eq!(Pointer::root().to_string(), "(root)");
+///
+/// let doc = serde_json::json!({"signals": [0, 1, {"a/b": true}]});
+/// assert_eq!(at.get(&doc), Some(&serde_json::json!(true)));
+/// ```
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Pointer(String);
+
+/// Text that is not a JSON pointer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{text:?} is not a JSON pointer: {reason}")]
+pub struct PointerError {
+    /// The text given.
+    pub text: String,
+    /// What is wrong with it.
+    pub reason: &'static str,
+}
+
+impl Pointer {
+    /// The whole document.
+    pub const fn root() -> Pointer {
+        Pointer(String::new())
+    }
+
+    /// Reads a pointer as written (`""`, or `/`-separated segments with `~0` and `~1` escapes).
+    pub fn parse(text: &str) -> Result<Pointer, PointerError> {
+        let fail = |reason| PointerError {
+            text: text.to_owned(),
+            reason,
+        };
+        if !text.is_empty() && !text.starts_with('/') {
+            return Err(fail("it must be empty or start with `/`"));
+        }
+        let mut bytes = text.bytes().peekable();
+        while let Some(b) = bytes.next() {
+            if b == b'~' && !matches!(bytes.next(), Some(b'0' | b'1')) {
+                return Err(fail("`~` must be followed by `0` or `1`"));
+            }
+        }
+        Ok(Pointer(text.to_owned()))
+    }
+
+    /// The pointer a local reference names: `#` is the root, `#/$defs/node` a node, with the
+    /// fragment's percent-encoding decoded (`#/$defs/a%20b`). `None` for any other reference
+    /// (a remote document, an anchor).
+    pub fn from_fragment(reference: &str) -> Option<Pointer> {
+        let fragment = reference.strip_prefix('#')?;
+        let decoded = percent_decode(fragment)?;
+        Pointer::parse(&decoded).ok()
+    }
+
+    /// Appends a property name (escaped).
+    pub fn push(&mut self, key: &str) {
+        self.0.push('/');
+        escape_into(&mut self.0, key);
+    }
+
+    /// Appends an array index.
+    pub fn push_index(&mut self, index: usize) {
+        use fmt::Write as _;
+        let _ = write!(self.0, "/{index}");
+    }
+
+    /// Removes the last segment; `false` at the root.
+    pub fn pop(&mut self) -> bool {
+        match self.0.rfind('/') {
+            Some(at) => {
+                self.0.truncate(at);
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// This pointer with a property name appended.
+    pub fn key(&self, key: &str) -> Pointer {
+        let mut out = self.clone();
+        out.push(key);
+        out
+    }
+
+    /// This pointer with an array index appended.
+    pub fn index(&self, index: usize) -> Pointer {
+        let mut out = self.clone();
+        out.push_index(index);
+        out
+    }
+
+    /// The pointer as written (`""` for the root).
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// Whether this is the whole document.
+    pub fn is_root(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    /// The segments, unescaped, from the root down.
+    pub fn segments(&self) -> impl Iterator<Item = Cow<'_, str>> + '_ {
+        self.0.split('/').skip(1).map(unescape)
+    }
+
+    /// The parent pointer and the last segment (unescaped); `None` at the root.
+    pub fn split_last(&self) -> Option<(Pointer, Cow<'_, str>)> {
+        let at = self.0.rfind('/')?;
+        let parent = Pointer(self.0.get(..at).unwrap_or_default().to_owned());
+        Some((parent, unescape(self.0.get(at + 1..).unwrap_or_default())))
+    }
+
+    /// Whether `other` is this location or inside it (segment by segment: `/a` holds `/a/b`,
+    /// not `/ab`).
+    pub fn contains(&self, other: &Pointer) -> bool {
+        match other.0.strip_prefix(self.0.as_str()) {
+            Some(rest) => rest.is_empty() || rest.starts_with('/'),
+            None => false,
+        }
+    }
+
+    /// The value this pointer names in `doc`.
+    pub fn get<'v>(&self, doc: &'v Value) -> Option<&'v Value> {
+        doc.pointer(&self.0)
+    }
+
+    /// The value this pointer names in `doc`, to change it.
+    pub fn get_mut<'v>(&self, doc: &'v mut Value) -> Option<&'v mut Value> {
+        doc.pointer_mut(&self.0)
+    }
+
+    /// Takes the member or item this pointer names out of `doc` (an array's later items move
+    /// up). `None` for the root or a location that does not exist.
+    pub fn remove(&self, doc: &mut Value) -> Option<Value> {
+        let (parent, last) = self.split_last()?;
+        match parent.get_mut(doc)? {
+            Value::Object(map) => map.shift_remove(last.as_ref()),
+            Value::Array(items) => {
+                let i = last.parse::<usize>().ok().filter(|i| *i < items.len())?;
+                Some(items.remove(i))
+            }
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Pointer {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        // `pad`, so a width in the format string lines pointers up.
+        if self.is_root() {
+            f.pad("(root)")
+        } else {
+            f.pad(&self.0)
+        }
+    }
+}
+
+impl PartialEq<str> for Pointer {
+    fn eq(&self, other: &str) -> bool {
+        self.0 == other
+    }
+}
+
+impl PartialEq<&str> for Pointer {
+    fn eq(&self, other: &&str) -> bool {
+        self.0 == *other
+    }
+}
+
+impl PartialEq<String> for Pointer {
+    fn eq(&self, other: &String) -> bool {
+        &self.0 == other
+    }
+}
+
+impl AsRef<str> for Pointer {
+    fn as_ref(&self) -> &str {
+        &self.0
+    }
+}
+
+/// One step of a [`Path`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Segment<'a> {
+    /// A property name.
+    Key(&'a str),
+    /// An array index.
+    Index(usize),
+}
+
+/// The location of a value being walked: a list linked through the stack, so walking a valid
+/// value allocates nothing; the [`Pointer`] is written only when something is reported.
+///
+/// ```
+/// use structured_runtime::schema::Path;
+///
+/// let root = Path::root();
+/// let signals = root.key("signals");
+/// let second = signals.index(2);
+/// assert_eq!(second.key("a/b").to_pointer(), "/signals/2/a~1b");
+/// assert_eq!(root.to_pointer(), "");
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Path<'a> {
+    parent: Option<&'a Path<'a>>,
+    segment: Option<Segment<'a>>,
+}
+
+impl<'a> Path<'a> {
+    /// The root.
+    pub const fn root() -> Path<'static> {
+        Path {
+            parent: None,
+            segment: None,
+        }
+    }
+
+    /// The property `name` of the value here.
+    pub fn key<'b>(&'b self, name: &'b str) -> Path<'b> {
+        Path {
+            parent: Some(self),
+            segment: Some(Segment::Key(name)),
+        }
+    }
+
+    /// The item `index` of the array here.
+    pub fn index(&self, index: usize) -> Path<'_> {
+        Path {
+            parent: Some(self),
+            segment: Some(Segment::Index(index)),
+        }
+    }
+
+    /// The segments from the root down.
+    pub fn segments(&self) -> Vec<Segment<'a>> {
+        let mut out = Vec::new();
+        let mut at = Some(self);
+        while let Some(p) = at {
+            out.extend(p.segment);
+            at = p.parent;
+        }
+        out.reverse();
+        out
+    }
+
+    /// The pointer of this location.
+    pub fn to_pointer(&self) -> Pointer {
+        let mut out = Pointer::root();
+        for seg in self.segments() {
+            match seg {
+                Segment::Key(key) => out.push(key),
+                Segment::Index(i) => out.push_index(i),
+            }
+        }
+        out
+    }
+}
+
+impl fmt::Display for Path<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.to_pointer().fmt(f)
+    }
+}
+
+/// Appends `name` as one pointer segment: `~` → `~0`, `/` → `~1`.
+fn escape_into(out: &mut String, name: &str) {
+    if !name.contains(['~', '/']) {
+        out.push_str(name);
+        return;
+    }
+    for c in name.chars() {
+        match c {
+            '~' => out.push_str("~0"),
+            '/' => out.push_str("~1"),
+            c => out.push(c),
+        }
+    }
+}
+
+/// One segment as the name it stands for.
+fn unescape(segment: &str) -> Cow<'_, str> {
+    if segment.contains('~') {
+        Cow::Owned(segment.replace("~1", "/").replace("~0", "~"))
+    } else {
+        Cow::Borrowed(segment)
+    }
+}
+
+/// `%XX` sequences decoded (a URI fragment); `None` when they do not make UTF-8.
+fn percent_decode(text: &str) -> Option<String> {
+    if !text.contains('%') {
+        return Some(text.to_owned());
+    }
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'%' {
+            let hex = text.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(b);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn escapes_and_unescapes_round_trip() {
+        let mut p = Pointer::root();
+        p.push("a/b~c");
+        p.push_index(3);
+        assert_eq!(p, "/a~1b~0c/3");
+        assert_eq!(p.segments().collect::<Vec<_>>(), ["a/b~c", "3"]);
+        let (parent, last) = p.split_last().unwrap();
+        assert_eq!((parent.as_str(), last.as_ref()), ("/a~1b~0c", "3"));
+        assert!(p.pop() && p.pop() && !p.pop());
+        assert!(p.is_root());
+    }
+
+    #[test]
+    fn parses_pointers_and_fragments() {
+        assert_eq!(
+            Pointer::parse("/a~01").unwrap().segments().next().unwrap(),
+            "a~1"
+        );
+        assert!(Pointer::parse("a").is_err());
+        assert!(Pointer::parse("/a~2").is_err());
+        assert!(Pointer::parse("/a~").is_err());
+        assert_eq!(Pointer::from_fragment("#").unwrap(), "");
+        assert_eq!(
+            Pointer::from_fragment("#/$defs/a%20b").unwrap(),
+            "/$defs/a b"
+        );
+        assert!(Pointer::from_fragment("other.json#/a").is_none());
+        assert!(Pointer::from_fragment("#anchor").is_none());
+        assert!(Pointer::from_fragment("#/%zz").is_none());
+    }
+
+    #[test]
+    fn contains_is_segment_wise() {
+        let a = Pointer::parse("/a").unwrap();
+        assert!(a.contains(&Pointer::parse("/a/b").unwrap()));
+        assert!(a.contains(&a));
+        assert!(!a.contains(&Pointer::parse("/ab").unwrap()));
+        assert!(Pointer::root().contains(&a));
+    }
+
+    #[test]
+    fn removes_members_and_items() {
+        let mut doc = json!({"a": [1, 2, 3], "b/c": true});
+        assert_eq!(
+            Pointer::parse("/a/1").unwrap().remove(&mut doc),
+            Some(json!(2))
+        );
+        assert_eq!(
+            Pointer::parse("/b~1c").unwrap().remove(&mut doc),
+            Some(json!(true))
+        );
+        assert_eq!(Pointer::parse("/a/9").unwrap().remove(&mut doc), None);
+        assert_eq!(Pointer::root().remove(&mut doc), None);
+        assert_eq!(doc, json!({"a": [1, 3]}));
+    }
+
+    #[test]
+    fn paths_write_escaped_pointers() {
+        let root = Path::root();
+        let signals = root.key("signals");
+        let item = signals.index(2);
+        assert_eq!(item.key("a/b~c").to_pointer(), "/signals/2/a~1b~0c");
+        assert_eq!(item.to_pointer(), "/signals/2");
+        assert_eq!(root.to_pointer(), "");
+    }
+
+    #[test]
+    fn displays_the_root_by_name() {
+        assert_eq!(Pointer::root().to_string(), "(root)");
+        assert_eq!(Path::root().key("x").to_string(), "/x");
+    }
+}
