@@ -86,7 +86,7 @@ impl Provider for ReplayProvider {
         &self.model
     }
 
-    fn send(&self, _body: &Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+    fn send(&self, _body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
         let next = self.script.lock().ok().and_then(|mut s| s.pop_front());
         let reply = match next {
             Some(reply) => Ok(self.envelope(reply).to_string()),

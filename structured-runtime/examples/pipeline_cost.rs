@@ -23,7 +23,6 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
-use serde_json::Value;
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::ChatRequest;
 use structured_runtime::read::repair::repair_text;
@@ -54,7 +53,7 @@ impl Provider for Canned {
     fn model(&self) -> &str {
         "gpt-4o"
     }
-    fn send(&self, body: &Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+    fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
         black_box(body);
         let reply = self.0.clone();
         async move { Ok(reply) }

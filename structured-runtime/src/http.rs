@@ -20,8 +20,6 @@
 use std::future::Future;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::provider::capabilities::ProviderKind;
 use crate::provider::wire::shorten;
 use crate::run::{Provider, TransportError};
@@ -119,12 +117,12 @@ impl HttpProvider {
         }
     }
 
-    fn request(&self, body: &Value) -> reqwest::RequestBuilder {
+    fn request(&self, body: &str) -> reqwest::RequestBuilder {
         let mut request = self
             .client
             .post(self.endpoint())
             .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .body(body.to_string());
+            .body(body.to_owned());
         if let Some(key) = &self.api_key {
             request = match self.kind {
                 ProviderKind::Anthropic => request.header("x-api-key", key),
@@ -148,7 +146,7 @@ impl Provider for HttpProvider {
         &self.model
     }
 
-    fn send(&self, body: &Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+    fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
         let request = self.request(body);
         async move {
             let response = request.send().await.map_err(transport)?;

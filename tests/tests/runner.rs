@@ -54,8 +54,11 @@ impl Provider for Scripted {
     fn model(&self) -> &str {
         self.model
     }
-    fn send(&self, body: &Value) -> impl Future<Output = Result<String, TransportError>> + Send {
-        self.sent.lock().unwrap().push(body.clone());
+    fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+        self.sent
+            .lock()
+            .unwrap()
+            .push(serde_json::from_str(body).expect("the runner sends JSON"));
         let reply = self
             .replies
             .lock()

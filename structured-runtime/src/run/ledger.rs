@@ -1,8 +1,6 @@
 //! The ledger of a run: every request, what came back and what it came to. The errors a failed
 //! run reports are read from it, not kept beside it.
 
-use serde_json::Value;
-
 use super::transport::TransportError;
 use crate::provider::wire::{CodecError, Usage};
 use crate::read::{ParseError, Provenance};
@@ -76,8 +74,8 @@ impl AttemptResult {
 /// One request and what came of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempt {
-    /// The body sent.
-    pub sent: Value,
+    /// The body sent (JSON text).
+    pub sent: String,
     /// The body received, if any.
     pub received: Option<String>,
     /// What it came to.

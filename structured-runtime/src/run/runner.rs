@@ -12,6 +12,7 @@
 //! the tokens used), on success and on failure alike, and a failed run's errors are read from
 //! it.
 
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -24,12 +25,13 @@ use crate::provider::capabilities::{resolve_mode, ProviderKind};
 use crate::provider::dialect::LowerReport;
 use crate::provider::mode::StructuredOutputMode;
 use crate::provider::wire::{
-    build_body, read_response, request_fragment, ChatRequest, CodecError, Expect, Outcome,
-    RequestFragment, StructuredCandidate, Turn, Usage,
+    body_text, fragment_body, read_response, ChatRequest, CodecError, Expect, Outcome,
+    StructuredCandidate, Turn, Usage,
 };
 use crate::read::coerce::{coerce, CoercePolicy};
 use crate::read::parse::{parse_answer, ParseError, Provenance, Warning};
 use crate::schema::output::StructuredOutput;
+use crate::schema::response::Fragment;
 use crate::schema::Violations;
 
 /// A value and how it was obtained.
@@ -149,7 +151,7 @@ impl RunError {
 /// impl Provider for Recorded {
 ///     fn kind(&self) -> ProviderKind { ProviderKind::OpenAiChat }
 ///     fn model(&self) -> &str { "gpt-4o" }
-///     fn send(&self, _: &serde_json::Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+///     fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
 ///         async { Ok(r#"{"choices": [{"index": 0, "finish_reason": "stop",
 ///             "message": {"role": "assistant", "content": "{\"outcome\": \"pass\"}"}}]}"#.to_owned()) }
 ///     }
@@ -221,7 +223,10 @@ struct Run<'r, T> {
     kind: ProviderKind,
     model: &'r str,
     mode: StructuredOutputMode,
-    fragment: RequestFragment,
+    /// What the mode adds to every request: fields (built once per schema and kept on it) and
+    /// system text.
+    fragment: Arc<Fragment>,
+    system: Option<&'static str>,
     expect: Expect,
     /// The turns re-asks added after the caller's messages.
     turns: Vec<Turn>,
@@ -250,11 +255,14 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
             config.extended_thinking,
             &caps,
         );
-        let fragment = request_fragment(provider.kind(), mode, schema, &caps)
-            .map_err(RunError::InvalidSchema)?;
+        let fragment =
+            fragment_body(provider.kind(), mode, schema, &caps).map_err(RunError::InvalidSchema)?;
+        let system = (mode == StructuredOutputMode::PromptGuided).then(|| schema.prompt_guidance());
+        let tool_name =
+            (mode == StructuredOutputMode::ToolUseWorkaround).then(|| schema.name().to_owned());
         let expect = Expect {
             mode,
-            tool_name: fragment.tool_name.clone(),
+            tool_name: tool_name.clone(),
         };
         Ok(Run {
             config,
@@ -264,9 +272,10 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
             mode,
             ledger: Ledger {
                 attempts: Vec::new(),
-                tool: fragment.tool_name.clone(),
+                tool: tool_name,
             },
             fragment,
+            system,
             expect,
             turns: Vec::new(),
             last_value: None,
@@ -278,12 +287,13 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
     }
 
     /// The body of the next request.
-    fn ask(&self) -> Value {
+    fn ask(&self) -> String {
         tracing::debug!(attempt = self.ledger.attempts.len() + 1, "sending");
-        build_body(
+        body_text(
             self.kind,
             self.model,
             self.request,
+            self.system,
             &self.fragment,
             &self.turns,
         )
@@ -299,7 +309,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
 
     fn record(
         &mut self,
-        sent: Value,
+        sent: String,
         received: Option<String>,
         result: AttemptResult,
         usage: Option<Usage>,
@@ -317,7 +327,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
     }
 
     /// What comes after a request: the transport's result read, judged and recorded.
-    fn sent(&mut self, body: Value, sent: Result<String, TransportError>) -> Next<T> {
+    fn sent(&mut self, body: String, sent: Result<String, TransportError>) -> Next<T> {
         let text = match sent {
             Ok(text) => text,
             Err(error) => return self.transport_failed(body, error),
@@ -387,7 +397,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
     }
 
     /// No response: wait and send again while the transport budget lasts.
-    fn transport_failed(&mut self, body: Value, error: TransportError) -> Next<T> {
+    fn transport_failed(&mut self, body: String, error: TransportError) -> Next<T> {
         self.record(body, None, AttemptResult::Transport(error.clone()), None);
         if error.is_retryable() && self.transport_failures < self.config.transport_retries {
             let delay = match &error {
@@ -436,7 +446,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
     /// An answer to read.
     fn answered(
         &mut self,
-        body: Value,
+        body: String,
         text: String,
         usage: Option<Usage>,
         candidate: StructuredCandidate,

@@ -3,12 +3,10 @@
 use std::future::Future;
 use std::time::Duration;
 
-use serde_json::Value;
-
 use crate::provider::capabilities::{capabilities, ProviderCapabilities, ProviderKind};
 
-/// A model endpoint. The runner builds the body and reads the answer; the provider only moves
-/// bytes and waits.
+/// A model endpoint. The runner builds the body (JSON text) and reads the answer; the provider
+/// only moves bytes and waits.
 ///
 /// ```
 /// use std::future::Future;
@@ -27,7 +25,7 @@ use crate::provider::capabilities::{capabilities, ProviderCapabilities, Provider
 ///     fn model(&self) -> &str {
 ///         "gpt-4o"
 ///     }
-///     fn send(&self, _body: &serde_json::Value) -> impl Future<Output = Result<String, TransportError>> + Send {
+///     fn send(&self, _body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
 ///         let reply = self.0.clone();
 ///         async move { Ok(reply) }
 ///     }
@@ -43,8 +41,9 @@ pub trait Provider {
     fn capabilities(&self) -> ProviderCapabilities {
         capabilities(self.kind(), self.model())
     }
-    /// Sends one request body; the response body on a 2xx status.
-    fn send(&self, body: &Value) -> impl Future<Output = Result<String, TransportError>> + Send;
+    /// Sends one request body (JSON text, for the provider's chat endpoint); the response body
+    /// on a 2xx status.
+    fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send;
     /// Waits before a transport retry (the runner uses no timer of its own, so it runs on any
     /// async runtime).
     fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send;

@@ -145,7 +145,7 @@ impl Pointer {
 
     /// The value this pointer names in `doc`.
     pub fn get<'v>(&self, doc: &'v Value) -> Option<&'v Value> {
-        doc.pointer(&self.0)
+        lookup(doc, &self.0)
     }
 
     /// The value this pointer names in `doc`, to change it.
@@ -286,6 +286,33 @@ impl fmt::Display for Path<'_> {
     }
 }
 
+/// The value `pointer` (written as text) names in `doc`, without allocating for segments that
+/// need no unescaping. `None` for text that is not a pointer.
+pub(crate) fn lookup<'v>(doc: &'v Value, pointer: &str) -> Option<&'v Value> {
+    if pointer.is_empty() {
+        return Some(doc);
+    }
+    let mut at = doc;
+    for segment in pointer.strip_prefix('/')?.split('/') {
+        let segment = unescape(segment);
+        at = match at {
+            Value::Object(map) => map.get(segment.as_ref())?,
+            Value::Array(items) => {
+                // RFC 6901: decimal digits, no leading zero (except `0` itself).
+                let valid = !segment.is_empty()
+                    && segment.bytes().all(|b| b.is_ascii_digit())
+                    && (segment.len() == 1 || !segment.starts_with('0'));
+                if !valid {
+                    return None;
+                }
+                items.get(segment.parse::<usize>().ok()?)?
+            }
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
 /// Appends `name` as one pointer segment: `~` → `~0`, `/` → `~1`.
 fn escape_into(out: &mut String, name: &str) {
     if !name.contains(['~', '/']) {
@@ -366,6 +393,31 @@ mod tests {
         assert!(Pointer::from_fragment("other.json#/a").is_none());
         assert!(Pointer::from_fragment("#anchor").is_none());
         assert!(Pointer::from_fragment("#/%zz").is_none());
+    }
+
+    #[test]
+    fn lookup_agrees_with_serde_json() {
+        let doc = json!({"a": [{"b/c": 1, "m~n": [true]}], "": {"": 2}, "01": 3});
+        for p in [
+            "",
+            "/a",
+            "/a/0",
+            "/a/0/b~1c",
+            "/a/0/m~0n/0",
+            "/a/00",
+            "/a/01",
+            "/a/1",
+            "/a/x",
+            "/a/-1",
+            "/",
+            "//",
+            "/01",
+            "/a/0/b~1c/0",
+            "x",
+            "/a/ 0",
+        ] {
+            assert_eq!(lookup(&doc, p), doc.pointer(p), "{p:?}");
+        }
     }
 
     #[test]

@@ -1,7 +1,7 @@
 //! The schema a type sends to a provider: a name, a description and a JSON Schema, checked when
 //! built and compiled once.
 
-use std::sync::{Arc, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
@@ -57,6 +57,34 @@ pub struct ResponseSchema {
     guidance: Arc<OnceLock<String>>,
     /// Each target's lowering, on first use.
     lowered: Arc<[OnceLock<Result<Value, LowerReport>>; 6]>,
+    /// Request fragments built for this schema, by the key their builder gives (provider,
+    /// mode, target): what does not change from one request to the next is built once.
+    fragments: Arc<Mutex<Fragments>>,
+}
+
+/// Fragments by their builder's key.
+type Fragments = Vec<(u32, Arc<Fragment>)>;
+
+/// Fields a request for this schema always carries, as a value and as the JSON text of each
+/// member (so a request body is written without copying the schema node by node).
+#[derive(Debug)]
+pub(crate) struct Fragment {
+    /// The fields, to merge into a body.
+    pub(crate) value: Value,
+    /// Each member's key and its value written as JSON.
+    pub(crate) members: Vec<(String, String)>,
+}
+
+impl Fragment {
+    pub(crate) fn new(value: Value) -> Fragment {
+        let members = value
+            .as_object()
+            .into_iter()
+            .flatten()
+            .map(|(k, v)| (k.clone(), v.to_string()))
+            .collect();
+        Fragment { value, members }
+    }
 }
 
 impl PartialEq for ResponseSchema {
@@ -201,6 +229,7 @@ impl ResponseSchema {
             compiled: Arc::default(),
             guidance: Arc::default(),
             lowered: Arc::default(),
+            fragments: Arc::default(),
         }
     }
 
@@ -208,6 +237,7 @@ impl ResponseSchema {
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self.guidance = Arc::default();
+        self.fragments = Arc::default();
         self
     }
 
@@ -300,6 +330,32 @@ impl ResponseSchema {
                 errors: Vec::new(),
             }),
         }
+    }
+
+    /// The request fragment `key` names, built by `build` on first use and kept.
+    pub(crate) fn fragment(
+        &self,
+        key: u32,
+        build: impl FnOnce(&Self) -> Result<Value, LowerReport>,
+    ) -> Result<Arc<Fragment>, LowerReport> {
+        let cached = |fragments: &[(u32, Arc<Fragment>)]| {
+            fragments
+                .iter()
+                .find(|(k, _)| *k == key)
+                .map(|(_, f)| Arc::clone(f))
+        };
+        if let Some(found) = cached(&self.fragments.lock().unwrap_or_else(|e| e.into_inner())) {
+            return Ok(found);
+        }
+        // Built outside the lock: two threads racing on the first request each build one, and
+        // the first stored is kept.
+        let built = Arc::new(Fragment::new(build(self)?));
+        let mut fragments = self.fragments.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(found) = cached(&fragments) {
+            return Ok(found);
+        }
+        fragments.push((key, Arc::clone(&built)));
+        Ok(built)
     }
 
     /// Checks the schema against the strict-mode rules providers enforce, and returns the

@@ -7,19 +7,26 @@ use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::openai_chat::role;
 use super::sse::{events, Event};
-use super::{input_object, merge, put, CodecError, Expect, ProviderResponse, ToolCall};
+use super::{input_object, merge, object, put, CodecError, Expect, ProviderResponse, ToolCall};
 use crate::read::Answer;
 
 /// `output_config.format` with the schema.
 pub(super) fn schema_fragment(schema: Value) -> Value {
-    json!({"output_config": {"format": {"type": "json_schema", "schema": schema}}})
+    let format = object([("type", Value::from("json_schema")), ("schema", schema)]);
+    object([("output_config", object([("format", format)]))])
 }
 
 /// One tool with the schema, forced, no parallel calls.
 pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
-    let mut tool = json!({"name": name, "input_schema": schema});
+    let mut tool = object([("name", Value::from(name)), ("input_schema", schema)]);
     put(&mut tool, "description", description);
-    json!({"tools": [tool], "tool_choice": {"type": "tool", "name": name, "disable_parallel_tool_use": true}})
+    object([
+        ("tools", Value::Array(vec![tool])),
+        (
+            "tool_choice",
+            json!({"type": "tool", "name": name, "disable_parallel_tool_use": true}),
+        ),
+    ])
 }
 
 /// The answer's token limit when the caller sets none (the API requires one).
@@ -39,16 +46,32 @@ pub(super) fn body(
     for turn in turns {
         messages.push(match turn {
             Turn::AssistantText(text) => json!({"role": "assistant", "content": text}),
-            Turn::AssistantToolCall { id, name, input } => json!({"role": "assistant", "content": [
-                {"type": "tool_use", "id": id, "name": name, "input": input_object(input)}
-            ]}),
+            Turn::AssistantToolCall { id, name, input } => {
+                let block = object([
+                    ("type", Value::from("tool_use")),
+                    ("id", id.as_deref().map_or(Value::Null, Value::from)),
+                    ("name", Value::from(name.as_str())),
+                    ("input", input_object(input)),
+                ]);
+                object([
+                    ("role", Value::from("assistant")),
+                    ("content", Value::Array(vec![block])),
+                ])
+            }
             Turn::UserText(text) => json!({"role": "user", "content": text}),
             Turn::ToolError { id, text, .. } => json!({"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": id, "is_error": true, "content": text}
             ]}),
         });
     }
-    let mut body = json!({"max_tokens": request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS), "messages": messages, "model": model});
+    let mut body = object([
+        (
+            "max_tokens",
+            Value::from(request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+        ),
+        ("messages", Value::Array(messages)),
+        ("model", Value::from(model)),
+    ]);
     if let Some(system) = system {
         merge(&mut body, &json!({"system": system}));
     }

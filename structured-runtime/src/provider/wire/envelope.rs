@@ -20,8 +20,13 @@ impl<'b> Reader<'b> {
         Reader { api, body }
     }
 
+    /// The value at `pointer` in the body.
+    pub(super) fn at(&self, pointer: &str) -> Option<&'b Value> {
+        crate::schema::pointer::lookup(self.body, pointer)
+    }
+
     pub(super) fn shape(&self, pointer: &str, expected: &'static str) -> CodecError {
-        let found = match self.body.pointer(pointer) {
+        let found = match self.at(pointer) {
             None => "nothing".to_owned(),
             Some(v) => shorten(&v.to_string(), 80),
         };
@@ -35,7 +40,7 @@ impl<'b> Reader<'b> {
 
     /// An optional string field: absent or null is `None`, another type is a shape error.
     pub(super) fn opt_str(&self, pointer: &str) -> Result<Option<&'b str>, CodecError> {
-        match self.body.pointer(pointer) {
+        match self.at(pointer) {
             None | Some(Value::Null) => Ok(None),
             Some(Value::String(s)) => Ok(Some(s)),
             Some(_) => Err(self.shape(pointer, "a string")),
@@ -43,14 +48,14 @@ impl<'b> Reader<'b> {
     }
 
     pub(super) fn array(&self, pointer: &str) -> Result<&'b [Value], CodecError> {
-        match self.body.pointer(pointer) {
+        match self.at(pointer) {
             Some(Value::Array(items)) => Ok(items),
             _ => Err(self.shape(pointer, "an array")),
         }
     }
 
     pub(super) fn opt_array(&self, pointer: &str) -> Result<&'b [Value], CodecError> {
-        match self.body.pointer(pointer) {
+        match self.at(pointer) {
             None | Some(Value::Null) => Ok(&[]),
             Some(Value::Array(items)) => Ok(items),
             Some(_) => Err(self.shape(pointer, "an array")),
@@ -58,7 +63,7 @@ impl<'b> Reader<'b> {
     }
 
     pub(super) fn usage(&self, input: &str, output: &str) -> Option<Usage> {
-        let get = |p: &str| self.body.pointer(p).and_then(Value::as_u64);
+        let get = |p: &str| self.at(p).and_then(Value::as_u64);
         match (get(input), get(output)) {
             (None, None) => None,
             (i, o) => Some(Usage {

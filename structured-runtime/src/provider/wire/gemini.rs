@@ -5,7 +5,9 @@ use serde_json::{json, Value};
 
 use super::chat::{ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
-use super::{input_object, merge, put, CodecError, Expect, Outcome, ProviderResponse, ToolCall};
+use super::{
+    input_object, merge, object, put, CodecError, Expect, Outcome, ProviderResponse, ToolCall,
+};
 use crate::provider::dialect::SchemaTarget;
 use crate::read::Answer;
 
@@ -16,7 +18,11 @@ pub(super) fn schema_fragment(target: SchemaTarget, schema: Value) -> Value {
     } else {
         "responseJsonSchema"
     };
-    json!({"generationConfig": {"responseMimeType": "application/json", key: schema}})
+    let config = object([
+        ("responseMimeType", Value::from("application/json")),
+        (key, schema),
+    ]);
+    object([("generationConfig", config)])
 }
 
 /// One function declaration with the schema, the only one allowed, forced.
@@ -31,12 +37,16 @@ pub(super) fn tool_fragment(
     } else {
         "parametersJsonSchema"
     };
-    let mut declaration = json!({"name": name, key: schema});
+    let mut declaration = object([("name", Value::from(name)), (key, schema)]);
     put(&mut declaration, "description", description);
-    json!({
-        "tools": [{"functionDeclarations": [declaration]}],
-        "toolConfig": {"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [name]}}
-    })
+    let declarations = object([("functionDeclarations", Value::Array(vec![declaration]))]);
+    object([
+        ("tools", Value::Array(vec![declarations])),
+        (
+            "toolConfig",
+            json!({"functionCallingConfig": {"mode": "ANY", "allowedFunctionNames": [name]}}),
+        ),
+    ])
 }
 
 pub(super) fn body(request: &ChatRequest, system: Option<String>, turns: &[Turn]) -> Value {
@@ -50,7 +60,15 @@ pub(super) fn body(request: &ChatRequest, system: Option<String>, turns: &[Turn]
         contents.push(match turn {
             Turn::AssistantText(text) => json!({"role": "model", "parts": [{"text": text}]}),
             Turn::AssistantToolCall { name, input, .. } => {
-                json!({"role": "model", "parts": [{"functionCall": {"name": name, "args": input_object(input)}}]})
+                let call = object([
+                    ("name", Value::from(name.as_str())),
+                    ("args", input_object(input)),
+                ]);
+                let part = object([("functionCall", call)]);
+                object([
+                    ("role", Value::from("model")),
+                    ("parts", Value::Array(vec![part])),
+                ])
             }
             Turn::UserText(text) => json!({"role": "user", "parts": [{"text": text}]}),
             Turn::ToolError { name, text, .. } => json!({"role": "user", "parts": [
@@ -58,7 +76,7 @@ pub(super) fn body(request: &ChatRequest, system: Option<String>, turns: &[Turn]
             ]}),
         });
     }
-    let mut body = json!({"contents": contents});
+    let mut body = object([("contents", Value::Array(contents))]);
     if let Some(system) = system {
         merge(
             &mut body,

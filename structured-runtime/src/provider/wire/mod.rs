@@ -26,12 +26,15 @@ mod openai_chat;
 mod openai_responses;
 mod sse;
 
+use std::sync::Arc;
+
 use serde_json::{json, Map, Value};
 
 use crate::provider::capabilities::{ProviderCapabilities, ProviderKind};
-use crate::provider::dialect::{LowerError, LowerReport};
+use crate::provider::dialect::{LowerError, LowerReport, SchemaTarget};
 use crate::provider::mode::StructuredOutputMode;
 use crate::read::Answer;
+use crate::schema::response::Fragment;
 use crate::schema::{Pointer, ResponseSchema};
 
 pub use chat::{ChatMessage, ChatRequest, Role, Turn};
@@ -325,22 +328,43 @@ pub fn request_fragment(
     schema: &ResponseSchema,
     caps: &ProviderCapabilities,
 ) -> Result<RequestFragment, LowerReport> {
-    let mut fragment = RequestFragment {
-        body: Value::Object(Map::new()),
-        system: None,
-        tool_name: None,
-    };
+    Ok(RequestFragment {
+        body: fragment_body(provider, mode, schema, caps)?.value.clone(),
+        system: (mode == StructuredOutputMode::PromptGuided)
+            .then(|| schema.prompt_guidance().to_owned()),
+        tool_name: (mode == StructuredOutputMode::ToolUseWorkaround)
+            .then(|| schema.name().to_owned()),
+    })
+}
+
+/// The fields [`request_fragment`] merges into the body, built once per schema, provider, mode
+/// and target, and kept on the schema.
+pub(crate) fn fragment_body(
+    provider: ProviderKind,
+    mode: StructuredOutputMode,
+    schema: &ResponseSchema,
+    caps: &ProviderCapabilities,
+) -> Result<Arc<Fragment>, LowerReport> {
+    let target = caps.schema_target;
+    let key = (provider as u32) << 16 | (mode as u32) << 8 | target.index() as u32;
+    schema.fragment(key, |schema| build_fragment(provider, mode, schema, target))
+}
+
+fn build_fragment(
+    provider: ProviderKind,
+    mode: StructuredOutputMode,
+    schema: &ResponseSchema,
+    target: SchemaTarget,
+) -> Result<Value, LowerReport> {
     let name = schema.name();
     let description = schema.description();
-    let target = caps.schema_target;
-    match mode {
-        StructuredOutputMode::None => {}
-        StructuredOutputMode::PromptGuided => {
-            fragment.system = Some(schema.prompt_guidance().to_owned());
+    Ok(match mode {
+        StructuredOutputMode::None | StructuredOutputMode::PromptGuided => {
+            Value::Object(Map::new())
         }
         StructuredOutputMode::SchemaEnforced => {
             let lowered = schema.lowered(target)?.clone();
-            fragment.body = match provider.wire_api() {
+            match provider.wire_api() {
                 WireApi::OpenAiResponses => {
                     openai_responses::schema_fragment(name, description, lowered)
                 }
@@ -350,7 +374,7 @@ pub fn request_fragment(
                 WireApi::OpenAiChat => {
                     openai_chat::schema_fragment(provider, name, description, lowered)
                 }
-            };
+            }
         }
         StructuredOutputMode::ToolUseWorkaround => {
             if matches!(provider, ProviderKind::Ollama | ProviderKind::LlamaCpp) {
@@ -364,7 +388,7 @@ pub fn request_fragment(
                 });
             }
             let lowered = schema.lowered(target)?.clone();
-            fragment.body = match provider.wire_api() {
+            match provider.wire_api() {
                 WireApi::OpenAiResponses => {
                     openai_responses::tool_fragment(name, description, lowered)
                 }
@@ -373,11 +397,9 @@ pub fn request_fragment(
                 WireApi::OpenAiChat | WireApi::OllamaChat => {
                     openai_chat::tool_fragment(provider, name, description, lowered)
                 }
-            };
-            fragment.tool_name = Some(name.to_owned());
+            }
         }
-    }
-    Ok(fragment)
+    })
 }
 
 /// The request body for `kind`: the prompt, the fragment (with its system text after the
@@ -390,20 +412,105 @@ pub fn build_body(
     fragment: &RequestFragment,
     turns: &[Turn],
 ) -> Value {
-    let system = match (&request.system, &fragment.system) {
+    body_with(
+        kind,
+        model,
+        request,
+        fragment.system.as_deref(),
+        &fragment.body,
+        turns,
+    )
+}
+
+/// [`build_body`] from the fragment's parts.
+fn body_with(
+    kind: ProviderKind,
+    model: &str,
+    request: &ChatRequest,
+    fragment_system: Option<&str>,
+    fragment_body: &Value,
+    turns: &[Turn],
+) -> Value {
+    let mut body = base_body(kind, model, request, fragment_system, turns);
+    merge(&mut body, fragment_body);
+    merge(&mut body, &request.extra);
+    body
+}
+
+/// The body without the fragment's fields and the caller's extra fields.
+fn base_body(
+    kind: ProviderKind,
+    model: &str,
+    request: &ChatRequest,
+    fragment_system: Option<&str>,
+    turns: &[Turn],
+) -> Value {
+    let system = match (&request.system, fragment_system) {
         (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
-        (a, b) => a.clone().or_else(|| b.clone()),
+        (a, b) => a.clone().or_else(|| b.map(str::to_owned)),
     };
-    let mut body = match kind.wire_api() {
+    match kind.wire_api() {
         WireApi::OpenAiChat => openai_chat::body(model, request, system, turns),
         WireApi::OllamaChat => ollama::body(model, request, system, turns),
         WireApi::OpenAiResponses => openai_responses::body(model, request, system, turns),
         WireApi::Anthropic => anthropic::body(model, request, system, turns),
         WireApi::Gemini => gemini::body(request, system, turns),
+    }
+}
+
+/// The body [`build_body`] builds, written as JSON text: the fragment's members are spliced in as
+/// the text kept with them, so a large schema is not copied for every request. Where the
+/// fragment's fields meet the body's or the caller's own (a `generationConfig` with the token
+/// limit, a `provider` object), the body is merged as a value instead; the JSON is the same.
+pub(crate) fn body_text(
+    kind: ProviderKind,
+    model: &str,
+    request: &ChatRequest,
+    fragment_system: Option<&str>,
+    fragment: &Fragment,
+    turns: &[Turn],
+) -> String {
+    let mut body = base_body(kind, model, request, fragment_system, turns);
+    let extra = request.extra.as_object();
+    let meets = |k: &str| body.get(k).is_some() || extra.is_some_and(|e| e.contains_key(k));
+    if fragment.members.iter().any(|(k, _)| meets(k)) {
+        merge(&mut body, &fragment.value);
+        merge(&mut body, &request.extra);
+        return body.to_string();
+    }
+    // The caller's fields that meet the body's merge into it; the rest follow the fragment's.
+    let mut after = Vec::new();
+    for (k, v) in extra.into_iter().flatten() {
+        match body.get_mut(k) {
+            Some(existing) => merge(existing, v),
+            None => after.push((k, v)),
+        }
+    }
+    let mut text = body.to_string();
+    if text.pop() != Some('}') {
+        // Not an object (never, for the bodies above): merged as a value.
+        merge(&mut body, &fragment.value);
+        merge(&mut body, &request.extra);
+        return body.to_string();
+    }
+    let mut first = text.len() == 1;
+    let mut member = |text: &mut String, key: &str, value: &str| {
+        if !first {
+            text.push(',');
+        }
+        first = false;
+        text.push_str(&Value::from(key).to_string());
+        text.push(':');
+        text.push_str(value);
     };
-    merge(&mut body, &fragment.body);
-    merge(&mut body, &request.extra);
-    body
+    for (k, v) in &fragment.members {
+        member(&mut text, k, v);
+    }
+    for (k, v) in after {
+        member(&mut text, k, &v.to_string());
+    }
+    text.push('}');
+    text
 }
 
 /// Merges `fragment` into `body`: objects key by key (recursively), anything else replaced.
@@ -430,6 +537,17 @@ pub fn merge(body: &mut Value, fragment: &Value) {
     }
 }
 
+/// An object from its members, each value moved in as it is (`json!` would serialize a `Value`
+/// into a new one, node by node).
+fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
+    Value::Object(
+        members
+            .into_iter()
+            .map(|(k, v)| (k.to_owned(), v))
+            .collect(),
+    )
+}
+
 /// Sets `key` on an object when there is a value for it.
 fn put(object: &mut Value, key: &str, value: Option<&str>) {
     if let (Value::Object(map), Some(v)) = (object, value) {
@@ -447,5 +565,78 @@ fn input_object(input: &Answer) -> Value {
             Ok(v @ Value::Object(_)) => v,
             _ => json!({}),
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::provider::capabilities::capabilities;
+
+    /// The text the runner sends is the body [`build_body`] builds, for every provider, mode
+    /// and kind of caller's extra fields (none, new ones, ones that meet the fragment's).
+    #[test]
+    fn the_body_text_is_the_built_body() {
+        let schema = ResponseSchema::new(
+            "answer",
+            json!({"type": "object", "properties": {"n": {"type": "integer", "minimum": 0}},
+                "required": ["n"], "additionalProperties": false}),
+        )
+        .unwrap()
+        .with_description("A count.");
+        let kinds = [
+            (ProviderKind::OpenAiChat, "gpt-4o"),
+            (ProviderKind::OpenAiResponses, "gpt-4o"),
+            (ProviderKind::Anthropic, "claude-sonnet-4-5"),
+            (ProviderKind::Anthropic, "claude-3-5-haiku-latest"),
+            (ProviderKind::Gemini, "gemini-2.5-flash"),
+            (ProviderKind::Gemini, "gemini-1.5-pro"),
+            (ProviderKind::OpenRouter, "openai/gpt-4o"),
+            (ProviderKind::Ollama, "llama3"),
+            (ProviderKind::LlamaCpp, "local"),
+            (ProviderKind::Vllm, "qwen"),
+        ];
+        let modes = [
+            StructuredOutputMode::None,
+            StructuredOutputMode::SchemaEnforced,
+            StructuredOutputMode::ToolUseWorkaround,
+            StructuredOutputMode::PromptGuided,
+        ];
+        let extras = [
+            json!({}),
+            json!({"temperature": 0}),
+            json!({"provider": {"order": ["a"]}, "generationConfig": {"temperature": 0}}),
+            json!({"messages": [], "max_tokens": 9}),
+        ];
+        let turns = [
+            Turn::AssistantText("{\"n\": -1}".into()),
+            Turn::UserText("fix /n".into()),
+        ];
+        for (kind, model) in kinds {
+            let caps = capabilities(kind, model);
+            for mode in modes {
+                let Ok(fragment) = request_fragment(kind, mode, &schema, &caps) else {
+                    continue;
+                };
+                let cached = fragment_body(kind, mode, &schema, &caps).unwrap();
+                for extra in &extras {
+                    let mut request = ChatRequest::user("Count.");
+                    request.system = Some("Be brief.".into());
+                    request.max_tokens = Some(64);
+                    request.extra = extra.clone();
+                    let built = build_body(kind, model, &request, &fragment, &turns);
+                    let text = body_text(
+                        kind,
+                        model,
+                        &request,
+                        fragment.system.as_deref(),
+                        &cached,
+                        &turns,
+                    );
+                    let sent: Value = serde_json::from_str(&text).unwrap();
+                    assert_eq!(sent, built, "{kind:?} {mode:?} {extra}");
+                }
+            }
+        }
     }
 }

@@ -6,12 +6,12 @@ use serde_json::{json, Map, Value};
 use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::openai_chat::messages;
-use super::{CodecError, Expect, ProviderResponse, ToolCall};
+use super::{object, CodecError, Expect, ProviderResponse, ToolCall};
 use crate::read::Answer;
 
 /// `format` with the schema.
 pub(super) fn schema_fragment(schema: Value) -> Value {
-    json!({"format": schema})
+    object([("format", schema)])
 }
 
 pub(super) fn body(

@@ -7,7 +7,7 @@ use serde_json::{json, Map, Value};
 use super::chat::{ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::sse::{events, Event};
-use super::{merge, put, CodecError, Expect, ProviderResponse, ToolCall};
+use super::{merge, object, put, CodecError, Expect, ProviderResponse, ToolCall};
 use crate::provider::capabilities::ProviderKind;
 use crate::read::Answer;
 
@@ -18,9 +18,14 @@ pub(super) fn schema_fragment(
     description: Option<&str>,
     schema: Value,
 ) -> Value {
-    let mut inner = json!({"name": name, "schema": schema, "strict": true});
+    let mut inner = object([
+        ("name", Value::from(name)),
+        ("schema", schema),
+        ("strict", Value::Bool(true)),
+    ]);
     put(&mut inner, "description", description);
-    let mut body = json!({"response_format": {"type": "json_schema", "json_schema": inner}});
+    let format = object([("type", Value::from("json_schema")), ("json_schema", inner)]);
+    let mut body = object([("response_format", format)]);
     require_parameters(provider, &mut body);
     body
 }
@@ -32,13 +37,21 @@ pub(super) fn tool_fragment(
     description: Option<&str>,
     schema: Value,
 ) -> Value {
-    let mut function = json!({"name": name, "parameters": schema, "strict": true});
+    let mut function = object([
+        ("name", Value::from(name)),
+        ("parameters", schema),
+        ("strict", Value::Bool(true)),
+    ]);
     put(&mut function, "description", description);
-    let mut body = json!({
-        "tools": [{"type": "function", "function": function}],
-        "tool_choice": {"type": "function", "function": {"name": name}},
-        "parallel_tool_calls": false
-    });
+    let tool = object([("type", Value::from("function")), ("function", function)]);
+    let mut body = object([
+        ("tools", Value::Array(vec![tool])),
+        (
+            "tool_choice",
+            json!({"type": "function", "function": {"name": name}}),
+        ),
+        ("parallel_tool_calls", Value::Bool(false)),
+    ]);
     require_parameters(provider, &mut body);
     body
 }
@@ -67,31 +80,47 @@ pub(super) fn messages(
 ) -> Vec<Value> {
     let mut messages = Vec::with_capacity(request.messages.len() + turns.len() + 1);
     if let Some(system) = system {
-        messages.push(json!({"role": "system", "content": system}));
+        messages.push(message("system", Value::String(system)));
     }
     for m in &request.messages {
-        messages.push(json!({"role": role(m.role), "content": m.text}));
+        messages.push(message(role(m.role), Value::from(m.text.as_str())));
     }
     for turn in turns {
         messages.push(match turn {
-            Turn::AssistantText(text) => json!({"role": "assistant", "content": text}),
+            Turn::AssistantText(text) => message("assistant", Value::from(text.as_str())),
             Turn::AssistantToolCall { id, name, input } => {
                 let arguments = if arguments_as_object {
                     super::input_object(input)
                 } else {
                     Value::String(input.to_text().into_owned())
                 };
-                json!({"role": "assistant", "content": null, "tool_calls": [
-                    {"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}
-                ]})
+                let function = object([
+                    ("name", Value::from(name.as_str())),
+                    ("arguments", arguments),
+                ]);
+                let call = object([
+                    ("id", id.as_deref().map_or(Value::Null, Value::from)),
+                    ("type", Value::from("function")),
+                    ("function", function),
+                ]);
+                object([
+                    ("role", Value::from("assistant")),
+                    ("content", Value::Null),
+                    ("tool_calls", Value::Array(vec![call])),
+                ])
             }
-            Turn::UserText(text) => json!({"role": "user", "content": text}),
+            Turn::UserText(text) => message("user", Value::from(text.as_str())),
             Turn::ToolError { id, name, text } => {
                 json!({"role": "tool", "tool_call_id": id, "name": name, "content": text})
             }
         });
     }
     messages
+}
+
+/// One `{"role": .., "content": ..}` message.
+fn message(role: &str, content: Value) -> Value {
+    object([("role", Value::from(role)), ("content", content)])
 }
 
 pub(super) fn body(

@@ -6,21 +6,35 @@ use serde_json::{json, Value};
 use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::openai_chat::role;
-use super::{merge, put, CodecError, Expect, ProviderResponse, ToolCall};
+use super::{merge, object, put, CodecError, Expect, ProviderResponse, ToolCall};
 use crate::read::Answer;
 
 /// `text.format` with the schema, strict.
 pub(super) fn schema_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
-    let mut format = json!({"type": "json_schema", "name": name, "schema": schema, "strict": true});
+    let mut format = object([
+        ("type", Value::from("json_schema")),
+        ("name", Value::from(name)),
+        ("schema", schema),
+        ("strict", Value::Bool(true)),
+    ]);
     put(&mut format, "description", description);
-    json!({"text": {"format": format}})
+    object([("text", object([("format", format)]))])
 }
 
 /// One function tool with the schema, forced, no parallel calls.
 pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
-    let mut tool = json!({"type": "function", "name": name, "parameters": schema, "strict": true});
+    let mut tool = object([
+        ("type", Value::from("function")),
+        ("name", Value::from(name)),
+        ("parameters", schema),
+        ("strict", Value::Bool(true)),
+    ]);
     put(&mut tool, "description", description);
-    json!({"tools": [tool], "tool_choice": {"type": "function", "name": name}, "parallel_tool_calls": false})
+    object([
+        ("tools", Value::Array(vec![tool])),
+        ("tool_choice", json!({"type": "function", "name": name})),
+        ("parallel_tool_calls", Value::Bool(false)),
+    ])
 }
 
 pub(super) fn body(
@@ -46,7 +60,10 @@ pub(super) fn body(
             }
         });
     }
-    let mut body = json!({"model": model, "input": input});
+    let mut body = object([
+        ("model", Value::from(model)),
+        ("input", Value::Array(input)),
+    ]);
     if let Some(system) = system {
         merge(&mut body, &json!({"instructions": system}));
     }
