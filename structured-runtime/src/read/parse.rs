@@ -510,6 +510,7 @@ impl Attempt<'_, '_> {
     }
 
     fn warnings(&self, mut warnings: Vec<Warning>) -> Vec<Warning> {
+        warnings.reserve(self.repairs.len() + self.recoveries.len() + 2);
         let offset = self.candidate.span.start;
         let around = self.candidate.source != Source::Whole
             || self.repairs.iter().any(|r| r.kind.is_extraction());

@@ -29,7 +29,7 @@ impl<'a> Parser<'a> {
             text,
             pos: 0,
             stack: Vec::new(),
-            repairs: Vec::new(),
+            repairs: Vec::with_capacity(8),
         }
     }
 

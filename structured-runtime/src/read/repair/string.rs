@@ -166,7 +166,7 @@ impl Parser<'_> {
             } else {
                 &IN_STRING
             };
-            while let Some(&b) = bytes.get(i).filter(|_| i < limit) {
+            for &b in bytes.get(i..limit).unwrap_or_default() {
                 match classes[usize::from(b)] {
                     Class::Plain => {}
                     Class::OpenBrace => inside.braces += 1,
@@ -301,11 +301,14 @@ impl Parser<'_> {
         }
         let n = self.next_non_ws(after);
         let next = self.byte(n);
-        let next_is_quote = self
-            .text
-            .get(n..)
-            .and_then(|r| r.chars().next())
-            .is_some_and(is_quote_char);
+        // Worked out only where a decision needs it: most closing quotes are decided by
+        // the byte after them alone.
+        let next_is_quote = || {
+            self.text
+                .get(n..)
+                .and_then(|r| r.chars().next())
+                .is_some_and(is_quote_char)
+        };
         if next.is_none() || self.comment_at(n) {
             return Decision::Close;
         }
@@ -318,9 +321,11 @@ impl Parser<'_> {
         }
         match ctx {
             Ctx::Key => {
-                let value_follows = next.is_some_and(|b| b.is_ascii_digit() || b == b']')
-                    || is_literal_word(self.word_at(n));
-                if matches!(next, Some(b':' | b',' | b'}')) || next_is_quote || value_follows {
+                let value_follows = || {
+                    next.is_some_and(|b| b.is_ascii_digit() || b == b']')
+                        || is_literal_word(self.word_at(n))
+                };
+                if matches!(next, Some(b':' | b',' | b'}')) || next_is_quote() || value_follows() {
                     Decision::Close
                 } else if q > 0 && self.byte(q - 1) == Some(b':') {
                     Decision::CutAt(q - 1)
@@ -331,7 +336,9 @@ impl Parser<'_> {
             Ctx::Top => match next {
                 Some(b',' | b':' | b';') => Decision::Close,
                 Some(b'}' | b']') if !self.stack.is_empty() => Decision::Close,
-                _ if next_is_quote && self.next_non_ws(n + 1) < self.text.len() => Decision::Close,
+                _ if next_is_quote() && self.next_non_ws(n + 1) < self.text.len() => {
+                    Decision::Close
+                }
                 _ => Decision::Literal,
             },
             Ctx::ObjectValue => match next {
@@ -349,8 +356,8 @@ impl Parser<'_> {
                     }
                 }
                 // `"a\n"\n",`: the next quote is the real end; this one is a character.
-                _ if next_is_quote && self.closes_before_delimiter(n) => Decision::Literal,
-                _ if next_is_quote => Decision::Close,
+                _ if next_is_quote() && self.closes_before_delimiter(n) => Decision::Literal,
+                _ if next_is_quote() => Decision::Close,
                 Some(b':' | b'}' | b']') => Decision::Literal,
                 _ if !flat => Decision::Literal,
                 _ => match self.forgotten_before(q, true) {
@@ -369,7 +376,7 @@ impl Parser<'_> {
                 Some(b']') if inside.brackets == 0 => Decision::Close,
                 Some(b'}') if inside.braces == 0 => Decision::Close,
                 Some(b',' | b':') => Decision::Close,
-                _ if next_is_quote => Decision::Close,
+                _ if next_is_quote() => Decision::Close,
                 Some(b']' | b'}') => Decision::Literal,
                 _ if !flat => Decision::Literal,
                 _ => match self.forgotten_before(q, false) {
