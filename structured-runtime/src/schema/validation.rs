@@ -537,6 +537,30 @@ mod tests {
     }
 
     #[test]
+    fn branches_that_refer_to_themselves_stop_at_the_cycle() {
+        let schema = json!({"anyOf": [{"$ref": "#"}, {"$ref": "#"}], "type": "string"});
+        let out = explain(Node::root(&schema), &json!(1));
+        assert_eq!(out.len(), 1, "{out:?}");
+        assert_eq!(out[0].rule, Rule::Type);
+    }
+
+    /// Sixty definitions, each an `anyOf` of the next one twice: 2^60 paths to the last. The
+    /// walk's budget ends the explanation long before, and what it found is kept.
+    #[test]
+    fn exponentially_many_paths_are_cut_by_the_budget() {
+        let mut defs = serde_json::Map::new();
+        for i in 0..60 {
+            let next = format!("#/$defs/d{}", i + 1);
+            defs.insert(format!("d{i}"), json!({"anyOf": [{"$ref": next}, {"$ref": next}]}));
+        }
+        defs.insert("d60".into(), json!({"type": "string"}));
+        let schema = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d0"}, "b": {"type": "integer"}},
+            "$defs": defs});
+        let out = explain(Node::root(&schema), &json!({"b": "x", "a": 1}));
+        assert!(out.iter().any(|v| v.path == "/b"), "{out:?}");
+    }
+
+    #[test]
     fn self_referencing_schema_terminates() {
         let schema = json!({"$defs": {"a": {"$ref": "#/$defs/a"}}, "$ref": "#/$defs/a"});
         assert!(explain(Node::root(&schema), &json!(1)).is_empty());

@@ -1,0 +1,3 @@
+//! Helpers shared by more than one test file.
+
+pub mod generate;
