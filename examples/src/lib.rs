@@ -1,8 +1,8 @@
-//! The seed's subsystem types, declared as a downstream crate would: one `#[derive]` each, with
-//! the seed's enums, ranges and doc comments. Nothing here is hand-written schema or validation.
+//! The gateway's subsystem types, declared as a downstream crate would: one `#[derive]` each, with
+//! their enums, ranges and doc comments. Nothing here is hand-written schema or validation.
 //!
-//! Ranges the seed states (confidence and magnitude 0–1, the PAD dimensions −1–1) are declared as
-//! it states them; probabilities the seed names but does not bound (likelihood, plausibility, the
+//! Ranges the specification states (confidence and magnitude 0–1, the PAD dimensions −1–1) are declared as
+//! it states them; probabilities it names but does not bound (likelihood, plausibility, the
 //! other confidences) are declared 0–1 as well, and each such field says so in its doc comment.
 
 pub mod curator;
@@ -23,7 +23,7 @@ pub use risk::{LayerResult, RiskAssessment, RiskLayers};
 
 use structured_runtime::ResponseSchema;
 
-/// Every root type's schema, in the order the seed lists them.
+/// Every root type's schema, in the order the specification lists them.
 pub fn all_schemas() -> Vec<&'static ResponseSchema> {
     use structured_runtime::StructuredOutput;
     vec![

@@ -1,11 +1,12 @@
 //! # structured
 //!
-//! Typed, validated output from LLMs, declared once on a Rust type.
+//! Typed, validated output from LLMs, declared once on a Rust type: a correct typed value, or an
+//! error that says why.
 //!
 //! `#[derive(StructuredOutput)]` on a struct with named fields gives it a strict JSON Schema
 //! ([`StructuredOutput::schema`]), a one-pass parser that accepts exactly what that schema
 //! accepts ([`StructuredOutput::from_json`]) and a [`Validate`] impl for the rules declared on its
-//! fields. Every violation is reported with the JSON pointer of the value that broke it.
+//! fields. Every violation is reported with the [`Pointer`] of the value that broke it.
 //!
 //! ```
 //! use structured_runtime::{StructuredOutput, Validate};
@@ -41,6 +42,128 @@
 //! ]);
 //! ```
 //!
+//! ## Asking a provider
+//!
+//! [`run_structured`] asks a [`Provider`] for a `T`: it picks the mode the provider and model
+//! support (the schema enforced, a forced tool, or the schema in the prompt), lowers the schema
+//! for the provider's dialect, reads the answer, repairs and fits it within the
+//! [`ParseOptions`], validates it, and re-asks with every violation while the budget lasts. The
+//! result says how the value was obtained ([`Provenance`], [`Warning`]s) and keeps a ledger of
+//! every request; a failure is a [`RunError`] with the same ledger. A provider is any transport:
+//! [`http::HttpProvider`] (feature `http`), a gateway's own client, or a test double like this
+//! one, which answers first with a value out of range and then with a good one.
+//!
+//! ```
+//! use std::future::Future;
+//! use std::sync::Mutex;
+//! use std::time::Duration;
+//! use structured_runtime::provider::capabilities::ProviderKind;
+//! use structured_runtime::run::TransportError;
+//! use structured_runtime::{
+//!     run_structured, ChatRequest, Provenance, Provider, RunConfig, StructuredOutput,
+//!     StructuredOutputMode,
+//! };
+//!
+//! #[derive(StructuredOutput, serde::Deserialize, Debug)]
+//! struct Verdict {
+//!     #[enum_values("pass", "fail")]
+//!     outcome: String,
+//!     #[range(0.0, 1.0)]
+//!     confidence: f64,
+//! }
+//!
+//! /// Answers with the next recorded body, as OpenAI's Chat Completions API would.
+//! struct Recorded(Mutex<Vec<&'static str>>);
+//!
+//! impl Provider for Recorded {
+//!     fn kind(&self) -> ProviderKind { ProviderKind::OpenAiChat }
+//!     fn model(&self) -> &str { "gpt-4o" }
+//!     fn send(&self, _body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+//!         let content = self.0.lock().unwrap().remove(0);
+//!         let body = serde_json::json!({"choices": [{"index": 0, "finish_reason": "stop",
+//!             "message": {"role": "assistant", "content": content}}]});
+//!         async move { Ok(body.to_string()) }
+//!     }
+//!     async fn wait(&self, _delay: Duration) {}
+//! }
+//!
+//! # fn block_on<F: Future>(f: F) -> F::Output {
+//! #     let mut f = std::pin::pin!(f);
+//! #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+//! #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+//! # }
+//! let provider = Recorded(Mutex::new(vec![
+//!     r#"{"outcome": "pass", "confidence": 1.7}"#,
+//!     r#"{"outcome": "pass", "confidence": 0.9}"#,
+//! ]));
+//! let request = ChatRequest::user("Did the build pass?");
+//! let out = block_on(run_structured::<Verdict, _>(&provider, &request, &RunConfig::default()))?;
+//! assert_eq!((out.value.outcome.as_str(), out.value.confidence), ("pass", 0.9));
+//! assert_eq!(out.mode, StructuredOutputMode::SchemaEnforced);
+//! assert_eq!((out.attempts, out.provenance), (2, Provenance::Clean));
+//! // The first answer's violation was sent back: `/confidence: range: ...`.
+//! assert!(out.ledger[1].sent.contains("/confidence"));
+//! # Ok::<(), structured_runtime::RunError>(())
+//! ```
+//!
+//! ## Reading an answer yourself
+//!
+//! [`parse_response`] reads a `T` from what a model wrote, in the mode it was asked in:
+//!
+//! 1. the whole answer, as written (with a provider that enforces the schema, the path that
+//!    should always be taken);
+//! 2. the JSON inside the answer, as written: a fenced block, or a `{...}` in prose (the one
+//!    ending last wins: a model's final answer comes after its drafts);
+//! 3. each candidate repaired ([`read::repair`]) and, only where it does not fit, fitted to the
+//!    schema ([`read::coerce`]) within the [`ParseOptions`]; the candidate that validates with
+//!    the fewest changes wins, a tie going to the later one;
+//! 4. no JSON at all: the type's prose reader ([`StructuredOutput::from_text`]), when it has
+//!    one.
+//!
+//! A value is never printed and parsed again on the way: a repaired value, or a tool call's
+//! arguments a provider sent as an object ([`Answer::Json`], [`parse_answer`]), is read where it
+//! is. Nothing changed is reported as clean, and a truncated answer is an error
+//! ([`ParseError::Truncated`]) unless accepted explicitly.
+//!
+//! ## Schemas given at run time
+//!
+//! [`ResponseSchema::new`] takes a JSON Schema from an API request, a tool definition or a file.
+//! It is checked once (keywords the validator knows, local references, a size cap and an object
+//! root: [`SchemaLimits`]) and compiled once with the `jsonschema` crate, whose verdict on a
+//! value is the schema's ([`ResponseSchema::check_instance`], [`parse_value`]): every keyword
+//! counts.
+//!
+//! ```
+//! use serde_json::json;
+//! use structured_runtime::{parse_value, ParseOptions, Provenance, ResponseSchema};
+//!
+//! let schema = ResponseSchema::new("ticket", json!({
+//!     "type": "object",
+//!     "properties": {
+//!         "id": {"type": "string", "pattern": "^T-[0-9]+$"},
+//!         "priority": {"enum": ["low", "high"]}
+//!     },
+//!     "required": ["id", "priority"],
+//!     "additionalProperties": false
+//! }))?;
+//! let read = parse_value("```json\n{\"id\": \"T-7\", \"priority\": \"HIGH\"}\n```", &schema, &ParseOptions::default()).unwrap();
+//! assert_eq!(read.value, json!({"id": "T-7", "priority": "high"}));
+//! assert_eq!(read.provenance, Provenance::Recovered);
+//! let refused = parse_value(r#"{"id": "7", "priority": "low"}"#, &schema, &ParseOptions::default());
+//! assert!(refused.is_err()); // `pattern` is a rule like any other
+//! # Ok::<(), structured_runtime::SchemaError>(())
+//! ```
+//!
+//! ## Modules
+//!
+//! | module | what |
+//! |---|---|
+//! | [`schema`] | [`ResponseSchema`], the [`Pointer`] every report carries, strict-mode preflight, Rust-type schemas |
+//! | [`read`] | extraction, [`read::repair`], [`read::coerce`], the reading functions and their reports |
+//! | [`provider`] | what each provider and model supports, each schema dialect, each wire API's bodies and answers |
+//! | [`run`] | the runner, its ledger, the [`Provider`] transport trait, the configuration |
+//! | `http` | an HTTP [`Provider`] over `reqwest` (feature `http`) |
+//!
 //! ## Field attributes
 //!
 //! | attribute | on | effect |
@@ -58,8 +181,8 @@
 //!
 //! [`StructuredOutput::prompt_guidance`] is the instruction a model reads when the provider
 //! enforces no schema: a typed sketch with every name, type, enum value, range, nullability and
-//! description (about 46% of the seed's pretty-printed schema in `o200k_base` tokens for
-//! `HeartbeatDecision`; `cargo test -p structured-tests --test guidance -- --nocapture`).
+//! description (about 46% of the tokens of the same schema pretty-printed as JSON Schema, in
+//! `o200k_base`, for `HeartbeatDecision`; `cargo test -p structured-tests --test guidance -- --nocapture`).
 //! [`StructuredOutput::prompt_guidance_as`] picks a [`GuidanceFormat`]; [`ResponseSchema::guidance_as`] does
 //! the same for a schema given at run time.
 //!

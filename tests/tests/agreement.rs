@@ -43,7 +43,13 @@ fn agree<T: StructuredOutput>(cases: u32) -> (u32, u32) {
         let clean = read
             .as_ref()
             .is_ok_and(|p| p.provenance == Provenance::Clean && p.value == value);
-        prop_assert_eq!(clean, schema_says, "parse_value said {:?} on {}", read, text);
+        prop_assert_eq!(
+            clean,
+            schema_says,
+            "parse_value said {:?} on {}",
+            read,
+            text
+        );
         let (v, i) = counts.get();
         counts.set(if schema_says { (v + 1, i) } else { (v, i + 1) });
         Ok(())

@@ -89,7 +89,7 @@ const READ: &[&str] = &[
     "anthropic_text_then_tool_use.response.json",
     "anthropic_tool_use.request.json",
     "anthropic_tool_use.response.json",
-    "anthropic_transform_schema_vectors.json", // tests/lowering.rs
+    "anthropic_transform_schema_vectors.json", // the runtime's dialect tests
     "gemini_basic_text_success.json",
     "gemini_finish_reason_other_no_content.json",
     "gemini_finish_reason_safety.json",
@@ -117,7 +117,7 @@ const READ: &[&str] = &[
     "openai_responses_incomplete_event.json",
     "openai_responses_output_text.json",
     "openai_responses_refusal_docs_example.txt",
-    "openai_to_strict_json_schema_expected.json", // tests/lowering.rs
+    "openai_to_strict_json_schema_expected.json", // the runtime's dialect tests
     "venice_structured_content_example.json",
 ];
 

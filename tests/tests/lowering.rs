@@ -1,81 +1,10 @@
 //! Per-provider schema lowering, on the official SDK test vectors and on the example types.
 
-use std::path::Path;
-
 use serde_json::{json, Value};
 use structured_examples::{all_schemas, HeartbeatDecision};
 use structured_runtime::provider::capabilities::SchemaTarget;
-use structured_runtime::provider::dialect::{anthropic_transform, lower, to_strict_json_schema};
+use structured_runtime::provider::dialect::lower;
 use structured_runtime::StructuredOutput;
-
-fn fixture(name: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("data/providers")
-        .join(name);
-    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
-    serde_json::from_str(&text).unwrap()
-}
-
-#[test]
-fn anthropic_transform_matches_every_sdk_vector() {
-    let vectors = fixture("anthropic_transform_schema_vectors.json");
-    let vectors = vectors.as_array().unwrap();
-    assert_eq!(vectors.len(), 12);
-    for v in vectors {
-        let out = anthropic_transform(&v["input"]).unwrap();
-        assert_eq!(out, v["expected"], "{}", v["test"]);
-    }
-}
-
-/// The inputs of openai-python's vectors are pydantic models; the expected outputs, with the
-/// two things the strictifier adds taken out again (`additionalProperties: false` and the
-/// all-keys `required`), are what pydantic emits for them, up to fields with defaults.
-fn loosen(node: &mut Value) {
-    if let Value::Object(map) = node {
-        map.remove("additionalProperties");
-        map.remove("required");
-        map.values_mut().for_each(loosen);
-    } else if let Value::Array(items) = node {
-        items.iter_mut().for_each(loosen);
-    }
-}
-
-#[test]
-fn openai_strictifier_restores_every_sdk_vector() {
-    let vectors = fixture("openai_to_strict_json_schema_expected.json");
-    let vectors = vectors.as_array().unwrap();
-    assert_eq!(vectors.len(), 3);
-    for v in vectors {
-        let expected = &v["pydantic_v2_expected"];
-        // Two vectors are whole function tools, one a bare schema.
-        let expected = expected.get("parameters").unwrap_or(expected);
-        let mut input = expected.clone();
-        loosen(&mut input);
-        assert_ne!(&input, expected);
-        assert_eq!(&to_strict_json_schema(&input), expected, "{}", v["test"]);
-        lower(expected, SchemaTarget::OpenAiStrict)
-            .unwrap_or_else(|e| panic!("{}: {e}", v["test"]));
-    }
-}
-
-#[test]
-fn openai_strict_merges_a_single_all_of_inlines_refs_with_siblings_and_drops_null_defaults() {
-    let schema = json!({
-        "type": "object",
-        "$defs": {"Tier": {"type": "string", "enum": ["free", "pro"]}},
-        "properties": {
-            "tier": {"$ref": "#/$defs/Tier", "description": "plan"},
-            "name": {"allOf": [{"type": "string"}], "default": null},
-        }
-    });
-    let out = to_strict_json_schema(&schema);
-    assert_eq!(
-        out["properties"]["tier"],
-        json!({"type": "string", "enum": ["free", "pro"], "description": "plan"})
-    );
-    assert_eq!(out["properties"]["name"], json!({"type": "string"}));
-    assert_eq!(out["required"], json!(["tier", "name"]));
-}
 
 #[test]
 fn openai_strict_keeps_bounds_moves_lengths_and_defaults_and_rejects_the_rest_with_paths() {

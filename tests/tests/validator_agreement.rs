@@ -26,7 +26,9 @@ use structured_runtime::{
 };
 
 fn data(path: &str) -> Value {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("data").join(path);
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("data")
+        .join(path);
     let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path:?}: {e}"));
     serde_json::from_str(&text).unwrap()
 }
@@ -63,7 +65,8 @@ fn disagreement(what: &str, schema: &Value, instance: &Value, theirs: bool, ours
 
 #[test]
 fn the_official_test_suite() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("data/json-schema-test-suite/draft2020-12");
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/json-schema-test-suite/draft2020-12");
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .unwrap()
         .map(|e| e.unwrap().path())
@@ -77,31 +80,31 @@ fn the_official_test_suite() {
         for group in groups.as_array().unwrap() {
             let schema_json = &group["schema"];
             let tests = group["tests"].as_array().unwrap();
-            let schema = match ResponseSchema::with_limits("suite", schema_json.clone(), &any_root())
-            {
-                Ok(schema) => schema,
-                Err(e) => {
-                    // Refused at construction, never used: a remote reference, a keyword the
-                    // validator does not implement, a schema it cannot compile.
-                    assert!(
-                        matches!(
-                            e,
-                            SchemaError::RemoteRef { .. }
-                                | SchemaError::UnknownKeyword { .. }
-                                | SchemaError::Invalid { .. }
-                                | SchemaError::NotAnObject { .. }
-                        ),
-                        "{}: {e}",
-                        group["description"]
-                    );
-                    if std::env::var("SUITE_REFUSALS").is_ok() {
-                        println!("refused {}: {e}", group["description"]);
+            let schema =
+                match ResponseSchema::with_limits("suite", schema_json.clone(), &any_root()) {
+                    Ok(schema) => schema,
+                    Err(e) => {
+                        // Refused at construction, never used: a remote reference, a keyword the
+                        // validator does not implement, a schema it cannot compile.
+                        assert!(
+                            matches!(
+                                e,
+                                SchemaError::RemoteRef { .. }
+                                    | SchemaError::UnknownKeyword { .. }
+                                    | SchemaError::Invalid { .. }
+                                    | SchemaError::NotAnObject { .. }
+                            ),
+                            "{}: {e}",
+                            group["description"]
+                        );
+                        if std::env::var("SUITE_REFUSALS").is_ok() {
+                            println!("refused {}: {e}", group["description"]);
+                        }
+                        refused_schemas += 1;
+                        refused_cases += tests.len();
+                        continue;
                     }
-                    refused_schemas += 1;
-                    refused_cases += tests.len();
-                    continue;
-                }
-            };
+                };
             let validator = reference(schema_json).expect("compiles as the library compiled it");
             for test in tests {
                 let instance = &test["data"];
@@ -166,19 +169,37 @@ fn the_provider_fixtures_schemas() {
         "anthropic_structured_output_success.request.json",
         "anthropic_structured_output_defs_success.request.json",
     ] {
-        schemas.push((name.to_owned(), data(&format!("providers/{name}"))["output_config"]["format"]["schema"].clone()));
+        schemas.push((
+            name.to_owned(),
+            data(&format!("providers/{name}"))["output_config"]["format"]["schema"].clone(),
+        ));
     }
-    for name in ["anthropic_tool_use.request.json", "anthropic_text_then_tool_use.request.json"] {
-        for tool in data(&format!("providers/{name}"))["tools"].as_array().unwrap() {
-            schemas.push((format!("{name} {}", tool["name"]), tool["input_schema"].clone()));
+    for name in [
+        "anthropic_tool_use.request.json",
+        "anthropic_text_then_tool_use.request.json",
+    ] {
+        for tool in data(&format!("providers/{name}"))["tools"]
+            .as_array()
+            .unwrap()
+        {
+            schemas.push((
+                format!("{name} {}", tool["name"]),
+                tool["input_schema"].clone(),
+            ));
         }
     }
-    for v in data("providers/openai_to_strict_json_schema_expected.json").as_array().unwrap() {
+    for v in data("providers/openai_to_strict_json_schema_expected.json")
+        .as_array()
+        .unwrap()
+    {
         let expected = &v["pydantic_v2_expected"];
         let schema = expected.get("parameters").unwrap_or(expected);
         schemas.push((v["test"].to_string(), schema.clone()));
     }
-    for v in data("providers/anthropic_transform_schema_vectors.json").as_array().unwrap() {
+    for v in data("providers/anthropic_transform_schema_vectors.json")
+        .as_array()
+        .unwrap()
+    {
         schemas.push((format!("{} input", v["test"]), v["input"].clone()));
         schemas.push((format!("{} expected", v["test"]), v["expected"].clone()));
     }
@@ -194,7 +215,10 @@ fn the_provider_fixtures_schemas() {
     }
     println!("provider fixtures: {used} of {} schemas, {valid} valid and {invalid} invalid instances, all agree", schemas.len());
     assert!(used >= 20, "{used} schemas used");
-    assert!(valid > 500 && invalid > 500, "valid {valid}, invalid {invalid}");
+    assert!(
+        valid > 500 && invalid > 500,
+        "valid {valid}, invalid {invalid}"
+    );
 }
 
 #[test]
@@ -207,10 +231,14 @@ fn hand_written_schemas_with_every_keyword() {
         json!({"type": "object", "properties": {"kind": {"type": "string"}, "n": {"type": "integer"}},
             "if": {"properties": {"kind": {"const": "stray text"}}},
             "then": {"required": ["n"]}, "else": {"properties": {"n": {"maximum": 0}}}}),
-        object(json!({"a": {"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}}})),
+        object(
+            json!({"a": {"type": "array", "items": {"type": "integer"}, "contains": {"minimum": 5}}}),
+        ),
         object(json!({"s": {"type": "string", "pattern": "^[a-z ]+$"}})),
         object(json!({"n": {"type": "number", "multipleOf": 0.5}})),
-        object(json!({"a": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 3}, "uniqueItems": true}})),
+        object(
+            json!({"a": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 3}, "uniqueItems": true}}),
+        ),
         json!({"type": "object", "properties": {"a": {"type": "integer"}},
             "patternProperties": {"^unexpected": {"type": "string"}}}),
         json!({"type": "object", "properties": {"a": {"type": "integer"}}, "propertyNames": {"maxLength": 3}}),
@@ -234,6 +262,12 @@ fn hand_written_schemas_with_every_keyword() {
         valid += v;
         invalid += n;
     }
-    println!("hand-written: {} schemas, {valid} valid and {invalid} invalid instances, all agree", schemas.len());
-    assert!(valid > 500 && invalid > 500, "valid {valid}, invalid {invalid}");
+    println!(
+        "hand-written: {} schemas, {valid} valid and {invalid} invalid instances, all agree",
+        schemas.len()
+    );
+    assert!(
+        valid > 500 && invalid > 500,
+        "valid {valid}, invalid {invalid}"
+    );
 }

@@ -1,4 +1,4 @@
-//! A tour of the derive: the seed's types as strict schemas, one good and one bad model answer,
+//! A tour of the derive: the gateway's types as strict schemas, one good and one bad model answer,
 //! the prompt guidance for providers that enforce nothing, and `from_text` on an answer with no
 //! JSON.
 //!
@@ -36,7 +36,7 @@ There is no need to exit; we should hedge the position. Don't escalate yet. Conf
 const FEELING: &str = "Pleasure of -1.4, arousal: 0.7 (dominance roughly +.2). Mostly fear.";
 
 fn main() {
-    println!("== The seed's subsystem types as strict JSON Schemas\n");
+    println!("== The gateway's subsystem types as strict JSON Schemas\n");
     for schema in all_schemas() {
         let verdict = match schema.strict_preflight() {
             Ok(()) => "passes the strict preflight".to_owned(),

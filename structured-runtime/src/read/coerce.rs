@@ -43,7 +43,7 @@ use crate::schema::{Path, Pointer, ResponseSchema};
 const DEFAULT_BUDGET: usize = 10_000;
 
 /// What coercion may change. [`CoercePolicy::default`] allows the changes that cannot invent
-/// content; [`CoercePolicy::lenient`] adds the seed's recovery strategies, which can;
+/// content; [`CoercePolicy::lenient`] adds the recoveries that can (defaults for missing or null values, dropping what does not fit);
 /// [`CoercePolicy::strict`] allows nothing.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CoercePolicy {

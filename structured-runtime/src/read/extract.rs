@@ -85,11 +85,18 @@ impl<'a> Spans<'a> {
         out
     }
 
-    /// Whether the text is one balanced span with prose around it and nothing else: no fence,
-    /// no other bracket, nothing left open. Repairing the whole text then reads that span again,
-    /// with the prose skipped or read as more values.
-    pub(crate) fn whole_is_redundant(&self) -> bool {
-        self.fences.is_empty() && self.balanced.len() == 1 && !self.open_at_end
+    /// The one balanced span, when the text is that span with prose around it and nothing else:
+    /// no fence, no other bracket, nothing left open. Repairing the whole text then reads that
+    /// span again, with the prose skipped or read as more values.
+    pub(crate) fn only_span(&self) -> Option<Candidate<'a>> {
+        match (
+            self.fences.is_empty(),
+            self.balanced.as_slice(),
+            self.open_at_end,
+        ) {
+            (true, [span], false) => self.candidate(span, Source::Balanced),
+            _ => None,
+        }
     }
 
     /// The whole text, then each fence whose text differs from it: what is worth repairing

@@ -274,7 +274,7 @@ pub fn parse_response_with<T: StructuredOutput>(
     mode: StructuredOutputMode,
     options: &ParseOptions,
 ) -> Result<Parsed<T>, ParseError> {
-    let target = Typed::<T>(PhantomData);
+    let target = Typed::<T>::new();
     match read_text(&target, text, mode, options) {
         Read::Done(result) => result,
         Read::NoJson(warnings) => prose::<T>(text, options, warnings),
@@ -324,7 +324,7 @@ pub fn parse_answer<T: StructuredOutput>(
 ) -> Result<Parsed<T>, ParseError> {
     match answer {
         Answer::Text(text) => parse_response_with(text, mode, options),
-        Answer::Json(value) => read_json(&Typed::<T>(PhantomData), value.clone(), mode, options),
+        Answer::Json(value) => read_json(&Typed::<T>::new(), value.clone(), mode, options),
     }
 }
 
@@ -334,6 +334,8 @@ trait Target {
     type Out;
     /// The schema coercion fits values to.
     fn schema(&self) -> &ResponseSchema;
+    /// Whether that schema's root describes an object.
+    fn object_root(&self) -> bool;
     /// The value from exactly this JSON, valid, or `None` without working out why.
     fn exact(&self, json: &str) -> Option<Self::Out>;
     /// The value from exactly this JSON, or why not (for a provider that promised exact JSON).
@@ -342,14 +344,36 @@ trait Target {
     fn accept(&self, value: Value) -> Result<Self::Out, (Value, Violations)>;
 }
 
-struct Typed<T>(PhantomData<T>);
+struct Typed<T> {
+    /// The type's schema describes an object (every derived struct).
+    object_root: bool,
+    _type: PhantomData<fn() -> T>,
+}
+
+impl<T: StructuredOutput> Typed<T> {
+    fn new() -> Self {
+        Typed {
+            object_root: object_root(T::schema()),
+            _type: PhantomData,
+        }
+    }
+}
 
 impl<T: StructuredOutput> Target for Typed<T> {
     type Out = T;
     fn schema(&self) -> &ResponseSchema {
         T::schema()
     }
+    fn object_root(&self) -> bool {
+        self.object_root
+    }
     fn exact(&self, json: &str) -> Option<T> {
+        // A derived struct is read from an object only, and an object's first token is a
+        // double-quoted key or its end: anything else fails there, so the parser is not
+        // started for it.
+        if self.object_root && !object_opening(json) {
+            return None;
+        }
         let value = strict_de::from_str::<T>(json).ok()?;
         value.validate().is_ok().then_some(value)
     }
@@ -370,6 +394,9 @@ impl Target for Untyped<'_> {
     type Out = Value;
     fn schema(&self) -> &ResponseSchema {
         self.0
+    }
+    fn object_root(&self) -> bool {
+        object_root(self.0)
     }
     fn exact(&self, json: &str) -> Option<Value> {
         let value = serde_json::from_str::<Value>(json).ok()?;
@@ -392,6 +419,26 @@ impl Target for Untyped<'_> {
             Err(violations) => Err((value, violations)),
         }
     }
+}
+
+/// Whether `schema`'s root describes an object, and only an object.
+fn object_root(schema: &ResponseSchema) -> bool {
+    Node::root(schema.schema())
+        .types()
+        .is_only(JsonType::Object)
+}
+
+/// Whether `json` opens like a JSON object: `{`, then `"` or `}` after any whitespace.
+fn object_opening(json: &str) -> bool {
+    let Some(rest) = json.strip_prefix('{') else {
+        return false;
+    };
+    matches!(
+        rest.trim_start_matches([' ', '\t', '\n', '\r'])
+            .as_bytes()
+            .first(),
+        Some(b'"' | b'}')
+    )
 }
 
 /// How reading the text ended: a result, or no JSON at all (the prose reader's turn).
@@ -424,24 +471,15 @@ fn read_text<G: Target>(
         warnings.push(extracted(&candidate));
         return Read::Done(Ok(done(value, Provenance::Extracted, &candidate, warnings)));
     }
-    let found = spans.candidates();
-    let object_root = Node::root(target.schema().schema())
-        .types()
-        .is_only(JsonType::Object);
-    if object_root && spans.whole_is_redundant() {
+    if let Some(span) = spans.only_span().filter(|_| target.object_root()) {
         // One balanced span and no bracket outside it: the whole text repairs to the span's
         // value with as many changes or more, or to something that is not an object. When the
         // span gives a valid value, the whole text cannot win, so it is not repaired at all.
-        let inside: Vec<Candidate<'_>> = found
-            .iter()
-            .filter(|c| c.source != Source::Whole)
-            .cloned()
-            .collect();
-        if let Read::Done(Ok(parsed)) = best_candidate(target, &inside, options, warnings.clone()) {
+        if let Read::Done(Ok(parsed)) = best_candidate(target, &[span], options, warnings.clone()) {
             return Read::Done(Ok(parsed));
         }
     }
-    best_candidate(target, &found, options, warnings)
+    best_candidate(target, &spans.candidates(), options, warnings)
 }
 
 /// A value the provider sent already parsed: taken as it is when it fits, else fitted by

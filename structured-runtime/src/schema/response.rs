@@ -466,8 +466,12 @@ mod tests {
                 "$defs": {"a": {"anyOf": [{"$ref": "#/$defs/a"}, {"$ref": "#/$defs/a"}]}}}),
         )
         .unwrap();
-        assert!(schema.check_instance(&json!({"x": [1, 2, {"y": 3}]})).is_ok());
-        let refused = schema.check_instance(&json!({"x": 1, "n": "two"})).unwrap_err();
+        assert!(schema
+            .check_instance(&json!({"x": [1, 2, {"y": 3}]}))
+            .is_ok());
+        let refused = schema
+            .check_instance(&json!({"x": 1, "n": "two"}))
+            .unwrap_err();
         assert_eq!(refused[0].path, "/n");
         let walk = crate::schema::validation::explain(
             crate::schema::node::Node::root(schema.schema()),

@@ -1,4 +1,4 @@
-//! Strict-mode preflight: the rules providers enforce on a strict schema (`PROVIDERS.md` §1.3),
+//! Strict-mode preflight: the rules providers enforce on a strict schema (OpenAI's strict-mode guide),
 //! checked before any request so a bad schema is an error with a path, not a 400 from the API.
 //!
 //! Every breaking node is reported, not only the first. Paths are JSON pointers into the schema.

@@ -551,7 +551,10 @@ mod tests {
         let mut defs = serde_json::Map::new();
         for i in 0..60 {
             let next = format!("#/$defs/d{}", i + 1);
-            defs.insert(format!("d{i}"), json!({"anyOf": [{"$ref": next}, {"$ref": next}]}));
+            defs.insert(
+                format!("d{i}"),
+                json!({"anyOf": [{"$ref": next}, {"$ref": next}]}),
+            );
         }
         defs.insert("d60".into(), json!({"type": "string"}));
         let schema = json!({"type": "object", "properties": {"a": {"$ref": "#/$defs/d0"}, "b": {"type": "integer"}},

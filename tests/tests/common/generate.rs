@@ -201,4 +201,3 @@ fn wrong_for(schema: &Value) -> BoxedStrategy<Value> {
     }
     proptest::strategy::Union::new(options).boxed()
 }
-

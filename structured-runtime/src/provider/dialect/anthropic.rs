@@ -3,7 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{describe, unresolved, LowerReport, Run, SchemaTarget};
+use super::{describe, unresolved, Run};
+#[cfg(test)]
+use super::{LowerReport, SchemaTarget};
 use crate::schema::node::{JsonType, Node};
 use crate::schema::Pointer;
 
@@ -51,6 +53,7 @@ const MAX_UNIONS: usize = 16;
 /// `type` (and no `$ref`, `anyOf` or `allOf`) is an error, as in the SDK.
 /// [`lower`](super::lower) to [`SchemaTarget::Anthropic`] adds the API's own refusals
 /// (recursion, external refs, the optional and union parameter caps).
+#[cfg(test)]
 pub fn anthropic_transform(schema: &Value) -> Result<Value, LowerReport> {
     let mut run = Run::new(SchemaTarget::Anthropic);
     let out = node(&mut run, Node::root(schema), &Pointer::root());

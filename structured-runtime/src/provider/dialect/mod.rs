@@ -45,8 +45,10 @@ use serde_json::{Map, Value};
 use crate::schema::node::{Node, RefError, MAX_DEPTH};
 use crate::schema::Pointer;
 
-pub use anthropic::anthropic_transform;
-pub use openai::to_strict_json_schema;
+#[cfg(test)]
+use anthropic::anthropic_transform;
+#[cfg(test)]
+use openai::to_strict_json_schema;
 
 /// The schema dialect a provider accepts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -300,4 +302,81 @@ fn soften(node: &mut Value, keys: &[&str], depth: usize) {
     }
     describe(map, &moved);
     for_each_child_mut(map, &mut |child| soften(child, keys, depth + 1));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// The SDKs' own test vectors, kept with the repository's test data.
+    fn vectors(name: &str) -> Value {
+        let path = format!(
+            "{}/../tests/data/providers/{name}",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{path}: {e}"));
+        serde_json::from_str(&text).unwrap()
+    }
+
+    #[test]
+    fn anthropic_transform_matches_every_sdk_vector() {
+        let vectors = vectors("anthropic_transform_schema_vectors.json");
+        let vectors = vectors.as_array().unwrap();
+        assert_eq!(vectors.len(), 12);
+        for v in vectors {
+            let out = anthropic_transform(&v["input"]).unwrap();
+            assert_eq!(out, v["expected"], "{}", v["test"]);
+        }
+    }
+
+    /// The inputs of openai-python's vectors are pydantic models; the expected outputs, with the
+    /// two things the strictifier adds taken out again (`additionalProperties: false` and the
+    /// all-keys `required`), are what pydantic emits for them, up to fields with defaults.
+    fn loosen(node: &mut Value) {
+        if let Value::Object(map) = node {
+            map.remove("additionalProperties");
+            map.remove("required");
+            map.values_mut().for_each(loosen);
+        } else if let Value::Array(items) = node {
+            items.iter_mut().for_each(loosen);
+        }
+    }
+
+    #[test]
+    fn openai_strictifier_restores_every_sdk_vector() {
+        let vectors = vectors("openai_to_strict_json_schema_expected.json");
+        let vectors = vectors.as_array().unwrap();
+        assert_eq!(vectors.len(), 3);
+        for v in vectors {
+            let expected = &v["pydantic_v2_expected"];
+            // Two vectors are whole function tools, one a bare schema.
+            let expected = expected.get("parameters").unwrap_or(expected);
+            let mut input = expected.clone();
+            loosen(&mut input);
+            assert_ne!(&input, expected);
+            assert_eq!(&to_strict_json_schema(&input), expected, "{}", v["test"]);
+            lower(expected, SchemaTarget::OpenAiStrict)
+                .unwrap_or_else(|e| panic!("{}: {e}", v["test"]));
+        }
+    }
+
+    #[test]
+    fn openai_strict_merges_a_single_all_of_inlines_refs_with_siblings_and_drops_null_defaults() {
+        let schema = json!({
+            "type": "object",
+            "$defs": {"Tier": {"type": "string", "enum": ["free", "pro"]}},
+            "properties": {
+                "tier": {"$ref": "#/$defs/Tier", "description": "plan"},
+                "name": {"allOf": [{"type": "string"}], "default": null},
+            }
+        });
+        let out = to_strict_json_schema(&schema);
+        assert_eq!(
+            out["properties"]["tier"],
+            json!({"type": "string", "enum": ["free", "pro"], "description": "plan"})
+        );
+        assert_eq!(out["properties"]["name"], json!({"type": "string"}));
+        assert_eq!(out["required"], json!(["tier", "name"]));
+    }
 }

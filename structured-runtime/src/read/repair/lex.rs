@@ -23,6 +23,17 @@ pub(super) enum Quote {
 impl Quote {
     /// The quote opening a string at the start of `rest`, with its length in bytes.
     pub(super) fn open(rest: &str) -> Option<(Quote, usize)> {
+        // ASCII first: no character to decode for the quotes models write most.
+        match *rest.as_bytes().first()? {
+            b'"' => return Some((Quote::Double, 1)),
+            b'\'' => return Some((Quote::Single, 1)),
+            b'`' => return Some((Quote::Backtick, 1)),
+            b'\\' => {
+                return (rest.as_bytes().get(1) == Some(&b'"')).then_some((Quote::Escaped, 2));
+            }
+            b if b < 0x80 => return None,
+            _ => {}
+        }
         let c = rest.chars().next()?;
         let quote = match c {
             '"' => Quote::Double,
@@ -187,25 +198,37 @@ impl Parser<'_> {
             None => false,
         };
         let start = i;
-        if self.byte(i).is_none() {
+        let bytes = self.text.as_bytes();
+        let Some(word) = bytes.get(start..) else {
+            return true;
+        };
+        if word.is_empty() {
             // The text ends where the next key would start: a truncated member.
             return true;
         }
-        while i - start < 64
-            && self
-                .byte(i)
-                .is_some_and(|b| is_word_byte(b) || b == b'-' || (quoted && b == b' '))
-        {
-            i += 1;
-        }
-        if i == start && !quoted {
+        let len = word
+            .iter()
+            .take(64)
+            .take_while(|&&b| is_word_byte(b) || b == b'-' || (quoted && b == b' '))
+            .count();
+        i += len;
+        if len == 0 && !quoted {
             return false;
         }
-        match self.text.get(i..).and_then(|r| r.chars().next()) {
-            Some(c) if is_quote_char(c) => i += c.len_utf8(),
+        match bytes.get(i) {
             None => return true,
-            _ if quoted => return false,
-            _ => {}
+            Some(&b) if b < 0x80 => {
+                if matches!(b, b'"' | b'\'' | b'`') {
+                    i += 1;
+                } else if quoted {
+                    return false;
+                }
+            }
+            Some(_) => match self.text.get(i..).and_then(|r| r.chars().next()) {
+                Some(c) if is_quote_char(c) => i += c.len_utf8(),
+                _ if quoted => return false,
+                _ => {}
+            },
         }
         matches!(self.byte(self.next_non_ws(i)), Some(b':') | None)
     }

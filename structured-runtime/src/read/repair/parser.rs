@@ -28,8 +28,9 @@ impl<'a> Parser<'a> {
         Parser {
             text,
             pos: 0,
-            stack: Vec::new(),
-            repairs: Vec::with_capacity(8),
+            stack: Vec::with_capacity(16),
+            // Room for the repairs of a typical broken answer (a quote style on every string).
+            repairs: Vec::with_capacity(32),
         }
     }
 
@@ -239,14 +240,26 @@ impl<'a> Parser<'a> {
         let Some(b) = self.peek() else {
             return Ok(None);
         };
+        let opened = match b {
+            b'{' | b'[' | b'(' | b'-' | b'+' | b'.' | b'0'..=b'9' => None,
+            _ => Quote::open(self.rest()),
+        };
         let value = match b {
             b'{' => self.object()?,
             b'[' => self.array()?,
             b'(' => self.tuple()?,
             b'-' | b'+' | b'.' | b'0'..=b'9' => return self.number(ctx),
-            _ if Quote::open(self.rest()).is_some() => {
-                let s = self.string(ctx)?;
-                Value::String(self.concatenate(s, ctx)?)
+            _ if opened.is_some() => {
+                let s = match opened {
+                    Some(opened) => self.string_opened(ctx, opened)?,
+                    None => String::new(),
+                };
+                // `"a" + "b"`: only worth looking at when a `+` follows.
+                if self.byte(self.next_non_ws(self.pos)) == Some(b'+') {
+                    Value::String(self.concatenate(s, ctx)?)
+                } else {
+                    Value::String(s)
+                }
             }
             _ if is_word_byte(b) => return self.word(ctx),
             b',' | b':' | b']' | b'}' | b')' => return Ok(None),
@@ -367,10 +380,11 @@ impl<'a> Parser<'a> {
 
     /// Where an item or member belongs: a stray comma or a `...` placeholder is skipped.
     fn skip_filler(&mut self) -> bool {
-        if self.peek() == Some(b',') {
+        let b = self.peek();
+        if b == Some(b',') {
             self.note(RepairKind::ExtraComma);
             self.pos += 1;
-        } else if self.rest().starts_with("...") {
+        } else if b == Some(b'.') && self.rest().starts_with("...") {
             self.note(RepairKind::Ellipsis);
             self.pos += 3;
         } else {
@@ -426,8 +440,8 @@ impl<'a> Parser<'a> {
 
     /// An object key: a string, or an unquoted word. `COMMENT "key": ...` drops the word.
     fn key(&mut self) -> Result<Option<(String, bool)>, RepairError> {
-        if Quote::open(self.rest()).is_some() {
-            return Ok(Some((self.string(Ctx::Key)?, true)));
+        if let Some(opened) = Quote::open(self.rest()) {
+            return Ok(Some((self.string_opened(Ctx::Key, opened)?, true)));
         }
         let Some(word) = self.unquoted(Ctx::Key) else {
             return Ok(None);

@@ -52,15 +52,29 @@ struct Inside {
 impl Parser<'_> {
     /// A string at the current position (which holds an opening quote).
     pub(super) fn string(&mut self, ctx: Ctx) -> Result<String, RepairError> {
-        let Some((quote, open_len)) = Quote::open(self.rest()) else {
-            return Ok(String::new());
-        };
+        match Quote::open(self.rest()) {
+            Some(opened) => self.string_opened(ctx, opened),
+            None => Ok(String::new()),
+        }
+    }
+
+    /// [`Parser::string`] when the caller has already read the opening quote.
+    pub(super) fn string_opened(
+        &mut self,
+        ctx: Ctx,
+        (quote, open_len): (Quote, usize),
+    ) -> Result<String, RepairError> {
         if let Some(kind) = quote.repair() {
             self.note(kind);
         }
         let mut start = self.pos + open_len;
         let mut doubled = false;
-        if quote != Quote::Escaped {
+        // `""key""` starts with a second quote right after the first: only then is the character
+        // decoded.
+        let quote_next = self
+            .byte(start)
+            .is_some_and(|b| matches!(b, b'"' | b'\'' | b'`') || b >= 0x80);
+        if quote != Quote::Escaped && quote_next {
             if let Some(c) = self.text.get(start..).and_then(|r| r.chars().next()) {
                 let after = self.byte(start + c.len_utf8());
                 if quote.closes(c) && after.is_some_and(|b| b.is_ascii_alphanumeric()) {
@@ -205,7 +219,14 @@ impl Parser<'_> {
                 };
                 match decision {
                     Decision::Close => {
-                        buf.push_str(text.get(run..i).unwrap_or(""));
+                        let piece = text.get(run..i).unwrap_or("");
+                        if buf.is_empty() {
+                            // The whole content in one piece (the usual string): one exact
+                            // allocation.
+                            buf = piece.to_owned();
+                        } else {
+                            buf.push_str(piece);
+                        }
                         if raw_newline_end == Some(i) && buf.ends_with('\n') {
                             buf.pop();
                             self.note_at(RepairKind::LineBreakBeforeQuote, i);
@@ -289,7 +310,9 @@ impl Parser<'_> {
         inside: &Inside,
     ) -> Decision {
         let after = q + len;
-        if self.text.get(after..).is_some_and(|r| r.starts_with("```")) {
+        if self.byte(after) == Some(b'`')
+            && self.text.get(after..).is_some_and(|r| r.starts_with("```"))
+        {
             return Decision::Close;
         }
         if doubled {
