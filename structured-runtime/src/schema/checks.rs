@@ -1,6 +1,7 @@
-//! What a schema given at run time must be before it is used: a JSON object describing an object
-//! (by default), within a size cap, with references inside the document only, and written with
-//! keywords the validator knows. Each refusal names the schema node it found.
+//! What a schema given at run time must be before it is used ([`SchemaLimits`]): a JSON object
+//! describing an object (by default), within a size cap, with references inside the document
+//! only, and written with keywords the validator knows. Each refusal is a [`SchemaError`] naming
+//! the schema node it found.
 //!
 //! One linear walk over the document: every sub-schema is visited once, references are checked
 //! where they are written and never followed, so no schema makes the check slow.
@@ -11,7 +12,97 @@ use serde_json::Value;
 
 use super::node::{JsonType, Node};
 use super::pointer::Pointer;
-use super::response::{SchemaError, SchemaLimits};
+
+/// What a schema given at run time may be. The defaults are generous; the checks that do not
+/// depend on them (keywords, references) always apply.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SchemaLimits {
+    /// The schema, written as compact JSON, is at most this many bytes (default 1 MiB).
+    pub max_bytes: usize,
+    /// The root must say `"type": "object"`, as every provider's strict mode requires (default
+    /// true; false lets a prompt-guided caller ask for an array or a scalar).
+    pub object_root: bool,
+}
+
+impl Default for SchemaLimits {
+    fn default() -> Self {
+        SchemaLimits {
+            max_bytes: 1 << 20,
+            object_root: true,
+        }
+    }
+}
+
+/// Why a [`ResponseSchema`](crate::ResponseSchema) could not be built. Each names the schema node it is about.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// Providers take names matching `^[a-zA-Z0-9_-]{1,64}$`.
+    #[error("schema name {name:?} is invalid: expected 1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`")]
+    InvalidName {
+        /// The name given.
+        name: String,
+    },
+    /// The schema must be a JSON object (a boolean or other value is not accepted by providers).
+    #[error("schema must be a JSON object, found {found}")]
+    NotAnObject {
+        /// The kind of JSON value given.
+        found: &'static str,
+    },
+    /// The root does not describe an object ([`SchemaLimits::object_root`]).
+    #[error("the schema's root must be `\"type\": \"object\"`, found {found}")]
+    RootNotObject {
+        /// What the root says instead.
+        found: String,
+    },
+    /// Larger than [`SchemaLimits::max_bytes`].
+    #[error("the schema is larger than {limit} bytes")]
+    TooLarge {
+        /// The limit.
+        limit: usize,
+    },
+    /// Nested deeper than any walk of it may go.
+    #[error("{path}: the schema is nested deeper than {limit} levels")]
+    TooDeep {
+        /// Where the limit was reached.
+        path: Pointer,
+        /// The limit.
+        limit: usize,
+    },
+    /// A keyword the validator does not implement: it would be ignored, so it is refused.
+    #[error("{path}: unknown keyword `{keyword}` (not a JSON Schema keyword: a typo, or an extension this crate does not implement)")]
+    UnknownKeyword {
+        /// The node that has it.
+        path: Pointer,
+        /// The keyword.
+        keyword: String,
+    },
+    /// A reference to another document: only references inside the schema are followed.
+    #[error("{path}: `$ref` {reference:?} points outside the schema; only local references (`#/...`) are followed")]
+    RemoteRef {
+        /// The reference keyword.
+        path: Pointer,
+        /// The reference.
+        reference: String,
+    },
+    /// A local reference that names nothing in the schema.
+    #[error("{path}: `$ref` {reference:?} names nothing in the schema")]
+    UnresolvedRef {
+        /// The reference keyword.
+        path: Pointer,
+        /// The reference.
+        reference: String,
+    },
+    /// The validator refused the schema (a keyword with a value of the wrong kind, an unknown
+    /// `format`, a pattern that is not a regular expression, ...).
+    #[error("{path}: {message}")]
+    Invalid {
+        /// Where the validator found the problem.
+        path: Pointer,
+        /// The validator's message.
+        message: String,
+    },
+}
 
 /// Every keyword of the JSON Schema drafts the validator implements (2020-12, 2019-09, 7, 6, 4):
 /// assertions, applicators, references and the annotations the drafts define. A keyword outside
@@ -94,7 +185,7 @@ const REFERENCES: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];
 pub(crate) fn admit(schema: &Value, limits: &SchemaLimits) -> Result<(), SchemaError> {
     if !schema.is_object() {
         return Err(SchemaError::NotAnObject {
-            found: super::response::json_kind(schema),
+            found: json_kind(schema),
         });
     }
     let bytes = serialized_len(schema, limits.max_bytes);
@@ -182,6 +273,17 @@ impl Walk {
             result?;
         }
         Ok(())
+    }
+}
+
+pub(crate) fn json_kind(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
     }
 }
 

@@ -15,9 +15,10 @@ pub(crate) mod types;
 pub(crate) mod validate;
 pub(crate) mod validation;
 
+pub use checks::{SchemaError, SchemaLimits};
 pub use guidance::GuidanceFormat;
 pub use pointer::{Path, Pointer, PointerError, Segment};
-pub use response::{is_valid_name, ResponseSchema, SchemaError, SchemaLimits};
+pub use response::{is_valid_name, ResponseSchema};
 pub use strict::{limits as strict_limits, StrictReport, StrictRule, StrictViolation};
 pub use types::{EnumTarget, RangeTarget, SchemaGen, SchemaType};
 pub use validate::{Rule, Validate, Violation, Violations};

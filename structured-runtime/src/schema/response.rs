@@ -5,6 +5,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::Value;
 
+use super::checks::{admit, SchemaError, SchemaLimits};
 use super::guidance::{render, GuidanceFormat};
 use super::pointer::Pointer;
 use super::strict::{self, StrictReport};
@@ -96,97 +97,6 @@ impl PartialEq for ResponseSchema {
     }
 }
 
-/// What a schema given at run time may be. The defaults are generous; the checks that do not
-/// depend on them (keywords, references) always apply.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SchemaLimits {
-    /// The schema, written as compact JSON, is at most this many bytes (default 1 MiB).
-    pub max_bytes: usize,
-    /// The root must say `"type": "object"`, as every provider's strict mode requires (default
-    /// true; false lets a prompt-guided caller ask for an array or a scalar).
-    pub object_root: bool,
-}
-
-impl Default for SchemaLimits {
-    fn default() -> Self {
-        SchemaLimits {
-            max_bytes: 1 << 20,
-            object_root: true,
-        }
-    }
-}
-
-/// Why a [`ResponseSchema`] could not be built. Each names the schema node it is about.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum SchemaError {
-    /// Providers take names matching `^[a-zA-Z0-9_-]{1,64}$`.
-    #[error("schema name {name:?} is invalid: expected 1 to 64 characters from a-z, A-Z, 0-9, `_` and `-`")]
-    InvalidName {
-        /// The name given.
-        name: String,
-    },
-    /// The schema must be a JSON object (a boolean or other value is not accepted by providers).
-    #[error("schema must be a JSON object, found {found}")]
-    NotAnObject {
-        /// The kind of JSON value given.
-        found: &'static str,
-    },
-    /// The root does not describe an object ([`SchemaLimits::object_root`]).
-    #[error("the schema's root must be `\"type\": \"object\"`, found {found}")]
-    RootNotObject {
-        /// What the root says instead.
-        found: String,
-    },
-    /// Larger than [`SchemaLimits::max_bytes`].
-    #[error("the schema is larger than {limit} bytes")]
-    TooLarge {
-        /// The limit.
-        limit: usize,
-    },
-    /// Nested deeper than any walk of it may go.
-    #[error("{path}: the schema is nested deeper than {limit} levels")]
-    TooDeep {
-        /// Where the limit was reached.
-        path: Pointer,
-        /// The limit.
-        limit: usize,
-    },
-    /// A keyword the validator does not implement: it would be ignored, so it is refused.
-    #[error("{path}: unknown keyword `{keyword}` (not a JSON Schema keyword: a typo, or an extension this crate does not implement)")]
-    UnknownKeyword {
-        /// The node that has it.
-        path: Pointer,
-        /// The keyword.
-        keyword: String,
-    },
-    /// A reference to another document: only references inside the schema are followed.
-    #[error("{path}: `$ref` {reference:?} points outside the schema; only local references (`#/...`) are followed")]
-    RemoteRef {
-        /// The reference keyword.
-        path: Pointer,
-        /// The reference.
-        reference: String,
-    },
-    /// A local reference that names nothing in the schema.
-    #[error("{path}: `$ref` {reference:?} names nothing in the schema")]
-    UnresolvedRef {
-        /// The reference keyword.
-        path: Pointer,
-        /// The reference.
-        reference: String,
-    },
-    /// The validator refused the schema (a keyword with a value of the wrong kind, an unknown
-    /// `format`, a pattern that is not a regular expression, ...).
-    #[error("{path}: {message}")]
-    Invalid {
-        /// Where the validator found the problem.
-        path: Pointer,
-        /// The validator's message.
-        message: String,
-    },
-}
-
 /// Whether `name` is a name every provider accepts: `^[a-zA-Z0-9_-]{1,64}$`.
 pub fn is_valid_name(name: &str) -> bool {
     (1..=64).contains(&name.len())
@@ -211,7 +121,7 @@ impl ResponseSchema {
         if !is_valid_name(&name) {
             return Err(SchemaError::InvalidName { name });
         }
-        super::checks::admit(&schema, limits)?;
+        admit(&schema, limits)?;
         let compiled = Compiled::new(&schema)
             .map_err(|(path, message)| SchemaError::Invalid { path, message })?;
         Ok(ResponseSchema {
@@ -365,17 +275,6 @@ impl ResponseSchema {
             return Ok(());
         }
         strict::preflight(&self.schema)
-    }
-}
-
-pub(crate) fn json_kind(v: &Value) -> &'static str {
-    match v {
-        Value::Null => "null",
-        Value::Bool(_) => "a boolean",
-        Value::Number(_) => "a number",
-        Value::String(_) => "a string",
-        Value::Array(_) => "an array",
-        Value::Object(_) => "an object",
     }
 }
 

@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::{describe, unresolved, Run};
+use super::pass::{describe, unresolved, Run};
 #[cfg(test)]
-use super::{LowerReport, SchemaTarget};
+use super::target::{LowerReport, SchemaTarget};
 use crate::schema::node::{JsonType, Node};
 use crate::schema::Pointer;
 

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{describe, Run};
+use super::pass::{describe, Run};
 use crate::schema::node::Node;
 use crate::schema::Pointer;
 

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{describe, Inlined, Run};
+use super::pass::{describe, Inlined, Run};
 use crate::schema::node::{JsonType, Node};
 use crate::schema::Pointer;
 

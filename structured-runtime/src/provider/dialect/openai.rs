@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::{for_each_child_mut, soften, Run, MAX_NODES};
+use super::pass::{for_each_child_mut, soften, Run, MAX_NODES};
 use crate::schema::node::{Node, MAX_DEPTH};
 use crate::schema::strict::preflight;
 

@@ -5,9 +5,10 @@ use serde_json::{json, Value};
 
 use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
+use super::json::{input_object, merge, object, put};
 use super::openai_chat::role;
 use super::sse::{events, Event};
-use super::{input_object, merge, object, put, CodecError, Expect, ProviderResponse, ToolCall};
+use super::types::{CodecError, Expect, ProviderResponse, ToolCall};
 use crate::read::Answer;
 
 /// `output_config.format` with the schema.

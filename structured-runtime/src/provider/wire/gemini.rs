@@ -5,9 +5,8 @@ use serde_json::{json, Value};
 
 use super::chat::{ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
-use super::{
-    input_object, merge, object, put, CodecError, Expect, Outcome, ProviderResponse, ToolCall,
-};
+use super::json::{input_object, merge, object, put};
+use super::types::{CodecError, Expect, Outcome, ProviderResponse, ToolCall};
 use crate::provider::dialect::SchemaTarget;
 use crate::read::Answer;
 

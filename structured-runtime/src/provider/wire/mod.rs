@@ -21,211 +21,30 @@ mod anthropic;
 mod chat;
 mod envelope;
 mod gemini;
+mod json;
 mod ollama;
 mod openai_chat;
 mod openai_responses;
 mod sse;
+mod types;
 
 use std::sync::Arc;
 
-use serde_json::{json, Map, Value};
+use serde_json::{Map, Value};
 
 use crate::provider::capabilities::{ProviderCapabilities, ProviderKind};
 use crate::provider::dialect::{LowerError, LowerReport, SchemaTarget};
 use crate::provider::mode::StructuredOutputMode;
-use crate::read::Answer;
 use crate::schema::response::Fragment;
 use crate::schema::{Pointer, ResponseSchema};
 
 pub use chat::{ChatMessage, ChatRequest, Role, Turn};
 #[cfg(feature = "http")]
 pub(crate) use envelope::shorten;
-
-/// The request and response shape a provider speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum WireApi {
-    /// OpenAI Chat Completions, and the servers that copy it (Venice, OpenRouter, vLLM,
-    /// llama.cpp, Ollama's `/v1`).
-    OpenAiChat,
-    /// OpenAI Responses.
-    OpenAiResponses,
-    /// Anthropic Messages.
-    Anthropic,
-    /// Gemini `generateContent`.
-    Gemini,
-    /// Ollama's native `/api/chat`.
-    OllamaChat,
-}
-
-impl ProviderKind {
-    /// The shape this provider speaks. A passthrough gateway is taken to speak OpenAI Chat, as
-    /// the gateways this crate targets do.
-    pub fn wire_api(self) -> WireApi {
-        match self {
-            ProviderKind::OpenAiResponses => WireApi::OpenAiResponses,
-            ProviderKind::Anthropic => WireApi::Anthropic,
-            ProviderKind::Gemini => WireApi::Gemini,
-            ProviderKind::Ollama => WireApi::OllamaChat,
-            ProviderKind::OpenAiChat
-            | ProviderKind::Venice
-            | ProviderKind::OpenRouter
-            | ProviderKind::Vllm
-            | ProviderKind::LlamaCpp
-            | ProviderKind::Passthrough => WireApi::OpenAiChat,
-        }
-    }
-}
-
-/// What the request asked for, so the answer can be read against it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Expect {
-    /// The mode the request was made in.
-    pub mode: StructuredOutputMode,
-    /// In [`StructuredOutputMode::ToolUseWorkaround`], the tool the model was made to call.
-    pub tool_name: Option<String>,
-}
-
-impl Expect {
-    /// Reading an answer asked for in `mode` (no tool name: any single tool call is taken).
-    pub fn new(mode: StructuredOutputMode) -> Self {
-        Expect {
-            mode,
-            tool_name: None,
-        }
-    }
-
-    /// Reading the answer of a forced call to `tool`.
-    pub fn tool(tool: impl Into<String>) -> Self {
-        Expect {
-            mode: StructuredOutputMode::ToolUseWorkaround,
-            tool_name: Some(tool.into()),
-        }
-    }
-}
-
-/// A tool call as the provider reported it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolCall {
-    /// The provider's id for the call (needed to answer it with a tool result), if it gave one.
-    pub id: Option<String>,
-    /// The tool called.
-    pub name: String,
-}
-
-/// What should hold the structured value: an answer's text, or a tool call's input (a value when
-/// the provider sent an object, which is read where it is).
-#[derive(Debug, Clone, PartialEq)]
-pub struct StructuredCandidate {
-    /// The JSON (or, in prompt-guided mode, the prose) to read.
-    pub answer: Answer,
-    /// The tool call it came from, in tool mode.
-    pub tool_call: Option<ToolCall>,
-}
-
-/// What the provider's answer amounts to.
-#[derive(Debug, Clone, PartialEq)]
-#[non_exhaustive]
-pub enum Outcome {
-    /// An answer to parse.
-    Candidate(StructuredCandidate),
-    /// The model refused; the provider's explanation and category when it gave them.
-    Refused {
-        /// The refusal text or the provider's explanation.
-        explanation: Option<String>,
-        /// The provider's category (Anthropic's `stop_details.category`), if any.
-        category: Option<String>,
-    },
-    /// The answer was cut (token limit): what was written so far, never a value.
-    Truncated {
-        /// The partial answer, if any was written.
-        partial: Option<StructuredCandidate>,
-        /// The provider's reason (`length`, `max_tokens`, `MAX_TOKENS`, ...).
-        reason: String,
-    },
-    /// A safety or content filter stopped the answer or blocked the prompt.
-    Filtered {
-        /// The provider's reason (`content_filter`, `SAFETY`, a block reason, ...).
-        reason: String,
-        /// Text written before the filter stopped it, if any.
-        partial: Option<String>,
-    },
-    /// The answer holds no structured output: no text, or plain text where a tool call was
-    /// required.
-    NoStructuredOutput {
-        /// The text the model wrote instead, if any.
-        text: Option<String>,
-    },
-    /// A tool was called, but not as required: another tool, several calls, or a call the
-    /// provider itself flagged as malformed.
-    ToolCalledWrongly {
-        /// The calls made.
-        calls: Vec<ToolCall>,
-        /// What was wrong.
-        reason: String,
-    },
-}
-
-/// Token usage, when the provider reports it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub struct Usage {
-    /// Prompt tokens.
-    pub input_tokens: u64,
-    /// Completion tokens (thinking included where the provider counts it there).
-    pub output_tokens: u64,
-}
-
-/// A provider's answer, read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ProviderResponse {
-    /// What the answer amounts to.
-    pub outcome: Outcome,
-    /// Token usage, if reported.
-    pub usage: Option<Usage>,
-    /// The provider's own stop or finish reason, as sent.
-    pub stop_reason: Option<String>,
-}
-
-/// A body that is not what the provider sends.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum CodecError {
-    /// The body is not JSON.
-    #[error("{api:?} response is not JSON: {message}")]
-    NotJson {
-        /// The API read.
-        api: WireApi,
-        /// serde_json's message.
-        message: String,
-    },
-    /// The JSON is not the provider's envelope.
-    #[error("{api:?} response at {pointer}: expected {expected}, found {found}")]
-    Shape {
-        /// The API read.
-        api: WireApi,
-        /// Where in the body.
-        pointer: Pointer,
-        /// What the envelope has there.
-        expected: &'static str,
-        /// What the body has there (shortened).
-        found: String,
-    },
-    /// A stream that stopped before its final event, or an event that is not JSON.
-    #[error("{api:?} stream: {problem}")]
-    Stream {
-        /// The API read.
-        api: WireApi,
-        /// What went wrong, with the event's position.
-        problem: String,
-    },
-    /// The provider returned an error object instead of an answer.
-    #[error("{api:?} returned an error: {message}")]
-    ProviderError {
-        /// The API read.
-        api: WireApi,
-        /// The provider's error type and message.
-        message: String,
-    },
-}
+pub use json::merge;
+pub use types::{
+    CodecError, Expect, Outcome, ProviderResponse, StructuredCandidate, ToolCall, Usage, WireApi,
+};
 
 /// Reads a response body (a whole JSON document).
 pub fn read_response(
@@ -513,65 +332,11 @@ pub(crate) fn body_text(
     text
 }
 
-/// Merges `fragment` into `body`: objects key by key (recursively), anything else replaced.
-///
-/// ```
-/// use structured_runtime::provider::wire::merge;
-/// let mut body = serde_json::json!({"model": "gpt-4o", "provider": {"order": ["a"]}});
-/// merge(&mut body, &serde_json::json!({"provider": {"require_parameters": true}}));
-/// assert_eq!(body["provider"], serde_json::json!({"order": ["a"], "require_parameters": true}));
-/// ```
-pub fn merge(body: &mut Value, fragment: &Value) {
-    match (body, fragment) {
-        (Value::Object(body), Value::Object(fragment)) => {
-            for (k, v) in fragment {
-                match body.get_mut(k) {
-                    Some(existing) => merge(existing, v),
-                    None => {
-                        body.insert(k.clone(), v.clone());
-                    }
-                }
-            }
-        }
-        (body, fragment) => *body = fragment.clone(),
-    }
-}
-
-/// An object from its members, each value moved in as it is (`json!` would serialize a `Value`
-/// into a new one, node by node).
-fn object<const N: usize>(members: [(&str, Value); N]) -> Value {
-    Value::Object(
-        members
-            .into_iter()
-            .map(|(k, v)| (k.to_owned(), v))
-            .collect(),
-    )
-}
-
-/// Sets `key` on an object when there is a value for it.
-fn put(object: &mut Value, key: &str, value: Option<&str>) {
-    if let (Value::Object(map), Some(v)) = (object, value) {
-        map.insert(key.to_owned(), Value::from(v));
-    }
-}
-
-/// The input of a tool call as an object (what Anthropic, Gemini and Ollama send back); input
-/// that is not a JSON object is sent as `{}` (the correction says what was wrong with it).
-fn input_object(input: &Answer) -> Value {
-    match input {
-        Answer::Json(v @ Value::Object(_)) => v.clone(),
-        Answer::Json(_) => json!({}),
-        Answer::Text(text) => match serde_json::from_str::<Value>(text) {
-            Ok(v @ Value::Object(_)) => v,
-            _ => json!({}),
-        },
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::provider::capabilities::capabilities;
+    use serde_json::json;
 
     /// The text the runner sends is the body [`build_body`] builds, for every provider, mode
     /// and kind of caller's extra fields (none, new ones, ones that meet the fragment's).

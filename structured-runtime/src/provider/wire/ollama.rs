@@ -5,8 +5,9 @@ use serde_json::{json, Map, Value};
 
 use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
+use super::json::object;
 use super::openai_chat::messages;
-use super::{object, CodecError, Expect, ProviderResponse, ToolCall};
+use super::types::{CodecError, Expect, ProviderResponse, ToolCall};
 use crate::read::Answer;
 
 /// `format` with the schema.

@@ -6,8 +6,9 @@ use serde_json::{json, Map, Value};
 
 use super::chat::{ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
+use super::json::{merge, object, put};
 use super::sse::{events, Event};
-use super::{merge, object, put, CodecError, Expect, ProviderResponse, ToolCall};
+use super::types::{CodecError, Expect, ProviderResponse, ToolCall};
 use crate::provider::capabilities::ProviderKind;
 use crate::read::Answer;
 
@@ -90,7 +91,7 @@ pub(super) fn messages(
             Turn::AssistantText(text) => message("assistant", Value::from(text.as_str())),
             Turn::AssistantToolCall { id, name, input } => {
                 let arguments = if arguments_as_object {
-                    super::input_object(input)
+                    super::json::input_object(input)
                 } else {
                     Value::String(input.to_text().into_owned())
                 };

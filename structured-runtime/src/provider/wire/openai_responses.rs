@@ -5,8 +5,9 @@ use serde_json::{json, Value};
 
 use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
+use super::json::{merge, object, put};
 use super::openai_chat::role;
-use super::{merge, object, put, CodecError, Expect, ProviderResponse, ToolCall};
+use super::types::{CodecError, Expect, ProviderResponse, ToolCall};
 use crate::read::Answer;
 
 /// `text.format` with the schema, strict.

@@ -4,7 +4,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::lex::{continues_token, is_word_byte, Quote};
-use super::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH};
+use super::report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH};
 
 /// Where a value is being read: it decides what ends an unquoted word or an unclosed string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

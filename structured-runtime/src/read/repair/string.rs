@@ -10,7 +10,7 @@
 use super::lex::{is_quote_char, is_word_byte, Quote};
 use super::parser::is_literal_word;
 use super::parser::{Ctx, Parser};
-use super::{RepairError, RepairKind};
+use super::report::{RepairError, RepairKind};
 
 /// How far a scan may go.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

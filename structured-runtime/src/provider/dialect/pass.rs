@@ -1,0 +1,179 @@
+//! One lowering pass: the problems it found, its node budget and the inlining of references,
+//! and the rewriting steps every dialect shares.
+
+use serde_json::{Map, Value};
+
+use super::target::{LowerError, LowerReport, SchemaTarget};
+use crate::schema::node::{Node, RefError, MAX_DEPTH};
+use crate::schema::Pointer;
+
+/// Lowered nodes at most: inlining a definition used in many places copies it each time, which
+/// a schema with shared definitions nested inside each other turns exponential. Four times
+/// OpenAI's 5,000-property limit: no provider takes a schema this large.
+pub const MAX_NODES: usize = 20_000;
+
+/// One lowering pass and the problems it found.
+pub(super) struct Run {
+    target: SchemaTarget,
+    errors: Vec<LowerError>,
+    /// `$ref`s being inlined, outermost first: a repeat is recursion. The root is being
+    /// lowered, so a `{"$ref": "#"}` inside it is recursion.
+    pub(super) inlining: Vec<String>,
+    /// Nodes written so far: inlining shared references can multiply a schema's size.
+    nodes: usize,
+}
+
+impl Run {
+    pub(super) fn new(target: SchemaTarget) -> Self {
+        Run {
+            target,
+            errors: Vec::new(),
+            inlining: vec!["#".to_owned()],
+            nodes: 0,
+        }
+    }
+
+    /// The lowered schema, or every problem found on the way.
+    pub(super) fn finish(self, out: Value) -> Result<Value, LowerReport> {
+        if self.errors.is_empty() {
+            Ok(out)
+        } else {
+            Err(LowerReport {
+                target: self.target,
+                errors: self.errors,
+            })
+        }
+    }
+
+    pub(super) fn fail(&mut self, path: &Pointer, reason: impl Into<String>) {
+        self.errors.push(LowerError {
+            target: self.target,
+            path: path.clone(),
+            reason: reason.into(),
+        });
+    }
+
+    /// Counts one node written; `true` (with an error recorded once) when the walk is too deep
+    /// or the node budget is spent, and the caller must stop.
+    pub(super) fn stop(&mut self, path: &Pointer, node: Node<'_>) -> bool {
+        if node.too_deep() {
+            self.fail(path, format!("nested deeper than {MAX_DEPTH} levels"));
+            return true;
+        }
+        self.nodes += 1;
+        if self.nodes == MAX_NODES {
+            self.fail(path, format!("more than {MAX_NODES} schema nodes once references are inlined: share fewer definitions, or use a target that keeps `$ref`"));
+        }
+        self.nodes >= MAX_NODES
+    }
+
+    /// The node's keywords, with a `$ref` replaced by what it names (pushed on `inlining`
+    /// until the caller pops it). A ref that cannot be inlined (recursion, external,
+    /// unresolved) is recorded as an error.
+    pub(super) fn inline<'s>(&mut self, node: Node<'s>, path: &Pointer) -> Inlined<'s> {
+        let Some(map) = node.map() else {
+            self.fail(path, "expected a schema object");
+            return Inlined::Failed;
+        };
+        let Some(Value::String(reference)) = map.get("$ref") else {
+            return Inlined::Node(node, map);
+        };
+        if self.inlining.contains(reference) {
+            self.fail(path, format!("recursive schema (through {reference:?}): {:?} inlines references and cannot express recursion", self.target));
+            return Inlined::Failed;
+        }
+        match node.lookup(reference) {
+            Ok(target) => match target.map() {
+                Some(target_map) => {
+                    self.inlining.push(reference.clone());
+                    Inlined::Ref(target, target_map)
+                }
+                None => {
+                    self.fail(path, format!("`$ref` {reference:?} names a boolean schema"));
+                    Inlined::Failed
+                }
+            },
+            Err(e) => {
+                self.fail(path, unresolved(reference, e));
+                Inlined::Failed
+            }
+        }
+    }
+}
+
+/// Why a reference cannot be followed, in words.
+pub(super) fn unresolved(reference: &str, error: RefError) -> String {
+    match error {
+        RefError::NotLocal => {
+            format!("`$ref` {reference:?} is not a local reference: only `#...` references are followed")
+        }
+        RefError::Unresolved => format!("`$ref` {reference:?} does not resolve"),
+        RefError::TooDeep => {
+            format!("`$ref` {reference:?} is followed deeper than {MAX_DEPTH} levels")
+        }
+    }
+}
+
+/// What [`Run::inline`] found.
+pub(super) enum Inlined<'s> {
+    /// The node itself (no `$ref`).
+    Node(Node<'s>, &'s Map<String, Value>),
+    /// The schema a `$ref` names (pushed on the inlining stack).
+    Ref(Node<'s>, &'s Map<String, Value>),
+    /// Nothing usable; the error is recorded.
+    Failed,
+}
+
+/// Appends `{key: value, ...}` for each moved keyword to the node's description (after a blank
+/// line when there is one), the way Anthropic's SDK writes it.
+pub(super) fn describe(out: &mut Map<String, Value>, moved: &Map<String, Value>) {
+    if moved.is_empty() {
+        return;
+    }
+    let pairs: Vec<String> = moved
+        .iter()
+        .map(|(k, v)| match v {
+            Value::String(s) => format!("{k}: {s}"),
+            other => format!("{k}: {other}"),
+        })
+        .collect();
+    let note = format!("{{{}}}", pairs.join(", "));
+    let text = match out.get("description").and_then(Value::as_str) {
+        Some(existing) if !existing.is_empty() => format!("{existing}\n\n{note}"),
+        _ => note,
+    };
+    out.insert("description".into(), Value::String(text));
+}
+
+/// Applies `f` to every sub-schema of a node being rewritten in place (a copy of the input, so
+/// the one view cannot be used), bounded by the same depth limit.
+pub(super) fn for_each_child_mut(map: &mut Map<String, Value>, f: &mut dyn FnMut(&mut Value)) {
+    for (key, child) in map.iter_mut() {
+        match (key.as_str(), child) {
+            ("properties" | "$defs" | "definitions", Value::Object(children)) => {
+                children.values_mut().for_each(&mut *f)
+            }
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(children)) => {
+                children.iter_mut().for_each(&mut *f)
+            }
+            ("items" | "additionalProperties" | "not", c @ Value::Object(_)) => f(c),
+            _ => {}
+        }
+    }
+}
+
+/// Moves `keys` into the description of every node that has them.
+pub(super) fn soften(node: &mut Value, keys: &[&str], depth: usize) {
+    let Value::Object(map) = node else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let mut moved = Map::new();
+    for key in keys {
+        if let Some(v) = map.remove(*key) {
+            moved.insert((*key).to_owned(), v);
+        }
+    }
+    describe(map, &moved);
+    for_each_child_mut(map, &mut |child| soften(child, keys, depth + 1));
+}

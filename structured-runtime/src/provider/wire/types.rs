@@ -1,0 +1,193 @@
+//! The types every wire API's reading shares: which API, what was asked for, and what the
+//! provider's answer amounts to.
+
+use crate::provider::capabilities::ProviderKind;
+use crate::provider::mode::StructuredOutputMode;
+use crate::read::Answer;
+use crate::schema::Pointer;
+
+/// The request and response shape a provider speaks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum WireApi {
+    /// OpenAI Chat Completions, and the servers that copy it (Venice, OpenRouter, vLLM,
+    /// llama.cpp, Ollama's `/v1`).
+    OpenAiChat,
+    /// OpenAI Responses.
+    OpenAiResponses,
+    /// Anthropic Messages.
+    Anthropic,
+    /// Gemini `generateContent`.
+    Gemini,
+    /// Ollama's native `/api/chat`.
+    OllamaChat,
+}
+
+impl ProviderKind {
+    /// The shape this provider speaks. A passthrough gateway is taken to speak OpenAI Chat, as
+    /// the gateways this crate targets do.
+    pub fn wire_api(self) -> WireApi {
+        match self {
+            ProviderKind::OpenAiResponses => WireApi::OpenAiResponses,
+            ProviderKind::Anthropic => WireApi::Anthropic,
+            ProviderKind::Gemini => WireApi::Gemini,
+            ProviderKind::Ollama => WireApi::OllamaChat,
+            ProviderKind::OpenAiChat
+            | ProviderKind::Venice
+            | ProviderKind::OpenRouter
+            | ProviderKind::Vllm
+            | ProviderKind::LlamaCpp
+            | ProviderKind::Passthrough => WireApi::OpenAiChat,
+        }
+    }
+}
+
+/// What the request asked for, so the answer can be read against it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Expect {
+    /// The mode the request was made in.
+    pub mode: StructuredOutputMode,
+    /// In [`StructuredOutputMode::ToolUseWorkaround`], the tool the model was made to call.
+    pub tool_name: Option<String>,
+}
+
+impl Expect {
+    /// Reading an answer asked for in `mode` (no tool name: any single tool call is taken).
+    pub fn new(mode: StructuredOutputMode) -> Self {
+        Expect {
+            mode,
+            tool_name: None,
+        }
+    }
+
+    /// Reading the answer of a forced call to `tool`.
+    pub fn tool(tool: impl Into<String>) -> Self {
+        Expect {
+            mode: StructuredOutputMode::ToolUseWorkaround,
+            tool_name: Some(tool.into()),
+        }
+    }
+}
+
+/// A tool call as the provider reported it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolCall {
+    /// The provider's id for the call (needed to answer it with a tool result), if it gave one.
+    pub id: Option<String>,
+    /// The tool called.
+    pub name: String,
+}
+
+/// What should hold the structured value: an answer's text, or a tool call's input (a value when
+/// the provider sent an object, which is read where it is).
+#[derive(Debug, Clone, PartialEq)]
+pub struct StructuredCandidate {
+    /// The JSON (or, in prompt-guided mode, the prose) to read.
+    pub answer: Answer,
+    /// The tool call it came from, in tool mode.
+    pub tool_call: Option<ToolCall>,
+}
+
+/// What the provider's answer amounts to.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Outcome {
+    /// An answer to parse.
+    Candidate(StructuredCandidate),
+    /// The model refused; the provider's explanation and category when it gave them.
+    Refused {
+        /// The refusal text or the provider's explanation.
+        explanation: Option<String>,
+        /// The provider's category (Anthropic's `stop_details.category`), if any.
+        category: Option<String>,
+    },
+    /// The answer was cut (token limit): what was written so far, never a value.
+    Truncated {
+        /// The partial answer, if any was written.
+        partial: Option<StructuredCandidate>,
+        /// The provider's reason (`length`, `max_tokens`, `MAX_TOKENS`, ...).
+        reason: String,
+    },
+    /// A safety or content filter stopped the answer or blocked the prompt.
+    Filtered {
+        /// The provider's reason (`content_filter`, `SAFETY`, a block reason, ...).
+        reason: String,
+        /// Text written before the filter stopped it, if any.
+        partial: Option<String>,
+    },
+    /// The answer holds no structured output: no text, or plain text where a tool call was
+    /// required.
+    NoStructuredOutput {
+        /// The text the model wrote instead, if any.
+        text: Option<String>,
+    },
+    /// A tool was called, but not as required: another tool, several calls, or a call the
+    /// provider itself flagged as malformed.
+    ToolCalledWrongly {
+        /// The calls made.
+        calls: Vec<ToolCall>,
+        /// What was wrong.
+        reason: String,
+    },
+}
+
+/// Token usage, when the provider reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens (thinking included where the provider counts it there).
+    pub output_tokens: u64,
+}
+
+/// A provider's answer, read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProviderResponse {
+    /// What the answer amounts to.
+    pub outcome: Outcome,
+    /// Token usage, if reported.
+    pub usage: Option<Usage>,
+    /// The provider's own stop or finish reason, as sent.
+    pub stop_reason: Option<String>,
+}
+
+/// A body that is not what the provider sends.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CodecError {
+    /// The body is not JSON.
+    #[error("{api:?} response is not JSON: {message}")]
+    NotJson {
+        /// The API read.
+        api: WireApi,
+        /// serde_json's message.
+        message: String,
+    },
+    /// The JSON is not the provider's envelope.
+    #[error("{api:?} response at {pointer}: expected {expected}, found {found}")]
+    Shape {
+        /// The API read.
+        api: WireApi,
+        /// Where in the body.
+        pointer: Pointer,
+        /// What the envelope has there.
+        expected: &'static str,
+        /// What the body has there (shortened).
+        found: String,
+    },
+    /// A stream that stopped before its final event, or an event that is not JSON.
+    #[error("{api:?} stream: {problem}")]
+    Stream {
+        /// The API read.
+        api: WireApi,
+        /// What went wrong, with the event's position.
+        problem: String,
+    },
+    /// The provider returned an error object instead of an answer.
+    #[error("{api:?} returned an error: {message}")]
+    ProviderError {
+        /// The API read.
+        api: WireApi,
+        /// The provider's error type and message.
+        message: String,
+    },
+}
