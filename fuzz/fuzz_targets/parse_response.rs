@@ -5,8 +5,8 @@
 use libfuzzer_sys::fuzz_target;
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::{
-    parse_response_with, parse_value, ParseError, ParseOptions, Parsed, Provenance,
-    StructuredOutput, StructuredOutputMode, Warning,
+    parse_answer, parse_response_with, parse_value, Answer, ParseError, ParseOptions, Parsed,
+    Provenance, StructuredOutput, StructuredOutputMode, Warning,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -26,9 +26,19 @@ fuzz_target!(|data: &[u8]| {
             check::<HeartbeatDecision>(text, mode, &options);
             check::<DaimonAppraisal>(text, mode, &options);
         }
-        let schema = HeartbeatDecision::schema().schema();
+        let schema = HeartbeatDecision::schema();
         if let Ok(parsed) = parse_value(text, schema, &options) {
             holds(&parsed, text, &options);
+        }
+        // The same text as a value a provider sent already parsed (a tool call's arguments).
+        if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
+            for mode in modes {
+                let answer = Answer::Json(value.clone());
+                if let Ok(parsed) = parse_answer::<HeartbeatDecision>(&answer, mode, &options) {
+                    assert!(structured_runtime::Validate::validate(&parsed.value).is_ok());
+                    holds(&parsed, "", &options);
+                }
+            }
         }
     }
 });
