@@ -14,6 +14,8 @@
 //!   deserialization.
 //! - `fenced_4k`, `chatty_4k`: `parse_response` on the benches' 4 KB answers.
 //! - `corpus`: `repair_text` on every input of the two public repair corpora.
+//! - `chatty_100k`: `parse_response` on the 100 KB chatty answer; `repair_1mb`: `repair_text` on
+//!   the 1 MB one (the scaling cases of the `pipeline` bench).
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
 
@@ -85,6 +87,7 @@ fn main() {
     let request = ChatRequest::user("Assess the vault.");
     let config = RunConfig::default();
     let (fenced, braces, corpus) = (answer(4096), chatty(4096), corpus_inputs());
+    let (chatty_100k, chatty_1m) = (chatty(100_000), chatty(1_000_000));
     let mut ok = 0usize;
     for _ in 0..n {
         ok += match path.as_str() {
@@ -106,6 +109,12 @@ fn main() {
                 )
                 .is_ok()
             }
+            "chatty_100k" => parse_response::<HeartbeatDecision>(
+                black_box(&chatty_100k),
+                StructuredOutputMode::PromptGuided,
+            )
+            .is_ok(),
+            "repair_1mb" => repair_text(black_box(&chatty_1m)).is_ok(),
             "corpus" => {
                 corpus
                     .iter()
@@ -120,7 +129,7 @@ fn main() {
             ))
             .is_ok(),
             other => {
-                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, corpus or runner");
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, corpus or runner");
                 std::process::exit(2);
             }
         } as usize;
