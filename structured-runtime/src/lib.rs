@@ -254,6 +254,8 @@
 //!   (`{"$ref": "#"}` when it is the root). Both forms pass [`ResponseSchema::strict_preflight`].
 //! - Integer types carry the bounds they imply (`u8` → `minimum: 0, maximum: 255`).
 
+#![warn(missing_docs)]
+
 // Lets the derive's `::structured_runtime` paths resolve inside this crate's own tests.
 extern crate self as structured_runtime;
 

@@ -1,5 +1,5 @@
 //! `parse_response`: from what the model wrote to a validated value, saying how it was obtained.
-//! The steps are described on the [`read`](crate::read) module.
+//! The steps are described in the [crate documentation](crate#reading-an-answer-yourself).
 
 use std::fmt;
 use std::marker::PhantomData;
@@ -240,7 +240,8 @@ impl Answer {
     }
 }
 
-/// Reads `T` from a model's answer: see the [`read`](crate::read) module for the steps.
+/// Reads `T` from a model's answer: see the [crate documentation](crate#reading-an-answer-yourself)
+/// for the steps.
 ///
 /// ```
 /// use structured_runtime::{parse_response, Provenance, StructuredOutput, StructuredOutputMode};
