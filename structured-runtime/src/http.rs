@@ -20,7 +20,7 @@
 use std::future::Future;
 use std::time::Duration;
 
-use crate::provider::capabilities::ProviderKind;
+use crate::provider::capabilities::{capabilities, ProviderCapabilities, ProviderKind};
 use crate::provider::wire::shorten;
 use crate::run::{Provider, TransportError};
 
@@ -32,6 +32,8 @@ pub struct HttpProvider {
     base_url: String,
     api_key: Option<String>,
     model: String,
+    /// What the model supports, when the caller knows better than the built-in matrix.
+    capabilities: Option<ProviderCapabilities>,
 }
 
 /// The environment does not say which endpoint to use.
@@ -69,6 +71,7 @@ impl HttpProvider {
             base_url: base_url.into().trim_end_matches('/').to_owned(),
             api_key,
             model: model.into(),
+            capabilities: None,
         })
     }
 
@@ -80,6 +83,14 @@ impl HttpProvider {
             .build()
             .map_err(|e| HttpConfigError::Client(e.to_string()))?;
         Ok(self)
+    }
+
+    /// The same endpoint, taken to support what `capabilities` says (from the provider's own
+    /// model listing, or experience) instead of what the built-in matrix says for its model:
+    /// the runner picks its mode from them.
+    pub fn with_capabilities(mut self, capabilities: ProviderCapabilities) -> Self {
+        self.capabilities = Some(capabilities);
+        self
     }
 
     /// From `STRUCTURED_PROVIDER` (required), `STRUCTURED_MODEL` (required),
@@ -144,6 +155,11 @@ impl Provider for HttpProvider {
 
     fn model(&self) -> &str {
         &self.model
+    }
+
+    fn capabilities(&self) -> ProviderCapabilities {
+        self.capabilities
+            .unwrap_or_else(|| capabilities(self.kind, &self.model))
     }
 
     fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {

@@ -5,8 +5,11 @@
 //!
 //! With `STRUCTURED_PROVIDER` and `STRUCTURED_MODEL` set (and `STRUCTURED_API_KEY`,
 //! `STRUCTURED_BASE_URL` as the endpoint needs), the same two types are asked of that endpoint
-//! instead: `STRUCTURED_PROVIDER=openai STRUCTURED_MODEL=gpt-4o STRUCTURED_API_KEY=... cargo run
-//! -p structured-examples --bin demo`.
+//! instead, in every mode it supports, and reported the same way:
+//! `eval "$(scripts/local-model start)" && cargo run -p structured-examples --bin demo` asks the
+//! local model (`scripts/local-model`); `STRUCTURED_PROVIDER=openai STRUCTURED_MODEL=gpt-4o
+//! STRUCTURED_API_KEY=... cargo run -p structured-examples --bin demo` asks OpenAI. Every request
+//! carries a token limit (`STRUCTURED_MAX_TOKENS`, 384 when unset).
 //!
 //! Run: `cargo run -p structured-examples --bin demo`
 
@@ -15,7 +18,7 @@ use std::fmt::Debug;
 use structured_examples::replay::{block_on, ReplayProvider, Reply};
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::http::HttpProvider;
-use structured_runtime::provider::capabilities::ProviderKind;
+use structured_runtime::provider::capabilities::{ProviderCapabilities, ProviderKind};
 use structured_runtime::provider::wire::ChatRequest;
 use structured_runtime::run::{run_structured, AttemptResult, Provider, RunConfig, RunError};
 use structured_runtime::{StructuredOutput, Warning};
@@ -72,7 +75,7 @@ fn main() {
     demo::<DaimonAppraisal>(&DAIMON, DAIMON_QUESTION);
 }
 
-/// The two types asked of the endpoint the environment names.
+/// The two types asked of the endpoint the environment names, in each mode it supports.
 fn live() {
     let provider = match HttpProvider::from_env() {
         Ok(p) => p,
@@ -91,23 +94,52 @@ fn live() {
             std::process::exit(2);
         }
     };
+    let max_tokens = std::env::var("STRUCTURED_MAX_TOKENS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(384);
     println!(
-        "== {:?} {} at {}\n",
+        "== {:?} {} at {} (at most {max_tokens} tokens an answer)",
         provider.kind(),
         provider.model(),
         provider.endpoint()
     );
-    let config = RunConfig::default();
-    let request = ChatRequest::user(HEARTBEAT_QUESTION);
-    let heartbeat = runtime.block_on(run_structured::<HeartbeatDecision, _>(
-        &provider, &request, &config,
-    ));
-    report("HeartbeatDecision", heartbeat);
-    let request = ChatRequest::user(DAIMON_QUESTION);
-    let daimon = runtime.block_on(run_structured::<DaimonAppraisal, _>(
-        &provider, &request, &config,
-    ));
-    report("DaimonAppraisal", daimon);
+    for (mode, provider, config) in live_modes(&provider) {
+        let mut request = ChatRequest::user(HEARTBEAT_QUESTION);
+        request.max_tokens = Some(max_tokens);
+        println!("\n== HeartbeatDecision, {mode}\n");
+        let heartbeat = runtime.block_on(run_structured::<HeartbeatDecision, _>(
+            &provider, &request, &config,
+        ));
+        report("the model's answer", heartbeat);
+        let mut request = ChatRequest::user(DAIMON_QUESTION);
+        request.max_tokens = Some(max_tokens);
+        println!("\n== DaimonAppraisal, {mode}\n");
+        let daimon = runtime.block_on(run_structured::<DaimonAppraisal, _>(
+            &provider, &request, &config,
+        ));
+        report("the model's answer", daimon);
+    }
+}
+
+/// Each way the endpoint can be asked: the schema enforced and a forced tool where its
+/// capabilities say so, and the schema in the prompt always.
+fn live_modes(provider: &HttpProvider) -> Vec<(&'static str, HttpProvider, RunConfig)> {
+    let caps = provider.capabilities();
+    let mut modes = Vec::new();
+    if caps.supports_response_schema {
+        modes.push(("schema enforced", provider.clone(), RunConfig::default()));
+    }
+    if caps.supports_tool_use {
+        let mut config = RunConfig::default();
+        config.outputs.prefer_schema_enforcement = false;
+        modes.push(("forced tool", provider.clone(), config));
+    }
+    let prompted = provider
+        .clone()
+        .with_capabilities(ProviderCapabilities::PROMPT_ONLY);
+    modes.push(("schema in the prompt", prompted, RunConfig::default()));
+    modes
 }
 
 fn demo<T: StructuredOutput + Debug>(answers: &Answers, question: &str) {
@@ -183,20 +215,28 @@ fn report<T: Debug>(
                 println!("  repair: {kind} (×{n})");
             }
             if out.attempts > 1 {
-                for (i, attempt) in out.ledger.iter().enumerate() {
-                    match &attempt.result {
-                        AttemptResult::Invalid(violations) => {
-                            let listed = violations.to_string().replace('\n', "\n    ");
-                            println!("  attempt {}: re-asked with {listed}", i + 1)
-                        }
-                        other => println!("  attempt {}: {other:?}", i + 1),
-                    }
-                }
+                ledger(&out.ledger);
             }
         }
         Err(e) => {
             let attempts = e.ledger().len();
             println!("{scenario}: error after {attempts} attempt(s): {e}");
+            if attempts > 1 {
+                ledger(e.ledger());
+            }
+        }
+    }
+}
+
+/// What each request came to.
+fn ledger(attempts: &[structured_runtime::run::Attempt]) {
+    for (i, attempt) in attempts.iter().enumerate() {
+        match &attempt.result {
+            AttemptResult::Invalid(violations) => {
+                let listed = violations.to_string().replace('\n', "\n    ");
+                println!("  attempt {}: {listed}", i + 1)
+            }
+            other => println!("  attempt {}: {other:?}", i + 1),
         }
     }
 }

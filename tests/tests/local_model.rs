@@ -1,0 +1,356 @@
+//! End to end against a real model on this machine: llama.cpp's own server with
+//! SmolLM2-135M-Instruct, installed from PyPI and started by `scripts/local-model` (once per test
+//! run; it stops when the run does). Every request goes through the HTTP provider and the
+//! runner, and the server logs every request it receives.
+//!
+//! The model is small and not repeatable, so nothing here checks its words. What is checked is
+//! what the project promises whatever the model writes: a value returned validates and its
+//! provenance is honest; a failure is a typed error; the ledger is exactly the requests the server
+//! received; each body carries what the codec promises for its mode (the strict flag, the schema
+//! as lowered for llama.cpp, `max_tokens`); a forced tool, which llama.cpp cannot do, is refused
+//! before any request.
+//!
+//! `STRUCTURED_SKIP_LOCAL_MODEL=1` skips these tests on a machine without python3 or a package
+//! registry; anything else that stops the server from starting fails them.
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::sync::OnceLock;
+use std::time::Duration;
+
+use serde_json::Value;
+use structured_examples::{DaimonAppraisal, HeartbeatDecision};
+use structured_runtime::http::HttpProvider;
+use structured_runtime::provider::capabilities::{
+    capabilities, ProviderCapabilities, ProviderKind, SchemaTarget,
+};
+use structured_runtime::run::{AttemptResult, RunConfig, RunError, Structured};
+use structured_runtime::{
+    run_structured, ChatRequest, Provenance, StructuredOutput, StructuredOutputMode, Validate,
+};
+
+/// The answer's token limit for every request: enough for either type's JSON, short enough that
+/// a model looping inside a string is cut in seconds.
+const MAX_TOKENS: u32 = 256;
+
+struct Local {
+    base_url: String,
+    log: PathBuf,
+}
+
+/// The server, started once for this test binary, or `None` when skipped.
+fn local() -> Option<&'static Local> {
+    static LOCAL: OnceLock<Option<Local>> = OnceLock::new();
+    LOCAL
+        .get_or_init(|| {
+            if std::env::var_os("STRUCTURED_SKIP_LOCAL_MODEL").is_some() {
+                return None;
+            }
+            let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/local-model");
+            let out = Command::new(script)
+                .args(["start", "--owner", &std::process::id().to_string()])
+                .output()
+                .unwrap_or_else(|e| panic!("{script}: {e}"));
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            assert!(
+                out.status.success(),
+                "the local model did not start:\n{stdout}\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+            let var = |name: &str| {
+                stdout
+                    .lines()
+                    .find_map(|l| l.strip_prefix(&format!("export {name}=")))
+                    .unwrap_or_else(|| panic!("{name} not in {stdout}"))
+                    .to_owned()
+            };
+            Some(Local {
+                base_url: var("STRUCTURED_BASE_URL"),
+                log: PathBuf::from(var("STRUCTURED_LOCAL_MODEL_LOG")),
+            })
+        })
+        .as_ref()
+}
+
+/// Runs a test body against the server, or says it was skipped.
+fn with_local(test: impl FnOnce(&Local)) {
+    match local() {
+        Some(local) => test(local),
+        None => eprintln!("skipped: STRUCTURED_SKIP_LOCAL_MODEL is set"),
+    }
+}
+
+fn provider(local: &Local, caps: ProviderCapabilities) -> HttpProvider {
+    HttpProvider::new(
+        ProviderKind::LlamaCpp,
+        &local.base_url,
+        None,
+        "smollm2-135m-instruct",
+    )
+    .and_then(|p| p.with_timeout(Duration::from_secs(120)))
+    .expect("a client")
+    .with_capabilities(caps)
+}
+
+/// A request whose text carries `tag`, so the server's log can be read for this test alone.
+fn request(tag: &str, question: &str, max_tokens: u32) -> ChatRequest {
+    let mut request = ChatRequest::user(format!("[{tag}] {question}"));
+    request.max_tokens = Some(max_tokens);
+    request
+}
+
+/// The bodies the server received for `tag`, in order.
+fn logged(local: &Local, tag: &str) -> Vec<Value> {
+    let text = std::fs::read_to_string(&local.log).unwrap_or_default();
+    text.lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|entry| entry["path"] == "/v1/chat/completions")
+        .map(|entry| entry["body"].clone())
+        .filter(|body| {
+            body["messages"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|m| m["content"].as_str().is_some_and(|c| c.contains(tag)))
+        })
+        .collect()
+}
+
+fn run<T: StructuredOutput>(
+    provider: &HttpProvider,
+    request: &ChatRequest,
+    config: &RunConfig,
+) -> Result<Structured<T>, RunError> {
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("a runtime")
+        .block_on(run_structured::<T, _>(provider, request, config))
+}
+
+/// One line on how a run ended.
+fn summary<T>(result: &Result<Structured<T>, RunError>) -> String {
+    match result {
+        Ok(out) => format!("{:?} after {} request(s)", out.provenance, out.attempts),
+        Err(e) => {
+            let what = e.to_string();
+            let first = what.lines().next().unwrap_or_default();
+            format!("{first} ({} request(s))", e.ledger().len())
+        }
+    }
+}
+
+fn config() -> RunConfig {
+    RunConfig {
+        transport_retries: 1,
+        backoff: Duration::from_millis(200),
+        ..RunConfig::default()
+    }
+}
+
+/// What holds whatever the model wrote: a value validates and says honestly how it was read; a
+/// failure is one of the errors a model's answer can cause; either way the ledger is the
+/// requests the server received, body for body.
+fn check_outcome<T: StructuredOutput + Validate>(
+    local: &Local,
+    tag: &str,
+    result: &Result<Structured<T>, RunError>,
+) -> Vec<Value> {
+    let ledger = match result {
+        Ok(out) => {
+            assert!(out.value.validate().is_ok());
+            assert_eq!(
+                out.warnings.is_empty(),
+                out.provenance == Provenance::Clean,
+                "{:?} with {:?}",
+                out.provenance,
+                out.warnings
+            );
+            assert!(matches!(
+                out.ledger.last().map(|a| &a.result),
+                Some(AttemptResult::Accepted(p)) if *p == out.provenance
+            ));
+            &out.ledger
+        }
+        Err(e) => {
+            assert!(
+                matches!(
+                    e,
+                    RunError::RetriesExhausted { .. } | RunError::Truncated { .. }
+                ),
+                "an answer can only fail to fit or be cut: {e}"
+            );
+            e.ledger()
+        }
+    };
+    let bodies = logged(local, tag);
+    let sent: Vec<Value> = ledger
+        .iter()
+        .map(|a| serde_json::from_str(&a.sent).expect("the runner sends JSON"))
+        .collect();
+    assert_eq!(sent, bodies, "the ledger is what the server received");
+    for attempt in ledger {
+        assert!(attempt.received.is_some() && attempt.usage.is_some());
+    }
+    bodies
+}
+
+#[test]
+fn schema_enforced_answers_through_the_grammar() {
+    with_local(|local| {
+        let caps = capabilities(ProviderKind::LlamaCpp, "smollm2");
+        let provider = provider(local, caps);
+        let tag = "e2e-schema-heartbeat";
+        let request = request(
+            tag,
+            "Spot fell 4% in 30 minutes and volume is thin. Assess the vault as JSON.",
+            MAX_TOKENS,
+        );
+        let result = run::<HeartbeatDecision>(&provider, &request, &config());
+        let bodies = check_outcome(local, tag, &result);
+        assert!(!bodies.is_empty());
+        let lowered = HeartbeatDecision::schema()
+            .lowered(SchemaTarget::LlamaCpp)
+            .unwrap()
+            .clone();
+        for body in &bodies {
+            // What the codec promises for this mode: the lowered schema, strict, and the limit.
+            let format = &body["response_format"];
+            assert_eq!(format["type"], "json_schema");
+            assert_eq!(format["json_schema"]["strict"], true);
+            assert_eq!(format["json_schema"]["name"], "heartbeat_decision");
+            assert_eq!(format["json_schema"]["schema"], lowered);
+            assert_eq!(body["max_tokens"], MAX_TOKENS);
+            assert!(body.get("tools").is_none());
+        }
+        if let Ok(out) = &result {
+            assert_eq!(out.mode, StructuredOutputMode::SchemaEnforced);
+        }
+        eprintln!("schema enforced, HeartbeatDecision: {}", summary(&result));
+    });
+}
+
+/// A small type the grammar keeps short: the value comes back valid, after the re-asks its
+/// range needs, or the run ends with every violation it saw.
+#[derive(StructuredOutput, serde::Deserialize, Debug)]
+struct Verdict {
+    /// Whether the build is fit to ship.
+    #[enum_values("ship", "hold")]
+    decision: String,
+    /// How sure, from 0 to 1.
+    #[range(0.0, 1.0)]
+    confidence: f64,
+}
+
+#[test]
+fn a_small_type_comes_back_valid_or_with_every_violation() {
+    with_local(|local| {
+        let caps = capabilities(ProviderKind::LlamaCpp, "smollm2");
+        let provider = provider(local, caps);
+        let tag = "e2e-schema-verdict";
+        let request = request(
+            tag,
+            "All tests pass and the changelog is written. Ship or hold? Give your confidence from 0 to 1.",
+            64,
+        );
+        let mut config = config();
+        config.outputs.max_retries = 2;
+        let result = run::<Verdict>(&provider, &request, &config);
+        let bodies = check_outcome(local, tag, &result);
+        // Each re-ask carries the previous answer and the violations, after the unchanged prompt.
+        for (i, body) in bodies.iter().enumerate() {
+            let messages = body["messages"].as_array().unwrap();
+            assert_eq!(messages.len(), 1 + 2 * i, "{body}");
+            if i > 0 {
+                let correction = messages[messages.len() - 1]["content"].as_str().unwrap();
+                assert!(
+                    correction.contains("does not match the required schema"),
+                    "{correction}"
+                );
+            }
+        }
+        if let Err(RunError::RetriesExhausted { errors, .. }) = &result {
+            assert_eq!(errors.len(), bodies.len());
+        }
+        eprintln!("schema enforced, Verdict: {}", summary(&result));
+    });
+}
+
+#[test]
+fn prompt_guided_answers_read_from_what_the_model_wrote() {
+    with_local(|local| {
+        let provider = provider(local, ProviderCapabilities::PROMPT_ONLY);
+        let tag = "e2e-prompt-daimon";
+        let request = request(
+            tag,
+            "A vault you manage lost 4% in 30 minutes. Appraise how it feels.",
+            MAX_TOKENS,
+        );
+        let result = run::<DaimonAppraisal>(&provider, &request, &config());
+        let bodies = check_outcome(local, tag, &result);
+        assert!(!bodies.is_empty());
+        for body in &bodies {
+            // No schema on the wire: the guidance is the system message, after nothing else.
+            assert!(body.get("response_format").is_none() && body.get("tools").is_none());
+            assert_eq!(body["messages"][0]["role"], "system");
+            assert_eq!(
+                body["messages"][0]["content"],
+                DaimonAppraisal::prompt_guidance()
+            );
+            assert_eq!(body["max_tokens"], MAX_TOKENS);
+        }
+        if let Ok(out) = &result {
+            assert_eq!(out.mode, StructuredOutputMode::PromptGuided);
+        }
+        eprintln!("prompt guided, DaimonAppraisal: {}", summary(&result));
+    });
+}
+
+#[test]
+fn a_forced_tool_is_refused_before_any_request() {
+    with_local(|local| {
+        // Claimed by a caller who knows no better: llama.cpp ignores a forced tool choice, so
+        // the codec refuses to send one.
+        let caps = ProviderCapabilities {
+            supports_tool_use: true,
+            ..capabilities(ProviderKind::LlamaCpp, "smollm2")
+        };
+        let provider = provider(local, caps);
+        let tag = "e2e-forced-tool";
+        let mut config = config();
+        config.outputs.prefer_schema_enforcement = false;
+        let result = run::<DaimonAppraisal>(&provider, &request(tag, "Appraise.", 32), &config);
+        match result {
+            Err(RunError::InvalidSchema(report)) => {
+                assert!(
+                    report.to_string().contains("cannot force a tool call"),
+                    "{report}"
+                )
+            }
+            other => panic!("{:?}", other.map(|o| o.mode)),
+        }
+        assert!(logged(local, tag).is_empty(), "nothing was sent");
+    });
+}
+
+#[test]
+fn max_tokens_cuts_the_answer_and_the_run_says_so() {
+    with_local(|local| {
+        let caps = capabilities(ProviderKind::LlamaCpp, "smollm2");
+        let provider = provider(local, caps);
+        let tag = "e2e-truncated";
+        let request = request(tag, "Assess the vault as JSON.", 6);
+        let result = run::<HeartbeatDecision>(&provider, &request, &config());
+        match &result {
+            Err(RunError::Truncated { reason, ledger, .. }) => {
+                assert_eq!(reason, "length");
+                assert_eq!(ledger.len(), 1, "a cut answer is not asked again");
+                assert!(matches!(ledger[0].result, AttemptResult::Stopped(_)));
+            }
+            other => panic!("six tokens cannot hold the JSON: {}", summary(other)),
+        }
+        let bodies = check_outcome(local, tag, &result);
+        assert_eq!(bodies.len(), 1);
+        assert_eq!(bodies[0]["max_tokens"], 6);
+    });
+}
