@@ -234,7 +234,12 @@ fn ledger(attempts: &[structured_runtime::run::Attempt]) {
         match &attempt.result {
             AttemptResult::Invalid(violations) => {
                 let listed = violations.to_string().replace('\n', "\n    ");
-                println!("  attempt {}: {listed}", i + 1)
+                let then = if i + 1 < attempts.len() {
+                    "re-asked with "
+                } else {
+                    ""
+                };
+                println!("  attempt {}: {then}{listed}", i + 1)
             }
             other => println!("  attempt {}: {other:?}", i + 1),
         }
