@@ -1,5 +1,6 @@
 //! The gateway's subsystem types, declared as a downstream crate would: one `#[derive]` each, with
-//! their enums, ranges and doc comments. Nothing here is hand-written schema or validation.
+//! their enums, ranges and doc comments, and the markdown wrappers of the git tooling. Nothing here
+//! is hand-written schema or validation.
 //!
 //! Ranges the specification states (confidence and magnitude 0–1, the PAD dimensions −1–1) are declared as
 //! it states them; probabilities it names but does not bound (likelihood, plausibility, the
@@ -9,6 +10,7 @@ pub mod curator;
 pub mod daimon;
 pub mod dreams;
 pub mod heartbeat;
+pub mod markdown;
 pub mod replay;
 pub mod risk;
 
@@ -19,6 +21,9 @@ pub use dreams::{
     ThreatAssessment,
 };
 pub use heartbeat::{HeartbeatDecision, Signal};
+pub use markdown::{
+    CommitMessage, MarkdownChangelog, MarkdownPullRequest, MarkdownReleaseNotes, MarkdownReview,
+};
 pub use risk::{LayerResult, RiskAssessment, RiskLayers};
 
 use structured_runtime::ResponseSchema;
@@ -43,5 +48,17 @@ pub fn all_schemas() -> Vec<&'static ResponseSchema> {
         DreamIntegration::schema(),
         IntegrationItem::schema(),
         ThreatAssessment::schema(),
+    ]
+}
+
+/// The markdown wrappers' schemas.
+pub fn markdown_schemas() -> Vec<&'static ResponseSchema> {
+    use structured_runtime::StructuredOutput;
+    vec![
+        MarkdownPullRequest::schema(),
+        MarkdownChangelog::schema(),
+        MarkdownReleaseNotes::schema(),
+        MarkdownReview::schema(),
+        CommitMessage::schema(),
     ]
 }

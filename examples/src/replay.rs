@@ -27,6 +27,7 @@ pub struct ReplayProvider {
     model: String,
     tool: String,
     script: Mutex<VecDeque<Reply>>,
+    sent: Mutex<Vec<String>>,
 }
 
 impl ReplayProvider {
@@ -38,7 +39,16 @@ impl ReplayProvider {
             model: model.to_owned(),
             tool: tool.to_owned(),
             script: Mutex::new(script.into()),
+            sent: Mutex::new(Vec::new()),
         }
+    }
+
+    /// Every request body sent so far, in order.
+    pub fn sent(&self) -> Vec<Value> {
+        let sent = self.sent.lock().map(|s| s.clone()).unwrap_or_default();
+        sent.iter()
+            .map(|body| serde_json::from_str(body).unwrap_or(Value::Null))
+            .collect()
     }
 
     fn envelope(&self, reply: Reply) -> Value {
@@ -86,7 +96,10 @@ impl Provider for ReplayProvider {
         &self.model
     }
 
-    fn send(&self, _body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+    fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+        if let Ok(mut sent) = self.sent.lock() {
+            sent.push(body.to_owned());
+        }
         let next = self.script.lock().ok().and_then(|mut s| s.pop_front());
         let reply = match next {
             Some(reply) => Ok(self.envelope(reply).to_string()),

@@ -5,6 +5,7 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 use structured_runtime::read::repair::{repair_text, RepairError};
+use structured_runtime::schema::Markdown;
 use structured_runtime::{
     parse_value, ParseError, ParseOptions, Provenance, ResponseSchema, SchemaLimits,
 };
@@ -15,6 +16,7 @@ structured: read the JSON in a model's answer
 USAGE:
     structured repair [--pretty] < answer.txt
     structured check --schema schema.json [--strict] [--pretty] < answer.txt
+    structured check --schema schema.json --markdown FIELD [--title FIELD] < answer.md
 
 COMMANDS:
     repair    Find the JSON in the answer (prose, markdown fences and all), repair its
@@ -25,7 +27,16 @@ COMMANDS:
 
 OPTIONS:
     --schema FILE   The JSON Schema to check against (check only).
-    --strict        Accept the JSON only as written: no syntax repair, no coercion.
+    --strict        Accept the JSON only as written: no syntax repair, no coercion
+                    (and, with --markdown, no plain-text answer).
+    --markdown FIELD
+                    The schema is a markdown wrapper: an answer that is not JSON for it
+                    fills the string property FIELD whole (trimmed), every other property
+                    null. JSON quoted inside the markdown stays part of it; the answer is
+                    read as JSON only when it opens with `{` (or a fence holding one), or
+                    ends with an object that fits after at most one line of lead-in.
+    --title FIELD   With --markdown: the answer's first line fills FIELD, the rest the
+                    markdown field.
     --pretty        Print the value indented.
     -h, --help      Show this help.
 
@@ -43,6 +54,7 @@ EXIT STATUS:
 EXAMPLES:
     echo \"{name: 'Ada', tags: ['x',],}\" | structured repair
     structured check --schema person.json < answer.txt
+    structured check --schema review.json --markdown content < review.md
 ";
 
 const NOT_FOUND: u8 = 1;
@@ -55,6 +67,8 @@ const NO_INPUT: u8 = 66;
 struct Args {
     command: String,
     schema: Option<String>,
+    markdown: Option<String>,
+    title: Option<String>,
     strict: bool,
     pretty: bool,
 }
@@ -87,6 +101,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     let mut parsed = Args {
         command: String::new(),
         schema: None,
+        markdown: None,
+        title: None,
         strict: false,
         pretty: false,
     };
@@ -98,6 +114,14 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
             "--schema" => match args.next() {
                 Some(path) => parsed.schema = Some(path),
                 None => return Err("`--schema` needs a file: `--schema schema.json`".into()),
+            },
+            "--markdown" => match args.next() {
+                Some(field) => parsed.markdown = Some(field),
+                None => return Err("`--markdown` needs a property: `--markdown content`".into()),
+            },
+            "--title" => match args.next() {
+                Some(field) => parsed.title = Some(field),
+                None => return Err("`--title` needs a property: `--title title`".into()),
             },
             "repair" | "check" if parsed.command.is_empty() => parsed.command = arg,
             other if other.starts_with('-') => return Err(format!("unknown option `{other}`")),
@@ -115,6 +139,13 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
             Err("`--schema` belongs to `check`; `repair` needs no schema".into())
         }
         ("repair", _) if parsed.strict => Err("`--strict` belongs to `check`".into()),
+        ("repair", _) if parsed.markdown.is_some() => {
+            Err("`--markdown` belongs to `check`, with a schema".into())
+        }
+        _ if parsed.title.is_some() && parsed.markdown.is_none() => Err(
+            "`--title` goes with `--markdown FIELD`: the rest of the answer needs a property"
+                .into(),
+        ),
         _ => Ok(Some(parsed)),
     }
 }
@@ -154,7 +185,7 @@ fn repair(input: &str, args: &Args) -> u8 {
 
 fn check(input: &str, args: &Args) -> u8 {
     let path = args.schema.as_deref().unwrap_or_default();
-    let schema = match load_schema(path) {
+    let schema = match load_schema(path, args) {
         Ok(schema) => schema,
         Err(message) => {
             eprintln!("error: {message}");
@@ -209,7 +240,7 @@ fn check(input: &str, args: &Args) -> u8 {
 
 /// The schema file, checked and compiled. Any root is taken (an answer may be an array or a
 /// scalar); the other checks apply as to every schema given at run time.
-fn load_schema(path: &str) -> Result<ResponseSchema, String> {
+fn load_schema(path: &str, args: &Args) -> Result<ResponseSchema, String> {
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the schema `{path}`: {e}"))?;
     let schema: Value =
@@ -218,6 +249,16 @@ fn load_schema(path: &str) -> Result<ResponseSchema, String> {
         object_root: false,
         ..SchemaLimits::default()
     };
-    ResponseSchema::with_limits("schema", schema, &limits)
-        .map_err(|e| format!("`{path}` is not a schema this tool can use: {e}"))
+    let schema = ResponseSchema::with_limits("schema", schema, &limits)
+        .map_err(|e| format!("`{path}` is not a schema this tool can use: {e}"))?;
+    let Some(content) = &args.markdown else {
+        return Ok(schema);
+    };
+    let markdown = match &args.title {
+        Some(title) => Markdown::content(content).with_title(title),
+        None => Markdown::content(content),
+    };
+    schema
+        .with_markdown(markdown)
+        .map_err(|e| format!("`{path}` cannot hold a plain-text answer: {e}"))
 }

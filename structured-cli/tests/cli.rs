@@ -127,6 +127,54 @@ fn strict_check_takes_the_json_as_written() {
 }
 
 #[test]
+fn check_reads_a_markdown_wrapper() {
+    let schema = tempfile_path::write(
+        r#"{"type": "object", "properties": {
+            "title": {"type": "string", "maxLength": 72},
+            "message": {"type": "string"},
+            "emoji": {"type": ["string", "null"]}},
+           "required": ["title", "message", "emoji"], "additionalProperties": false}"#,
+    );
+    let path = schema.0.to_str().unwrap();
+    let wrapper = [
+        "check",
+        "--schema",
+        path,
+        "--markdown",
+        "message",
+        "--title",
+        "title",
+    ];
+    let (code, out, err) = run(
+        &wrapper,
+        "Fix the parser\n\nIt dropped `{\"a\": 1}` keys.\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        out.trim(),
+        r#"{"title":"Fix the parser","message":"It dropped `{\"a\": 1}` keys.","emoji":null}"#
+    );
+    assert!(
+        err.contains("not JSON") && err.contains("Heuristic"),
+        "{err}"
+    );
+    // The JSON, when the answer is JSON.
+    let (code, out, err) = run(&wrapper, r#"{"title": "t", "message": "m", "emoji": "x"}"#);
+    assert_eq!((code, err.as_str()), (0, ""));
+    assert_eq!(out.trim(), r#"{"title":"t","message":"m","emoji":"x"}"#);
+    // Strict mode refuses plain text; a schema that cannot hold it is refused.
+    let mut strict = wrapper.to_vec();
+    strict.push("--strict");
+    assert_eq!(run(&strict, "Fix the parser").0, 1);
+    let (code, _, err) = run(&["check", "--schema", path, "--markdown", "emoji"], "x");
+    assert_eq!(code, 66);
+    assert!(err.contains("cannot hold a plain-text answer"), "{err}");
+    let (code, _, err) = run(&["check", "--schema", path, "--title", "title"], "x");
+    assert_eq!(code, 64);
+    assert!(err.contains("`--title` goes with `--markdown"), "{err}");
+}
+
+#[test]
 fn usage_errors_say_what_is_wrong() {
     let (code, out, _) = run(&["--help"], "");
     assert_eq!(code, 0);

@@ -17,7 +17,7 @@ pub use crate::read::from_text::{
 };
 pub use crate::read::prose::Prose;
 pub use crate::schema::output::StructuredOutput;
-pub use crate::schema::response::{derived as derived_schema, ResponseSchema};
+pub use crate::schema::response::{derived as derived_schema, derived_markdown, ResponseSchema};
 pub use crate::schema::types::{Bound, EnumTarget, Range, RangeTarget, SchemaGen, SchemaType};
 pub use crate::schema::validate::{Path, Validate, Violation};
 

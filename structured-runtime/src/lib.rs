@@ -171,6 +171,7 @@
 //! | `#[range(min, max)]`, `#[range(min = ..)]`, `#[range(max = ..)]` | numbers, `Option`/`Vec` of numbers | inclusive `minimum`/`maximum` in the schema and in `Validate` |
 //! | `#[enum_values("a", "b")]` | `String`, `Option<String>`, `Vec<String>` | `enum` in the schema and in `Validate` |
 //! | `#[fallback_keyword(..)]` | `String`, `bool`, numbers, unit enums, `Option` of those | how [`StructuredOutput::from_text`] reads the field from prose (below) |
+//! | `#[markdown]`, `#[markdown(title)]` | `String` | the type is a markdown wrapper: a plain-text answer fills this field (below) |
 //! | `///` doc comment | type, field, variant | `description` |
 //!
 //! Container: `#[structured(name = "...", description = "...")]` (the name defaults to the type
@@ -242,6 +243,48 @@
 //! assert!(matches!(field.source, TextSource::Default { .. }));
 //! # Ok::<(), structured_runtime::FromTextError>(())
 //! ```
+//!
+//! ## Markdown wrappers
+//!
+//! Some output is free-form text the model should write as it likes: a pull request
+//! description, a review, release notes. Mark its one `String` field `#[markdown]` (and, for a
+//! commit message, the summary line `#[markdown(title)]`); every other field must be an `Option`,
+//! and `#[fallback_keyword]` has no use here. The schema stays the strict object, so a provider
+//! that enforces schemas returns `{"content": "..."}`; prompt guidance asks for Markdown in one
+//! sentence instead of a schema. An answer is read by this rule ([`read::markdown`]):
+//!
+//! 1. it opens with `{` (or a fence holding one): it is JSON, read like any other type's answer;
+//! 2. it ends with an object (fenced or not) that fits exactly as written, after at most one
+//!    line of lead-in: that object, [`Provenance::Extracted`];
+//! 3. otherwise the whole answer, trimmed, is the content (fences and quoted JSON kept as
+//!    written; with a title field, the first line is the title and the rest the content), other
+//!    fields `None`: [`Provenance::Heuristic`] with [`Warning::WholeAnswer`]. Strict reading
+//!    ([`ParseOptions::strict`]) refuses it, and an empty answer is no answer.
+//!
+//! ```
+//! use structured_runtime::{parse_response, Provenance, StructuredOutput, StructuredOutputMode};
+//!
+//! /// A code review in Markdown.
+//! #[derive(StructuredOutput, serde::Deserialize, Debug)]
+//! struct Review {
+//!     #[markdown]
+//!     content: String,
+//! }
+//!
+//! let answer = "**Request changes**\n\nThe fixture should be:\n```json\n{\"id\": 7}\n```\nThanks!";
+//! let review = parse_response::<Review>(answer, StructuredOutputMode::PromptGuided).unwrap();
+//! assert_eq!(review.value.content, answer);
+//! assert_eq!(review.provenance, Provenance::Heuristic);
+//!
+//! let json = parse_response::<Review>(r#"{"content": "LGTM"}"#, StructuredOutputMode::SchemaEnforced).unwrap();
+//! assert_eq!((json.value.content.as_str(), json.provenance), ("LGTM", Provenance::Clean));
+//! assert_eq!(
+//!     Review::prompt_guidance(),
+//!     "Reply in Markdown only: no JSON, nothing before or after it. Write a code review in Markdown."
+//! );
+//! ```
+//!
+//! A schema given at run time becomes a wrapper with [`ResponseSchema::with_markdown`].
 //!
 //! ## Schema choices
 //!

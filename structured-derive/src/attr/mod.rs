@@ -79,18 +79,28 @@ pub struct EnumValuesAttr {
     pub values: Vec<Spanned<String>>,
 }
 
+/// `#[markdown]` (the field a plain-text answer fills) or `#[markdown(title)]` (the field its
+/// first line fills).
+pub struct MarkdownAttr {
+    /// The `markdown` path of the attribute.
+    pub span: Span,
+    pub title: bool,
+}
+
 /// The field attributes of this crate.
 #[derive(Default)]
 pub struct FieldAttrs {
     pub range: Option<RangeAttr>,
     pub enum_values: Option<EnumValuesAttr>,
     pub fallback: Option<FallbackAttr>,
+    pub markdown: Option<MarkdownAttr>,
 }
 
 /// Attribute names this derive owns.
 pub const RANGE: &str = "range";
 pub const ENUM_VALUES: &str = "enum_values";
 pub const FALLBACK_KEYWORD: &str = "fallback_keyword";
+pub const MARKDOWN: &str = "markdown";
 pub const STRUCTURED: &str = "structured";
 
 /// The `///` doc comment, compacted: lines of a paragraph joined by spaces, paragraphs by newlines.
@@ -217,10 +227,17 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             } else {
                 out.fallback = parsed;
             }
+        } else if path.is_ident(MARKDOWN) {
+            let parsed = markdown(cx, attr);
+            if out.markdown.is_some() {
+                cx.error_spanned_by(path, "duplicate #[markdown] attribute: a field is either the content (#[markdown]) or the title (#[markdown(title)])");
+            } else {
+                out.markdown = parsed;
+            }
         } else if path.is_ident(STRUCTURED) {
             cx.error_spanned_by(
                 path,
-                "#[structured(..)] goes on the type; on a field use #[range(..)], #[enum_values(..)] or #[fallback_keyword(..)], and a `///` comment for its description",
+                "#[structured(..)] goes on the type; on a field use #[range(..)], #[enum_values(..)], #[fallback_keyword(..)] or #[markdown], and a `///` comment for its description",
             );
         }
     }
@@ -229,7 +246,35 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
 
 fn is_field_attr(attr: &Attribute) -> bool {
     let p = attr.path();
-    p.is_ident(RANGE) || p.is_ident(ENUM_VALUES) || p.is_ident(FALLBACK_KEYWORD)
+    p.is_ident(RANGE)
+        || p.is_ident(ENUM_VALUES)
+        || p.is_ident(FALLBACK_KEYWORD)
+        || p.is_ident(MARKDOWN)
+}
+
+/// `#[markdown]` or `#[markdown(title)]`.
+fn markdown(cx: &Ctxt, attr: &Attribute) -> Option<MarkdownAttr> {
+    let span = attr.path().span();
+    match &attr.meta {
+        syn::Meta::Path(_) => Some(MarkdownAttr { span, title: false }),
+        syn::Meta::List(list) => match syn::parse2::<syn::Ident>(list.tokens.clone()) {
+            Ok(ident) if ident == "title" => Some(MarkdownAttr { span, title: true }),
+            _ => {
+                cx.error_spanned_by(
+                    &list.tokens,
+                    "#[markdown] takes no argument but `title`: #[markdown] on the field the answer fills, #[markdown(title)] on the field its first line fills",
+                );
+                None
+            }
+        },
+        syn::Meta::NameValue(nv) => {
+            cx.error_spanned_by(
+                nv,
+                "write #[markdown] or #[markdown(title)], not #[markdown = ..]",
+            );
+            None
+        }
+    }
 }
 
 fn path_name(attr: &Attribute) -> String {

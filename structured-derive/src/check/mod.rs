@@ -9,6 +9,7 @@ use crate::ctxt::Ctxt;
 use crate::kind::{self, Scalar};
 
 mod fallback;
+mod markdown;
 
 pub fn check(cx: &Ctxt, cont: &Container) {
     shape(cx, cont);
@@ -18,6 +19,7 @@ pub fn check(cx: &Ctxt, cont: &Container) {
         Body::Struct(fields) => {
             fields.iter().for_each(|f| field(cx, f));
             fallback::check(cx, fields);
+            markdown::check(cx, fields);
         }
         Body::Enum(variants) => enum_variants(cx, cont, variants),
         Body::Unsupported => {}
@@ -130,6 +132,12 @@ fn not_on_variant(cx: &Ctxt, attrs: &FieldAttrs) {
         cx.error_at(
             fb.span,
             "#[fallback_keyword] goes on the struct field of this enum's type, e.g. #[fallback_keyword(\"exit\", default = \"observe\")]",
+        );
+    }
+    if let Some(m) = &attrs.markdown {
+        cx.error_at(
+            m.span,
+            "#[markdown] goes on a `String` field of a struct, not on an enum variant",
         );
     }
 }

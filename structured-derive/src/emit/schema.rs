@@ -57,12 +57,19 @@ pub fn structured_output_impl(cont: &Container) -> TokenStream {
     let g = super::generics(cont.original);
     let name = cont.schema_name();
     let description = opt_str(cont.description().as_deref());
-    let build = quote! {
-        || _structured::__private::derived_schema(
+    let schema = quote! {
+        _structured::__private::derived_schema(
             #name,
             #description,
             _structured::__private::SchemaGen::root::<Self>(),
         )
+    };
+    let build = match markdown_fields(cont) {
+        Some((content, title)) => {
+            let title = opt_str(title);
+            quote!(|| _structured::__private::derived_markdown(#schema, #content, #title))
+        }
+        None => quote!(|| #schema),
     };
     let (body, where_clause) = if g.is_generic {
         // Each instantiation has its own schema (a static here would be shared by all of them).
@@ -94,6 +101,20 @@ pub fn structured_output_impl(cont: &Container) -> TokenStream {
             #from_text
         }
     }
+}
+
+/// The wire names of the `#[markdown]` field and the `#[markdown(title)]` field, if any.
+fn markdown_fields<'c>(cont: &'c Container) -> Option<(&'c str, Option<&'c str>)> {
+    let Body::Struct(fields) = &cont.body else {
+        return None;
+    };
+    let marked = |title: bool| {
+        fields
+            .iter()
+            .find(|f| f.attrs.markdown.as_ref().is_some_and(|m| m.title == title))
+            .map(|f| f.wire_name.as_str())
+    };
+    Some((marked(false)?, marked(true)))
 }
 
 /// `("name", node)` for one property: the field type's schema, its constraints, its description.

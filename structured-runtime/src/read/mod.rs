@@ -2,12 +2,14 @@
 //!
 //! [`extract`] finds where the JSON may be, [`repair`] fixes its syntax, [`coerce`] fits it to the
 //! schema within a policy, and the strict deserializer turns it into the Rust type. When the
-//! answer holds no JSON at all, a derived type's `from_text` reads its fields from the prose.
+//! answer holds no JSON at all, a derived type's `from_text` reads its fields from the prose, and
+//! a markdown wrapper's answer is taken whole ([`markdown`] has the rule).
 
 pub mod coerce;
 pub mod extract;
 pub(crate) mod from_json;
 pub(crate) mod from_text;
+pub mod markdown;
 pub(crate) mod parse;
 pub(crate) mod prose;
 pub mod repair;

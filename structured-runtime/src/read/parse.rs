@@ -12,9 +12,11 @@ use crate::read::coerce::{coerce, CoercePolicy, Recovery};
 use crate::read::extract::{scan, Candidate, Source, Spans};
 use crate::read::from_json::{from_json, from_value};
 use crate::read::from_text::{FromTextError, TextReport, TextSource};
+use crate::read::markdown::{route, Route};
 use crate::read::repair::{repair, Repair, RepairError, Repaired};
 use crate::read::select;
 use crate::read::strict_de;
+use crate::schema::markdown::Markdown;
 use crate::schema::node::{JsonType, Node};
 use crate::schema::output::StructuredOutput;
 use crate::schema::validate::Violations;
@@ -77,7 +79,8 @@ pub enum Provenance {
     Repaired,
     /// The value was changed to fit the schema (see the warnings).
     Recovered,
-    /// No JSON: the value was read from prose by `from_text`.
+    /// No JSON: the value was read from prose by `from_text`, or a markdown wrapper's answer was
+    /// taken whole.
     Heuristic,
 }
 
@@ -133,6 +136,14 @@ pub enum Warning {
         /// What was wrong with each answer.
         errors: Vec<String>,
     },
+    /// A markdown wrapper's answer was not JSON: the whole answer (trimmed) is the content, or
+    /// its first line the title and the rest the content; every other property is `null`.
+    WholeAnswer {
+        /// The property the answer (or all but its first line) went into.
+        content: Pointer,
+        /// The property the first line went into.
+        title: Option<Pointer>,
+    },
     /// A field read from prose could not be used, and took its default.
     FromText {
         /// The field.
@@ -164,6 +175,13 @@ impl fmt::Display for Warning {
             Warning::Recovery(r) => write!(f, "recovery: {r}"),
             Warning::Truncated => f.write_str("the answer was cut off; the value is incomplete"),
             Warning::FromText { field, reason } => write!(f, "{field}: {reason}"),
+            Warning::WholeAnswer { content, title } => match title {
+                Some(title) => write!(
+                    f,
+                    "the answer is not JSON: its first line was taken as {title} and the rest as {content}"
+                ),
+                None => write!(f, "the answer is not JSON: it was taken whole as {content}"),
+            },
             Warning::NotValidated { violations } => {
                 write!(f, "validation is off; not checked: {violations}")
             }
@@ -276,6 +294,9 @@ pub fn parse_response_with<T: StructuredOutput>(
     options: &ParseOptions,
 ) -> Result<Parsed<T>, ParseError> {
     let target = Typed::<T>::new();
+    if let Some(markdown) = T::schema().markdown() {
+        return read_markdown(&target, markdown, text, mode, options);
+    }
     match read_text(&target, text, mode, options) {
         Read::Done(result) => result,
         Read::NoJson(warnings) => prose::<T>(text, options, warnings),
@@ -307,6 +328,10 @@ pub fn parse_value(
     schema: &ResponseSchema,
     options: &ParseOptions,
 ) -> Result<Parsed<Value>, ParseError> {
+    if let Some(markdown) = schema.markdown() {
+        let mode = StructuredOutputMode::None;
+        return read_markdown(&Untyped(schema), markdown, text, mode, options);
+    }
     match read_text(&Untyped(schema), text, StructuredOutputMode::None, options) {
         Read::Done(result) => result,
         Read::NoJson(_) => Err(ParseError::NotFound {
@@ -711,6 +736,72 @@ fn best_candidate<G: Target>(
         },
     };
     Read::Done(result)
+}
+
+/// A markdown wrapper's answer, by the rule in [`crate::read::markdown`]: its JSON when the
+/// answer is (or ends with) JSON for it, else the whole answer.
+fn read_markdown<G: Target>(
+    target: &G,
+    markdown: &Markdown,
+    text: &str,
+    mode: StructuredOutputMode,
+    options: &ParseOptions,
+) -> Result<Parsed<G::Out>, ParseError> {
+    let mut warnings = Vec::new();
+    match route(text) {
+        Route::Json => match read_text(target, text, mode, options) {
+            Read::Done(result) => return result,
+            Read::NoJson(found) => warnings = found,
+        },
+        Route::EndsWith(candidate) => {
+            if let Some(value) = target.exact(candidate.text.trim()) {
+                if mode.expects_exact_json() {
+                    warnings.push(not_json());
+                }
+                warnings.push(extracted(&candidate));
+                return Ok(done(value, Provenance::Extracted, &candidate, warnings));
+            }
+        }
+        Route::Whole => {}
+    }
+    let trimmed = text.trim();
+    if trimmed.is_empty() || !options.from_text {
+        return Err(ParseError::NotFound {
+            len: text.len(),
+            from_text: None,
+        });
+    }
+    if mode.expects_exact_json() && warnings.is_empty() {
+        warnings.push(not_json());
+    }
+    let content = Pointer::root().key(&markdown.content);
+    let title = markdown.title.as_deref().map(|t| Pointer::root().key(t));
+    warnings.push(Warning::WholeAnswer { content, title });
+    let value = markdown.value_of(target.schema().schema(), trimmed);
+    match target.accept(value) {
+        Ok(value) => {
+            let start = text.len() - text.trim_start().len();
+            Ok(Parsed {
+                value,
+                provenance: Provenance::Heuristic,
+                truncated: false,
+                span: start..start + trimmed.len(),
+                warnings,
+                text_report: None,
+            })
+        }
+        Err((value, violations)) => Err(ParseError::Invalid {
+            violations,
+            value,
+            warnings,
+        }),
+    }
+}
+
+fn not_json() -> Warning {
+    Warning::NotAsEnforced {
+        reason: "the answer is not JSON".into(),
+    }
 }
 
 /// No JSON at all: the type's prose reader, when allowed and when it reads anything.

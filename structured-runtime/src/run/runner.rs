@@ -435,9 +435,12 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
         // that does not fit.
         if !tool_mode && self.reasks < self.reask_budget() {
             self.reasks += 1;
-            self.turns.push(Turn::UserText(
-                "Your answer was empty. Answer with the JSON value the schema describes.".into(),
-            ));
+            let ask = if T::schema().markdown().is_some() {
+                "Your answer was empty. Answer as instructed."
+            } else {
+                "Your answer was empty. Answer with the JSON value the schema describes."
+            };
+            self.turns.push(Turn::UserText(ask.into()));
             return Next::Ask;
         }
         self.exhausted()

@@ -6,6 +6,7 @@
 
 pub(crate) mod checks;
 pub(crate) mod guidance;
+pub(crate) mod markdown;
 pub(crate) mod node;
 pub(crate) mod output;
 pub(crate) mod pointer;
@@ -17,6 +18,7 @@ pub(crate) mod validation;
 
 pub use checks::{SchemaError, SchemaLimits};
 pub use guidance::GuidanceFormat;
+pub use markdown::Markdown;
 pub use pointer::{Path, Pointer, PointerError, Segment};
 pub use response::{is_valid_name, ResponseSchema};
 pub use strict::{limits as strict_limits, StrictReport, StrictRule, StrictViolation};

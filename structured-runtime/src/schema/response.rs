@@ -7,6 +7,7 @@ use serde_json::Value;
 
 use super::checks::{admit, SchemaError, SchemaLimits};
 use super::guidance::{render, GuidanceFormat};
+use super::markdown::Markdown;
 use super::pointer::Pointer;
 use super::strict::{self, StrictReport};
 use super::validate::{preview_json, Rule, Violation, Violations};
@@ -51,6 +52,8 @@ pub struct ResponseSchema {
     description: Option<String>,
     strict: bool,
     schema: Value,
+    /// How a plain-text answer fills the object, for a markdown wrapper.
+    markdown: Option<Markdown>,
     /// The validator of record, compiled once (at construction for a schema given at run
     /// time, on first use for a derived one).
     compiled: Arc<OnceLock<Result<Compiled, SchemaError>>>,
@@ -94,6 +97,7 @@ impl PartialEq for ResponseSchema {
             && self.description == other.description
             && self.strict == other.strict
             && self.schema == other.schema
+            && self.markdown == other.markdown
     }
 }
 
@@ -136,6 +140,7 @@ impl ResponseSchema {
             description,
             strict: true,
             schema,
+            markdown: None,
             compiled: Arc::default(),
             guidance: Arc::default(),
             lowered: Arc::default(),
@@ -149,6 +154,22 @@ impl ResponseSchema {
         self.guidance = Arc::default();
         self.fragments = Arc::default();
         self
+    }
+
+    /// Makes this a markdown wrapper: a plain-text answer fills the properties `markdown` names
+    /// (see [`Markdown`] for the schema it needs, and the [crate
+    /// documentation](crate#markdown-wrappers) for how an answer is read), and the prompt
+    /// guidance asks for Markdown instead of JSON. The schema providers see does not change.
+    pub fn with_markdown(mut self, markdown: Markdown) -> Result<Self, SchemaError> {
+        markdown.check(&self.schema)?;
+        self.markdown = Some(markdown);
+        self.guidance = Arc::default();
+        Ok(self)
+    }
+
+    /// How a plain-text answer fills the object, when this is a markdown wrapper.
+    pub fn markdown(&self) -> Option<&Markdown> {
+        self.markdown.as_ref()
     }
 
     /// Marks the schema strict (the default) or best effort.
@@ -222,9 +243,15 @@ impl ResponseSchema {
             .get_or_init(|| self.guidance_as(GuidanceFormat::Shortest))
     }
 
-    /// The guidance in a chosen form (a sketch, or the compact JSON Schema).
+    /// The guidance in a chosen form (a sketch, or the compact JSON Schema). For a markdown
+    /// wrapper, [`GuidanceFormat::Shortest`] is the request for Markdown.
     pub fn guidance_as(&self, format: GuidanceFormat) -> String {
-        render(&self.name, self.description(), &self.schema, format)
+        match (&self.markdown, format) {
+            (Some(markdown), GuidanceFormat::Shortest) => {
+                markdown.guidance(self.description(), &self.schema)
+            }
+            _ => render(&self.name, self.description(), &self.schema, format),
+        }
     }
 
     /// The schema as `target` accepts it, lowered on first use and kept; what the target cannot
@@ -282,6 +309,25 @@ impl ResponseSchema {
 #[doc(hidden)]
 pub fn derived(name: &str, description: Option<&str>, schema: Value) -> ResponseSchema {
     ResponseSchema::unchecked(name.to_owned(), description.map(str::to_owned), schema)
+}
+
+/// A derived markdown wrapper: the derive checked the fields at compile time (the content and
+/// title are `String`, every other field an `Option`). Were the schema to disagree, a plain-text
+/// answer would be refused by validation, never accepted wrongly.
+#[doc(hidden)]
+pub fn derived_markdown(
+    schema: ResponseSchema,
+    content: &str,
+    title: Option<&str>,
+) -> ResponseSchema {
+    ResponseSchema {
+        markdown: Some(Markdown {
+            content: content.to_owned(),
+            title: title.map(str::to_owned),
+        }),
+        guidance: Arc::default(),
+        ..schema
+    }
 }
 
 #[cfg(test)]

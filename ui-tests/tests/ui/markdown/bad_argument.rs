@@ -1,0 +1,9 @@
+use structured_runtime::StructuredOutput;
+
+#[derive(StructuredOutput, serde::Deserialize)]
+struct Review {
+    #[markdown(body)]
+    content: String,
+}
+
+fn main() {}

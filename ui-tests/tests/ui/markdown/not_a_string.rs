@@ -1,0 +1,9 @@
+use structured_runtime::StructuredOutput;
+
+#[derive(StructuredOutput, serde::Deserialize)]
+struct Review {
+    #[markdown]
+    content: Option<String>,
+}
+
+fn main() {}
