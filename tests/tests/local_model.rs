@@ -19,7 +19,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
-use structured_examples::{DaimonAppraisal, HeartbeatDecision};
+use structured_examples::{DaimonAppraisal, HeartbeatDecision, MarkdownReview};
 use structured_runtime::http::HttpProvider;
 use structured_runtime::provider::capabilities::{
     capabilities, ProviderCapabilities, ProviderKind, SchemaTarget,
@@ -92,15 +92,22 @@ fn provider(local: &Local, caps: ProviderCapabilities) -> HttpProvider {
     .with_capabilities(caps)
 }
 
-/// A request whose text carries `tag`, so the server's log can be read for this test alone.
+/// What a request of test `tag` carries, so the server's log can be read for this test alone:
+/// the tag and this process's id (a server left running by another run keeps that run's log).
+fn marker(tag: &str) -> String {
+    format!("[{tag} {}]", std::process::id())
+}
+
+/// A request whose text carries [`marker`].
 fn request(tag: &str, question: &str, max_tokens: u32) -> ChatRequest {
-    let mut request = ChatRequest::user(format!("[{tag}] {question}"));
+    let mut request = ChatRequest::user(format!("{} {question}", marker(tag)));
     request.max_tokens = Some(max_tokens);
     request
 }
 
-/// The bodies the server received for `tag`, in order.
+/// The bodies the server received for `tag` from this process, in order.
 fn logged(local: &Local, tag: &str) -> Vec<Value> {
+    let tag = marker(tag);
     let text = std::fs::read_to_string(&local.log).unwrap_or_default();
     text.lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -111,7 +118,7 @@ fn logged(local: &Local, tag: &str) -> Vec<Value> {
                 .as_array()
                 .into_iter()
                 .flatten()
-                .any(|m| m["content"].as_str().is_some_and(|c| c.contains(tag)))
+                .any(|m| m["content"].as_str().is_some_and(|c| c.contains(&tag)))
         })
         .collect()
 }
@@ -303,6 +310,51 @@ fn prompt_guided_answers_read_from_what_the_model_wrote() {
             assert_eq!(out.mode, StructuredOutputMode::PromptGuided);
         }
         eprintln!("prompt guided, DaimonAppraisal: {}", summary(&result));
+    });
+}
+
+#[test]
+fn a_markdown_wrapper_in_both_modes() {
+    with_local(|local| {
+        let question = "In two short sentences, review this change: `fn add(a: i32, b: i32) -> i32 { a - b }`.";
+        // Prompt guided: the guidance asks for Markdown, and the answer is the review.
+        let guided = provider(local, ProviderCapabilities::PROMPT_ONLY);
+        let tag = "e2e-markdown-prompt";
+        let result = run::<MarkdownReview>(&guided, &request(tag, question, 320), &config());
+        let bodies = check_outcome(local, tag, &result);
+        assert_eq!(
+            bodies[0]["messages"][0]["content"],
+            MarkdownReview::prompt_guidance()
+        );
+        if let Ok(out) = &result {
+            if out.provenance == Provenance::Heuristic {
+                // Taken whole: the value is the answer the server sent, trimmed.
+                let received = out
+                    .ledger
+                    .last()
+                    .and_then(|a| a.received.as_deref())
+                    .unwrap();
+                let reply: Value = serde_json::from_str(received).unwrap();
+                let said = reply["choices"][0]["message"]["content"].as_str().unwrap();
+                assert_eq!(out.value.content, said.trim());
+            }
+        }
+        eprintln!("prompt guided, MarkdownReview: {}", summary(&result));
+        // Schema enforced: the grammar makes the answer the one-field object.
+        let caps = capabilities(ProviderKind::LlamaCpp, "smollm2");
+        let enforced = provider(local, caps);
+        let tag = "e2e-markdown-schema";
+        let result = run::<MarkdownReview>(&enforced, &request(tag, question, 320), &config());
+        let bodies = check_outcome(local, tag, &result);
+        assert_eq!(
+            bodies[0]["response_format"]["json_schema"]["name"],
+            "markdown_review"
+        );
+        if let Ok(out) = &result {
+            assert_eq!(out.mode, StructuredOutputMode::SchemaEnforced);
+            assert_ne!(out.provenance, Provenance::Heuristic);
+        }
+        eprintln!("schema enforced, MarkdownReview: {}", summary(&result));
     });
 }
 
