@@ -16,7 +16,9 @@ use structured_examples::{DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::http::HttpProvider;
 use structured_runtime::provider::capabilities::ProviderCapabilities;
 use structured_runtime::run::{RunConfig, RunError, Structured};
-use structured_runtime::{run_structured, ChatRequest, ParseOptions, Provenance, Provider};
+use structured_runtime::{
+    run_structured, ChatRequest, ParseOptions, Provenance, Provider, Validate,
+};
 
 /// What one run came to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
@@ -39,13 +41,18 @@ struct Row {
     verdicts: BTreeMap<Verdict, usize>,
     tokens: u64,
     requests: usize,
+    /// Values returned that fail their own `Validate`: the promise says 0.
+    not_valid: usize,
 }
 
 impl Row {
-    fn add<T>(&mut self, result: &Result<Structured<T>, RunError>) {
+    fn add<T: Validate>(&mut self, result: &Result<Structured<T>, RunError>) {
         self.runs += 1;
         let (verdict, ledger) = match result {
             Ok(out) => {
+                if out.value.validate().is_err() {
+                    self.not_valid += 1;
+                }
                 let verdict = if out.attempts > 1 {
                     Verdict::Reasked
                 } else if out.provenance == Provenance::Clean {
@@ -214,8 +221,8 @@ fn print_table(provider: &HttpProvider, n: usize, max_tokens: u32, rows: &[(Stri
         provider.kind(),
         provider.model()
     );
-    println!("| mode | pipeline | type | valid as written | valid with warnings (extracted, repaired, coerced) | valid after re-asks | failed | tokens per valid value | requests per valid value |");
-    println!("|---|---|---|---:|---:|---:|---|---:|---:|");
+    println!("| mode | pipeline | type | valid as written | valid with warnings (extracted, repaired, coerced) | valid after re-asks | failed | tokens per valid value | requests per valid value | returned but not valid |");
+    println!("|---|---|---|---:|---:|---:|---|---:|---:|---:|");
     for (label, row) in rows {
         let count = |v: Verdict| row.verdicts.get(&v).copied().unwrap_or(0);
         let failed: Vec<String> = row
@@ -235,7 +242,7 @@ fn print_table(provider: &HttpProvider, n: usize, max_tokens: u32, rows: &[(Stri
             }
         };
         println!(
-            "| {label} | {} | {} | {} | {} | {} | {} |",
+            "| {label} | {} | {} | {} | {} | {} | {} | {} |",
             count(Verdict::AsWritten),
             count(Verdict::Fixed),
             count(Verdict::Reasked),
@@ -246,6 +253,7 @@ fn print_table(provider: &HttpProvider, n: usize, max_tokens: u32, rows: &[(Stri
             },
             per(row.tokens as f64),
             per(row.requests as f64),
+            row.not_valid,
         );
     }
 }
