@@ -181,6 +181,16 @@ fn the_schema_stays_the_strict_object_and_guidance_asks_for_markdown() {
         })
     );
     assert_eq!(schema.markdown(), Some(&Markdown::content("content")));
+    // What the derive checked at compile time, the run-time check agrees with, for every wrapper.
+    for derived in structured_examples::markdown_schemas() {
+        let markdown = derived.markdown().unwrap().clone();
+        let rebuilt = ResponseSchema::new(derived.name(), derived.schema().clone()).unwrap();
+        assert!(
+            rebuilt.with_markdown(markdown).is_ok(),
+            "{}",
+            derived.name()
+        );
+    }
     assert!(schema.strict_preflight().is_ok());
     let guidance = MarkdownPullRequest::prompt_guidance();
     assert_eq!(
