@@ -10,6 +10,7 @@ pub mod curator;
 pub mod daimon;
 pub mod dreams;
 pub mod heartbeat;
+pub mod live;
 pub mod markdown;
 pub mod replay;
 pub mod risk;

@@ -16,9 +16,9 @@
 use std::fmt::Debug;
 
 use structured_examples::replay::{block_on, ReplayProvider, Reply};
-use structured_examples::{DaimonAppraisal, HeartbeatDecision};
+use structured_examples::{live, DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::http::HttpProvider;
-use structured_runtime::provider::capabilities::{ProviderCapabilities, ProviderKind};
+use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::ChatRequest;
 use structured_runtime::run::{run_structured, AttemptResult, Provider, RunConfig, RunError};
 use structured_runtime::{StructuredOutput, Warning};
@@ -94,52 +94,27 @@ fn live() {
             std::process::exit(2);
         }
     };
-    let max_tokens = std::env::var("STRUCTURED_MAX_TOKENS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(384);
+    let max_tokens = live::max_tokens(384);
     println!(
         "== {:?} {} at {} (at most {max_tokens} tokens an answer)",
         provider.kind(),
         provider.model(),
         provider.endpoint()
     );
-    for (mode, provider, config) in live_modes(&provider) {
-        let mut request = ChatRequest::user(HEARTBEAT_QUESTION);
-        request.max_tokens = Some(max_tokens);
-        println!("\n== HeartbeatDecision, {mode}\n");
-        let heartbeat = runtime.block_on(run_structured::<HeartbeatDecision, _>(
-            &provider, &request, &config,
-        ));
-        report("the model's answer", heartbeat);
-        let mut request = ChatRequest::user(DAIMON_QUESTION);
-        request.max_tokens = Some(max_tokens);
-        println!("\n== DaimonAppraisal, {mode}\n");
-        let daimon = runtime.block_on(run_structured::<DaimonAppraisal, _>(
-            &provider, &request, &config,
-        ));
-        report("the model's answer", daimon);
+    for mode in live::modes(&provider) {
+        let ask = |name: &str, question: &str| {
+            println!("\n== {name}, {}\n", mode.label);
+            let mut request = ChatRequest::user(question);
+            request.max_tokens = Some(max_tokens);
+            request
+        };
+        let request = ask("HeartbeatDecision", HEARTBEAT_QUESTION);
+        let run = run_structured::<HeartbeatDecision, _>(&mode.provider, &request, &mode.config);
+        report("the model's answer", runtime.block_on(run));
+        let request = ask("DaimonAppraisal", DAIMON_QUESTION);
+        let run = run_structured::<DaimonAppraisal, _>(&mode.provider, &request, &mode.config);
+        report("the model's answer", runtime.block_on(run));
     }
-}
-
-/// Each way the endpoint can be asked: the schema enforced and a forced tool where its
-/// capabilities say so, and the schema in the prompt always.
-fn live_modes(provider: &HttpProvider) -> Vec<(&'static str, HttpProvider, RunConfig)> {
-    let caps = provider.capabilities();
-    let mut modes = Vec::new();
-    if caps.supports_response_schema {
-        modes.push(("schema enforced", provider.clone(), RunConfig::default()));
-    }
-    if caps.supports_tool_use {
-        let mut config = RunConfig::default();
-        config.outputs.prefer_schema_enforcement = false;
-        modes.push(("forced tool", provider.clone(), config));
-    }
-    let prompted = provider
-        .clone()
-        .with_capabilities(ProviderCapabilities::PROMPT_ONLY);
-    modes.push(("schema in the prompt", prompted, RunConfig::default()));
-    modes
 }
 
 fn demo<T: StructuredOutput + Debug>(answers: &Answers, question: &str) {

@@ -12,12 +12,11 @@
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use structured_examples::{DaimonAppraisal, HeartbeatDecision};
+use structured_examples::{live, DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::http::HttpProvider;
-use structured_runtime::provider::capabilities::ProviderCapabilities;
 use structured_runtime::run::{RunConfig, RunError, Structured};
 use structured_runtime::{
-    run_structured, ChatRequest, ParseOptions, Provenance, Provider, Validate,
+    run_structured, ChatRequest, ParseOptions, Provenance, Provider, StructuredOutput, Validate,
 };
 
 /// What one run came to.
@@ -70,7 +69,8 @@ impl Row {
                     RunError::Filtered { .. } => "filtered",
                     RunError::Transport { .. } => "transport",
                     RunError::Provider { .. } => "not the provider's shape",
-                    _ => "schema refused",
+                    RunError::InvalidSchema(_) => "schema refused",
+                    _ => "other",
                 };
                 (Verdict::Failed(kind), e.ledger())
             }
@@ -139,10 +139,7 @@ fn main() {
         .nth(1)
         .and_then(|a| a.parse().ok())
         .unwrap_or(30);
-    let max_tokens: u32 = std::env::var("STRUCTURED_MAX_TOKENS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(512);
+    let max_tokens = live::max_tokens(512);
     let provider = match HttpProvider::from_env() {
         Ok(p) => p,
         Err(e) => {
@@ -157,62 +154,67 @@ fn main() {
             eprintln!("cannot start a runtime: {e}");
             std::process::exit(2)
         });
-    let caps = provider.capabilities();
-    let mut modes: Vec<(&str, HttpProvider, bool)> = Vec::new();
-    if caps.supports_response_schema {
-        modes.push(("schema enforced", provider.clone(), true));
-    }
-    if caps.supports_tool_use {
-        modes.push(("forced tool", provider.clone(), false));
-    }
-    modes.push((
-        "schema in the prompt",
-        provider
-            .clone()
-            .with_capabilities(ProviderCapabilities::PROMPT_ONLY),
-        true,
-    ));
     let started = Instant::now();
     let mut rows: Vec<(String, Row)> = Vec::new();
-    for (mode, provider, prefer_schema) in &modes {
+    for mode in live::modes(&provider) {
         for (pipeline, parse) in [
             ("full pipeline", ParseOptions::default()),
             ("repair off", ParseOptions::strict()),
         ] {
-            let mut config = RunConfig::default();
-            config.outputs.prefer_schema_enforcement = *prefer_schema;
-            config.parse = parse;
-            config.transport_retries = 1;
-            for (name, ask) in [
-                ("HeartbeatDecision", heartbeat_prompt as fn(usize) -> String),
-                ("DaimonAppraisal", daimon_prompt),
+            let config = RunConfig {
+                parse,
+                transport_retries: 1,
+                ..mode.config.clone()
+            };
+            let provider = &mode.provider;
+            let asks = Asks { n, max_tokens };
+            let heartbeat =
+                asks.measure::<HeartbeatDecision>(&runtime, provider, &config, heartbeat_prompt);
+            let daimon =
+                asks.measure::<DaimonAppraisal>(&runtime, provider, &config, daimon_prompt);
+            for (name, row) in [
+                ("HeartbeatDecision", heartbeat),
+                ("DaimonAppraisal", daimon),
             ] {
-                let mut row = Row::default();
-                for i in 0..n {
-                    let mut request = ChatRequest::user(ask(i));
-                    request.max_tokens = Some(max_tokens);
-                    if name == "HeartbeatDecision" {
-                        row.add(&runtime.block_on(run_structured::<HeartbeatDecision, _>(
-                            provider, &request, &config,
-                        )));
-                    } else {
-                        row.add(&runtime.block_on(run_structured::<DaimonAppraisal, _>(
-                            provider, &request, &config,
-                        )));
-                    }
-                }
                 eprintln!(
-                    "{mode}, {pipeline}, {name}: {} of {} valid ({:.0?} so far)",
+                    "{}, {pipeline}, {name}: {} of {} valid ({:.0?} so far)",
+                    mode.label,
                     row.valid(),
                     row.runs,
                     started.elapsed()
                 );
-                rows.push((format!("{mode} | {pipeline} | {name}"), row));
+                rows.push((format!("{} | {pipeline} | {name}", mode.label), row));
             }
         }
     }
     print_table(&provider, n, max_tokens, &rows);
     eprintln!("done in {:.0?}", started.elapsed());
+}
+
+/// How many prompts, and the token limit each request carries.
+#[derive(Clone, Copy)]
+struct Asks {
+    n: usize,
+    max_tokens: u32,
+}
+
+impl Asks {
+    /// `n` runs for `T`, the `i`th asking `question(i)`.
+    fn measure<T: StructuredOutput>(
+        self,
+        runtime: &tokio::runtime::Runtime,
+        provider: &HttpProvider,
+        config: &RunConfig,
+        question: fn(usize) -> String,
+    ) -> Row {
+        let mut row = Row::default();
+        for i in 0..self.n {
+            let mut request = ChatRequest::user(question(i));
+            request.max_tokens = Some(self.max_tokens);
+            row.add(&runtime.block_on(run_structured::<T, _>(provider, &request, config)));
+        }
+        row
+    }
 }
 
 fn print_table(provider: &HttpProvider, n: usize, max_tokens: u32, rows: &[(String, Row)]) {

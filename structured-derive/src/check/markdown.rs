@@ -9,21 +9,16 @@ use crate::ctxt::Ctxt;
 use crate::kind;
 
 pub fn check(cx: &Ctxt, fields: &[Field]) {
-    let marked: Vec<&Field> = fields
-        .iter()
-        .filter(|f| f.attrs.markdown.is_some())
-        .collect();
-    if marked.is_empty() {
+    let marked = |title: bool| -> Vec<&Field> {
+        fields
+            .iter()
+            .filter(|f| f.attrs.markdown.as_ref().is_some_and(|m| m.title == title))
+            .collect()
+    };
+    let (content, titles) = (marked(false), marked(true));
+    if content.is_empty() && titles.is_empty() {
         return;
     }
-    let content: Vec<&&Field> = marked
-        .iter()
-        .filter(|f| f.attrs.markdown.as_ref().is_some_and(|m| !m.title))
-        .collect();
-    let titles: Vec<&&Field> = marked
-        .iter()
-        .filter(|f| f.attrs.markdown.as_ref().is_some_and(|m| m.title))
-        .collect();
     for extra in content.iter().skip(1) {
         report(cx, extra, "only one field is the markdown content: a plain-text answer fills one field (and a #[markdown(title)] field its first line)");
     }
@@ -39,7 +34,7 @@ pub fn check(cx: &Ctxt, fields: &[Field]) {
             report(cx, title, "#[markdown(title)] takes the answer's first line; mark the field the rest goes into with #[markdown]");
         }
     }
-    for f in &marked {
+    for f in content.iter().chain(&titles) {
         if f.serde.skip {
             report(cx, f, "#[markdown] on a skipped field has no effect: serde never reads it; remove one of them");
             continue;

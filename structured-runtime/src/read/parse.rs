@@ -350,7 +350,7 @@ pub fn parse_answer<T: StructuredOutput>(
 ) -> Result<Parsed<T>, ParseError> {
     match answer {
         Answer::Text(text) => parse_response_with(text, mode, options),
-        Answer::Json(value) => read_json(&Typed::<T>::new(), value.clone(), mode, options),
+        Answer::Json(value) => read_json(&Typed::<T>::new(), value, mode, options),
     }
 }
 
@@ -366,6 +366,8 @@ trait Target {
     fn exact(&self, json: &str) -> Option<Self::Out>;
     /// The value from exactly this JSON, or why not (for a provider that promised exact JSON).
     fn explained(&self, json: &str) -> Result<Self::Out, String>;
+    /// [`Target::exact`] for a value already parsed, read where it is.
+    fn exact_value(&self, value: &Value) -> Option<Self::Out>;
     /// The value from a parsed value, or the value back with every violation.
     fn accept(&self, value: Value) -> Result<Self::Out, (Value, Violations)>;
 }
@@ -406,6 +408,10 @@ impl<T: StructuredOutput> Target for Typed<T> {
     fn explained(&self, json: &str) -> Result<T, String> {
         from_json(json, T::schema()).map_err(|e| e.to_string())
     }
+    fn exact_value(&self, value: &Value) -> Option<T> {
+        let out = strict_de::from_value::<T>(value).ok()?;
+        out.validate().is_ok().then_some(out)
+    }
     fn accept(&self, value: Value) -> Result<T, (Value, Violations)> {
         match from_value::<T>(&value, T::schema()) {
             Ok(out) => Ok(out),
@@ -415,6 +421,15 @@ impl<T: StructuredOutput> Target for Typed<T> {
 }
 
 struct Untyped<'s>(&'s ResponseSchema);
+
+impl Untyped<'_> {
+    /// The validator of record's verdict, without working out why.
+    fn is_valid(&self, value: &Value) -> bool {
+        self.0
+            .compiled()
+            .is_ok_and(|compiled| compiled.is_valid(value))
+    }
+}
 
 impl Target for Untyped<'_> {
     type Out = Value;
@@ -426,11 +441,7 @@ impl Target for Untyped<'_> {
     }
     fn exact(&self, json: &str) -> Option<Value> {
         let value = serde_json::from_str::<Value>(json).ok()?;
-        let valid = match self.0.compiled() {
-            Ok(compiled) => compiled.is_valid(&value),
-            Err(_) => false,
-        };
-        valid.then_some(value)
+        self.is_valid(&value).then_some(value)
     }
     fn explained(&self, json: &str) -> Result<Value, String> {
         let value = serde_json::from_str::<Value>(json).map_err(|e| e.to_string())?;
@@ -438,6 +449,9 @@ impl Target for Untyped<'_> {
             Ok(()) => Ok(value),
             Err(violations) => Err(violations.to_string()),
         }
+    }
+    fn exact_value(&self, value: &Value) -> Option<Value> {
+        self.is_valid(value).then(|| value.clone())
     }
     fn accept(&self, value: Value) -> Result<Value, (Value, Violations)> {
         match self.0.check_instance(&value) {
@@ -508,15 +522,18 @@ fn read_text<G: Target>(
     best_candidate(target, &spans.candidates(), options, warnings)
 }
 
-/// A value the provider sent already parsed: taken as it is when it fits, else fitted by
-/// coercion as the options allow.
+/// A value the provider sent already parsed: taken as it is when it fits (read where it is, not
+/// copied), else fitted, on a copy, by coercion as the options allow.
 fn read_json<G: Target>(
     target: &G,
-    value: Value,
+    value: &Value,
     mode: StructuredOutputMode,
     options: &ParseOptions,
 ) -> Result<Parsed<G::Out>, ParseError> {
-    let (mut value, violations) = match target.accept(value) {
+    if let Some(out) = target.exact_value(value) {
+        return Ok(clean(out, ""));
+    }
+    let (mut value, violations) = match target.accept(value.clone()) {
         Ok(out) => return Ok(clean(out, "")),
         Err(refused) => refused,
     };
