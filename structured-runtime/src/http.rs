@@ -25,7 +25,13 @@ use crate::provider::wire::shorten;
 use crate::run::{Provider, TransportError};
 
 /// An HTTP endpoint for one provider and model.
-#[derive(Debug, Clone)]
+///
+/// What it lets through is bounded: a response body larger than [`HttpProvider::max_body_bytes`]
+/// is refused while it arrives ([`TransportError::TooLarge`]), a request has a timeout, and a
+/// redirect is followed only within the endpoint's origin (scheme, host and port), so the API
+/// key is never sent elsewhere and no other server's answer is read as the model's. `Debug`
+/// does not print the key.
+#[derive(Clone)]
 pub struct HttpProvider {
     client: reqwest::Client,
     kind: ProviderKind,
@@ -34,7 +40,65 @@ pub struct HttpProvider {
     model: String,
     /// What the model supports, when the caller knows better than the built-in matrix.
     capabilities: Option<ProviderCapabilities>,
+    max_body_bytes: usize,
 }
+
+impl std::fmt::Debug for HttpProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("HttpProvider")
+            .field("kind", &self.kind)
+            .field("base_url", &self.base_url)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<redacted>"))
+            .field("model", &self.model)
+            .field("capabilities", &self.capabilities)
+            .field("max_body_bytes", &self.max_body_bytes)
+            .finish()
+    }
+}
+
+/// The default cap on a response body: far above any chat answer, far below what would
+/// exhaust a server's memory.
+pub const DEFAULT_MAX_BODY_BYTES: usize = 32 << 20;
+
+/// Redirects followed within one origin, at most.
+const MAX_REDIRECTS: usize = 5;
+
+/// A client that follows a redirect only to the origin it was sent to.
+fn client(timeout: Duration) -> Result<reqwest::Client, HttpConfigError> {
+    let policy = reqwest::redirect::Policy::custom(|attempt| {
+        let first = attempt.previous().first();
+        let same_origin = first.is_some_and(|from| {
+            from.scheme() == attempt.url().scheme()
+                && from.host_str() == attempt.url().host_str()
+                && from.port_or_known_default() == attempt.url().port_or_known_default()
+        });
+        if !same_origin {
+            let to = attempt.url().origin().ascii_serialization();
+            attempt.error(CrossOrigin(to))
+        } else if attempt.previous().len() > MAX_REDIRECTS {
+            attempt.error(CrossOrigin("too many redirects".to_owned()))
+        } else {
+            attempt.follow()
+        }
+    });
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .redirect(policy)
+        .build()
+        .map_err(|e| HttpConfigError::Client(e.to_string()))
+}
+
+/// A redirect the client refused to follow.
+#[derive(Debug)]
+struct CrossOrigin(String);
+
+impl std::fmt::Display for CrossOrigin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "redirect refused: {}", self.0)
+    }
+}
+
+impl std::error::Error for CrossOrigin {}
 
 /// The environment does not say which endpoint to use.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -61,28 +125,34 @@ impl HttpProvider {
         api_key: Option<String>,
         model: impl Into<String>,
     ) -> Result<Self, HttpConfigError> {
-        let client = reqwest::Client::builder()
-            .timeout(Duration::from_secs(120))
-            .build()
-            .map_err(|e| HttpConfigError::Client(e.to_string()))?;
         Ok(HttpProvider {
-            client,
+            client: client(Duration::from_secs(120))?,
             kind,
             base_url: base_url.into().trim_end_matches('/').to_owned(),
             api_key,
             model: model.into(),
             capabilities: None,
+            max_body_bytes: DEFAULT_MAX_BODY_BYTES,
         })
     }
 
     /// The same endpoint with another request timeout (the whole request: connect, send,
     /// answer).
     pub fn with_timeout(mut self, timeout: Duration) -> Result<Self, HttpConfigError> {
-        self.client = reqwest::Client::builder()
-            .timeout(timeout)
-            .build()
-            .map_err(|e| HttpConfigError::Client(e.to_string()))?;
+        self.client = client(timeout)?;
         Ok(self)
+    }
+
+    /// The same endpoint with another cap on a response body ([`DEFAULT_MAX_BODY_BYTES`]
+    /// unless set): a larger body is refused as it arrives, never read whole.
+    pub fn with_max_body_bytes(mut self, max_body_bytes: usize) -> Self {
+        self.max_body_bytes = max_body_bytes;
+        self
+    }
+
+    /// The cap on a response body.
+    pub fn max_body_bytes(&self) -> usize {
+        self.max_body_bytes
     }
 
     /// The same endpoint, taken to support what `capabilities` says (from the provider's own
@@ -164,6 +234,7 @@ impl Provider for HttpProvider {
 
     fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
         let request = self.request(body);
+        let limit = self.max_body_bytes;
         async move {
             let response = request.send().await.map_err(transport)?;
             let status = response.status();
@@ -173,7 +244,7 @@ impl Provider for HttpProvider {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .map(Duration::from_secs);
-            let text = response.text().await.map_err(transport)?;
+            let text = read_body(response, limit).await?;
             match status.as_u16() {
                 200..=299 => Ok(text),
                 429 => Err(TransportError::RateLimited { retry_after }),
@@ -194,8 +265,34 @@ impl Provider for HttpProvider {
     }
 }
 
+/// The body, read chunk by chunk and refused as soon as it passes `limit` bytes (a declared
+/// `content-length` above it is refused before any is read).
+async fn read_body(
+    mut response: reqwest::Response,
+    limit: usize,
+) -> Result<String, TransportError> {
+    let too_large = TransportError::TooLarge { limit };
+    if response.content_length().is_some_and(|n| n > limit as u64) {
+        return Err(too_large);
+    }
+    let mut body = Vec::new();
+    while let Some(chunk) = response.chunk().await.map_err(transport)? {
+        if body.len() + chunk.len() > limit {
+            return Err(too_large);
+        }
+        body.extend_from_slice(&chunk);
+    }
+    String::from_utf8(body)
+        .map_err(|e| TransportError::Connection(format!("the body is not UTF-8: {e}")))
+}
+
 fn transport(e: reqwest::Error) -> TransportError {
-    if e.is_timeout() {
+    if e.is_redirect() {
+        let reason = std::error::Error::source(&e)
+            .map(|s| s.to_string())
+            .unwrap_or_else(|| e.to_string());
+        TransportError::Redirect(reason)
+    } else if e.is_timeout() {
         TransportError::Timeout
     } else {
         TransportError::Connection(e.to_string())

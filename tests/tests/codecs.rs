@@ -766,6 +766,26 @@ fn a_cut_stream_is_an_error_never_a_value() {
     }
 }
 
+#[test]
+fn a_streamed_tool_call_index_that_skips_ahead_is_refused() {
+    // Each event names a call 60 past the last: 2.4 GB of slots for a 2.6 MB stream before.
+    let mut sse = String::new();
+    for i in 0..1000u64 {
+        sse.push_str(&format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"tool_calls\":[{{\"index\":{}}}]}}}}]}}\n\n",
+            i * 60
+        ));
+    }
+    sse.push_str("data: [DONE]\n\n");
+    let result = read_stream(WireApi::OpenAiChat, &Expect::new(SchemaEnforced), &sse);
+    match result {
+        Err(CodecError::Stream { problem, .. }) => {
+            assert!(problem.contains("index 60 skips ahead"), "{problem}")
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
 fn arbitrary_json() -> impl proptest::strategy::Strategy<Value = Value> {
     use proptest::prelude::*;
     let leaf = prop_oneof![

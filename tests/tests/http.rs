@@ -330,3 +330,191 @@ async fn a_server_that_never_answers_is_a_timeout_after_the_retries() {
         other => panic!("{other:?}"),
     }
 }
+
+// What the transport lets through: no credential to another origin, no unbounded body, no
+// unbounded wait, and `Debug` that keeps the key to itself.
+
+#[test]
+fn debug_does_not_print_the_api_key() {
+    let provider = HttpProvider::new(
+        ProviderKind::Anthropic,
+        "https://api.anthropic.com",
+        Some("sk-ant-secret-123".into()),
+        "claude-sonnet-4-5",
+    )
+    .unwrap();
+    let shown = format!("{provider:?}");
+    assert!(!shown.contains("sk-ant-secret-123"), "{shown}");
+    assert!(shown.contains("<redacted>"), "{shown}");
+}
+
+#[tokio::test]
+async fn a_redirect_to_another_origin_is_refused_and_the_key_stays_home() {
+    for kind in [
+        ProviderKind::Anthropic,
+        ProviderKind::Gemini,
+        ProviderKind::OpenAiChat,
+    ] {
+        // The other origin would answer as the model; it must never be asked.
+        let (elsewhere, seen_elsewhere) = serve(vec![Reply::Http(
+            200,
+            "",
+            fixture("openai_chat_structured_success.json"),
+        )])
+        .await;
+        let location = format!("location: {elsewhere}/steal\r\n");
+        let location: &'static str = Box::leak(location.into_boxed_str());
+        let (url, seen) = serve(vec![Reply::Http(307, location, String::new())]).await;
+        let provider = HttpProvider::new(kind, url, Some("secret-key-1".into()), "gpt-4o").unwrap();
+        let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+            .await
+            .unwrap_err();
+        match &err {
+            RunError::Transport {
+                error: TransportError::Redirect(reason),
+                ledger,
+            } => {
+                assert!(reason.contains(&elsewhere), "{reason}");
+                assert_eq!(ledger.len(), 1, "a refused redirect is not retried");
+            }
+            other => panic!("{kind:?}: {other:?}"),
+        }
+        assert_eq!(seen.lock().unwrap().len(), 1);
+        assert!(seen_elsewhere.lock().unwrap().is_empty(), "{kind:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_redirect_within_the_origin_is_followed() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let body = fixture("openai_chat_structured_success.json");
+    tokio::spawn(async move {
+        for reply in 0..2 {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let _ = read_request(&mut socket).await;
+            let response = if reply == 0 {
+                "HTTP/1.1 307 X\r\nlocation: /v2/chat/completions\r\ncontent-length: 0\r\nconnection: close\r\n\r\n".to_owned()
+            } else {
+                format!("HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}", body.len())
+            };
+            socket.write_all(response.as_bytes()).await.unwrap();
+            socket.shutdown().await.ok();
+        }
+    });
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o").unwrap();
+    let out = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap();
+    assert_eq!(out.value.city, "San Francisco");
+}
+
+#[tokio::test]
+async fn a_body_over_the_cap_is_refused_declared_or_not() {
+    let big = format!("{{\"pad\": \"{}\"}}", "x".repeat(5000));
+    // Declared with content-length.
+    let (url, _) = serve(vec![Reply::Http(200, "", big.clone())]).await;
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o")
+        .unwrap()
+        .with_max_body_bytes(1000);
+    let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, RunError::Transport { error: TransportError::TooLarge { limit: 1000 }, ledger } if ledger.len() == 1),
+        "{err:?}"
+    );
+
+    // Undeclared: a body that never ends (streamed until the client hangs up).
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let written = Arc::new(Mutex::new(0usize));
+    let count = written.clone();
+    tokio::spawn(async move {
+        let (mut socket, _) = listener.accept().await.unwrap();
+        let _ = read_request(&mut socket).await;
+        let head = "HTTP/1.1 200 OK\r\ncontent-type: application/json\r\nconnection: close\r\n\r\n";
+        socket.write_all(head.as_bytes()).await.unwrap();
+        let chunk = vec![b' '; 64 << 10];
+        while socket.write_all(&chunk).await.is_ok() {
+            *count.lock().unwrap() += chunk.len();
+        }
+    });
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o")
+        .unwrap()
+        .with_max_body_bytes(1 << 20);
+    let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(
+            &err,
+            RunError::Transport {
+                error: TransportError::TooLarge { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
+    // The client stopped reading near the cap (socket buffers hold a few MiB at most).
+    assert!(*written.lock().unwrap() < 64 << 20);
+}
+
+#[tokio::test]
+async fn a_retry_after_beyond_the_cap_ends_the_run_with_the_servers_wait() {
+    let (url, seen) = serve(vec![
+        Reply::Http(429, "retry-after: 999999\r\n", "{}".into()),
+        Reply::Http(200, "", fixture("openai_chat_structured_success.json")),
+    ])
+    .await;
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o").unwrap();
+    let started = std::time::Instant::now();
+    let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap_err();
+    assert!(started.elapsed() < Duration::from_secs(30));
+    match err {
+        RunError::Transport {
+            error: TransportError::RateLimited { retry_after },
+            ledger,
+        } => {
+            assert_eq!(retry_after, Some(Duration::from_secs(999999)));
+            assert_eq!(ledger.len(), 1);
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn the_run_deadline_ends_a_request_that_never_answers() {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move {
+        let mut held = Vec::new();
+        while let Ok((mut socket, _)) = listener.accept().await {
+            let _ = read_request(&mut socket).await;
+            held.push(socket);
+        }
+    });
+    // The request timeout alone would wait 120 s, four times.
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o").unwrap();
+    let config = RunConfig {
+        deadline: Some(Duration::from_millis(300)),
+        ..quick()
+    };
+    let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &config)
+        .await
+        .unwrap_err();
+    match err {
+        RunError::DeadlineExceeded { deadline, ledger } => {
+            assert_eq!(deadline, Duration::from_millis(300));
+            assert_eq!(ledger.len(), 1);
+            assert_eq!(
+                ledger[0].result,
+                structured_runtime::run::AttemptResult::Transport(TransportError::Timeout)
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+}

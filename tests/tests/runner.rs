@@ -455,3 +455,74 @@ fn an_empty_answer_spends_a_re_ask_outside_tool_mode() {
     ));
     assert_eq!(p.calls(), 1);
 }
+
+#[test]
+fn a_long_answer_is_repeated_cut_in_the_re_ask() {
+    // 200 KB of an answer that does not fit, then a good one.
+    let long = format!(
+        r#"{{"pleasure": 1.7, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "{}", "memory_bias": "recent"}}"#,
+        "é".repeat(100_000)
+    );
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(&long), openai_text(GOOD)],
+    );
+    let config = RunConfig {
+        max_echo_bytes: 1001, // inside a two-byte character: cut before it
+        ..config(1)
+    };
+    let out = run(&p, &config).unwrap();
+    assert_eq!(out.attempts, 2);
+    let messages = p.body(1)["messages"].as_array().unwrap().clone();
+    let echoed = messages
+        .iter()
+        .find(|m| m["role"] == "assistant")
+        .and_then(|m| m["content"].as_str())
+        .unwrap()
+        .to_owned();
+    assert!(echoed.len() < 1100, "{}", echoed.len());
+    assert!(long.starts_with(echoed.split('\n').next().unwrap()));
+    assert!(
+        echoed.ends_with("more bytes of this answer not repeated]"),
+        "{echoed}"
+    );
+    // The correction still names the violation.
+    let last = messages.last().unwrap()["content"].as_str().unwrap();
+    assert!(last.contains("/pleasure"), "{last}");
+}
+
+#[test]
+fn waits_are_capped_and_a_longer_retry_after_ends_the_run() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![
+            Err(TransportError::Server {
+                status: 503,
+                body: "busy".into(),
+            }),
+            Err(TransportError::RateLimited {
+                retry_after: Some(Duration::from_secs(3600)),
+            }),
+            openai_text(GOOD),
+        ],
+    );
+    let config = RunConfig {
+        backoff: Duration::from_secs(100),
+        max_wait: Duration::from_secs(30),
+        ..config(0)
+    };
+    let err = run(&p, &config).unwrap_err();
+    assert_eq!(*p.waits.lock().unwrap(), [Duration::from_secs(30)]);
+    match err {
+        RunError::Transport {
+            error: TransportError::RateLimited { retry_after },
+            ledger,
+        } => {
+            assert_eq!(retry_after, Some(Duration::from_secs(3600)));
+            assert_eq!(ledger.len(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+}

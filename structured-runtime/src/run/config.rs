@@ -56,6 +56,19 @@ pub struct RunConfig {
     pub on_exhausted: OnExhausted,
     /// Extended thinking is on (no forced tool on Anthropic).
     pub extended_thinking: bool,
+    /// The longest the run waits before one transport retry. A provider that asks for a
+    /// longer wait (`retry-after`) ends the run at once with
+    /// [`TransportError::RateLimited`](crate::run::TransportError::RateLimited), carrying the
+    /// wait it asked for; a backoff is cut to it.
+    pub max_wait: Duration,
+    /// The whole run, every request and wait included; `None` for no limit. When it passes,
+    /// the request in flight is dropped and the run ends with
+    /// [`RunError::DeadlineExceeded`](crate::RunError::DeadlineExceeded).
+    pub deadline: Option<Duration>,
+    /// The most of a previous answer a re-ask repeats back to the model, in bytes; a longer
+    /// answer is cut at a character boundary and marked, so a huge answer does not make every
+    /// later request huge.
+    pub max_echo_bytes: usize,
 }
 
 impl Default for RunConfig {
@@ -68,6 +81,9 @@ impl Default for RunConfig {
             plain_text_retries: 2,
             on_exhausted: OnExhausted::Fail,
             extended_thinking: false,
+            max_wait: Duration::from_secs(60),
+            deadline: Some(Duration::from_secs(600)),
+            max_echo_bytes: 16 << 10,
         }
     }
 }

@@ -12,8 +12,10 @@
 //! the tokens used), on success and on failure alike, and a failed run's errors are read from
 //! it.
 
+use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
+use std::task::Poll;
+use std::time::{Duration, Instant};
 
 use serde_json::Value;
 use tracing::Instrument;
@@ -112,6 +114,15 @@ pub enum RunError {
         /// Every attempt.
         ledger: Vec<Attempt>,
     },
+    /// The run's deadline ([`RunConfig::deadline`]) passed: the request in flight, if any,
+    /// was dropped (its attempt is in the ledger as a timeout).
+    #[error("the run's deadline of {deadline:?} passed")]
+    DeadlineExceeded {
+        /// The deadline.
+        deadline: Duration,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
 }
 
 impl RunError {
@@ -124,7 +135,8 @@ impl RunError {
             | RunError::Truncated { ledger, .. }
             | RunError::Filtered { ledger, .. }
             | RunError::Transport { ledger, .. }
-            | RunError::Provider { ledger, .. } => ledger,
+            | RunError::Provider { ledger, .. }
+            | RunError::DeadlineExceeded { ledger, .. } => ledger,
         }
     }
 }
@@ -192,17 +204,59 @@ async fn drive<T: StructuredOutput, P: Provider>(
     config: &RunConfig,
 ) -> Result<Structured<T>, RunError> {
     let mut run = Run::<T>::start(provider, request, config)?;
+    let started = Instant::now();
+    let left = || config.deadline.map(|d| d.saturating_sub(started.elapsed()));
     loop {
         let body = run.ask();
         let attempt_span =
             tracing::debug_span!("attempt", n = run.ledger.attempts.len() + 1, mode = ?run.mode);
-        let sent = provider.send(&body).instrument(attempt_span).await;
-        match run.sent(body, sent) {
+        let send = provider.send(&body).instrument(attempt_span);
+        let sent = match left() {
+            None => Some(send.await),
+            Some(left) => first(send, || provider.wait(left)).await,
+        };
+        let next = match sent {
+            Some(sent) => run.sent(body, sent),
+            None => run.deadline_passed(body),
+        };
+        match next {
             Next::Ask => {}
-            Next::Wait(delay) => provider.wait(delay).await,
+            Next::Wait(delay) => match left() {
+                Some(left) if delay >= left => {
+                    provider.wait(left).await;
+                    return Err(run.deadline_passed_waiting());
+                }
+                _ => provider.wait(delay).await,
+            },
             Next::Done(result) => return *result,
         }
     }
+}
+
+/// The output of `work`, or `None` when the timer ends first. The timer is made only if `work`
+/// is not done at its first poll (a provider that answers at once never starts one). Polls
+/// only the futures it is given, so it runs on any executor: the provider's own `wait` is the
+/// timer.
+async fn first<F: Future, W: Future<Output = ()>>(
+    work: F,
+    timer: impl FnOnce() -> W,
+) -> Option<F::Output> {
+    let mut work = std::pin::pin!(work);
+    let mut make = Some(timer);
+    let mut timer = std::pin::pin!(None::<W>);
+    std::future::poll_fn(|cx| {
+        if let Poll::Ready(out) = work.as_mut().poll(cx) {
+            return Poll::Ready(Some(out));
+        }
+        if let Some(make) = make.take() {
+            timer.set(Some(make()));
+        }
+        match timer.as_mut().as_pin_mut().map(|t| t.poll(cx)) {
+            Some(Poll::Ready(())) => Poll::Ready(None),
+            _ => Poll::Pending,
+        }
+    })
+    .await
 }
 
 /// What the run does after an attempt.
@@ -401,13 +455,21 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
         self.record(body, None, AttemptResult::Transport(error.clone()), None);
         if error.is_retryable() && self.transport_failures < self.config.transport_retries {
             let delay = match &error {
+                // A server that asks for a longer wait than the run allows is not waited for.
+                TransportError::RateLimited {
+                    retry_after: Some(d),
+                } if *d > self.config.max_wait => {
+                    let ledger = self.ledger();
+                    return done(Err(RunError::Transport { error, ledger }));
+                }
                 TransportError::RateLimited {
                     retry_after: Some(d),
                 } => *d,
                 _ => self
                     .config
                     .backoff
-                    .saturating_mul(1 << self.transport_failures.min(16)),
+                    .saturating_mul(1 << self.transport_failures.min(16))
+                    .min(self.config.max_wait),
             };
             self.transport_failures += 1;
             tracing::debug!(?delay, %error, "transport retry");
@@ -415,6 +477,35 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
         }
         let ledger = self.ledger();
         done(Err(RunError::Transport { error, ledger }))
+    }
+
+    /// The deadline passed while `body` was in flight: the attempt is recorded as a timeout.
+    fn deadline_passed(&mut self, body: String) -> Next<T> {
+        self.record(
+            body,
+            None,
+            AttemptResult::Transport(TransportError::Timeout),
+            None,
+        );
+        done(Err(self.deadline_exceeded()))
+    }
+
+    /// The deadline falls within the wait before a transport retry: a rate limit ends as the
+    /// rate limit it is (its `retry-after` kept), any other failure as the deadline.
+    fn deadline_passed_waiting(&mut self) -> RunError {
+        let last = self.ledger.attempts.last().map(|a| &a.result);
+        if let Some(AttemptResult::Transport(error @ TransportError::RateLimited { .. })) = last {
+            let error = error.clone();
+            let ledger = self.ledger();
+            return RunError::Transport { error, ledger };
+        }
+        self.deadline_exceeded()
+    }
+
+    fn deadline_exceeded(&mut self) -> RunError {
+        let ledger = self.ledger();
+        let deadline = self.config.deadline.unwrap_or_default();
+        RunError::DeadlineExceeded { deadline, ledger }
     }
 
     /// Plain text where a tool call was required, or no text at all.
@@ -514,7 +605,12 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
         self.record(body, Some(text), result, usage);
         if self.reasks < self.reask_budget() {
             self.reasks += 1;
-            push_reask(&mut self.turns, candidate, &problem);
+            push_reask(
+                &mut self.turns,
+                candidate,
+                &problem,
+                self.config.max_echo_bytes,
+            );
             return Next::Ask;
         }
         if self.config.on_exhausted == OnExhausted::DefaultsWithWarning {
@@ -560,11 +656,25 @@ fn done<T>(result: Result<Structured<T>, RunError>) -> Next<T> {
 }
 
 /// The previous answer, then the correction naming every error with its path: a user message,
-/// or in tool mode an error result for the tool call.
-fn push_reask(turns: &mut Vec<Turn>, candidate: StructuredCandidate, errors: &str) {
+/// or in tool mode an error result for the tool call. An answer longer than `max_echo` bytes is
+/// repeated cut, as text (a tool call's arguments cannot be cut and stay the call they were).
+fn push_reask(
+    turns: &mut Vec<Turn>,
+    candidate: StructuredCandidate,
+    errors: &str,
+    max_echo: usize,
+) {
     let correction = format!(
         "Your answer does not match the required schema:\n{errors}\nAnswer again with every error fixed; change nothing else."
     );
+    let text = candidate.answer.to_text();
+    if text.len() > max_echo {
+        let cut = echo_cut(&text, max_echo);
+        turns.push(Turn::AssistantText(cut));
+        turns.push(Turn::UserText(correction));
+        return;
+    }
+    drop(text);
     match candidate.tool_call {
         Some(call) => {
             turns.push(Turn::AssistantToolCall {
@@ -583,6 +693,20 @@ fn push_reask(turns: &mut Vec<Turn>, candidate: StructuredCandidate, errors: &st
             turns.push(Turn::UserText(correction));
         }
     }
+}
+
+/// The first `max` bytes of `text` (cut at a character boundary) and a marker saying how much
+/// was left out.
+fn echo_cut(text: &str, max: usize) -> String {
+    let mut end = max.min(text.len());
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let left = text.len() - end;
+    format!(
+        "{}\n[... {left} more bytes of this answer not repeated]",
+        &text[..end]
+    )
 }
 
 /// The type's defaults: the last value with every field that broke a rule taken out, then

@@ -81,11 +81,26 @@ pub enum TransportError {
         /// The body, shortened.
         body: String,
     },
+    /// The response body passed the transport's size cap; it was not read further.
+    #[error("the response body is larger than {limit} bytes")]
+    TooLarge {
+        /// The cap, in bytes.
+        limit: usize,
+    },
+    /// A redirect the transport would not follow: to another origin (where the credential
+    /// must not go), or one too many.
+    #[error("{0}")]
+    Redirect(String),
 }
 
 impl TransportError {
     /// Worth sending again after a wait.
     pub fn is_retryable(&self) -> bool {
-        !matches!(self, TransportError::Rejected { .. })
+        !matches!(
+            self,
+            TransportError::Rejected { .. }
+                | TransportError::TooLarge { .. }
+                | TransportError::Redirect(_)
+        )
     }
 }

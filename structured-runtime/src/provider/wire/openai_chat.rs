@@ -192,6 +192,9 @@ pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
     })
 }
 
+/// Tool calls in one streamed answer, at most.
+const MAX_STREAMED_CALLS: usize = 1024;
+
 /// The `data:` chunks assembled into the body the API sends unstreamed. A stream without
 /// `data: [DONE]` was cut.
 pub(super) fn assemble(
@@ -238,10 +241,15 @@ pub(super) fn assemble(
             let index = call.get("index").and_then(Value::as_u64).unwrap_or(0);
             let index = usize::try_from(index)
                 .map_err(|_| problem(format!("tool call index {index} out of range")))?;
-            if index > calls.len() + 64 {
-                return Err(problem(format!("tool call index {index} skips ahead")));
+            // Calls are numbered in order: a new one takes the next index. Anything else would
+            // make a few bytes of stream allocate slots for calls that never come.
+            if index > calls.len() || index >= MAX_STREAMED_CALLS {
+                return Err(problem(format!(
+                    "tool call index {index} skips ahead of the {} call(s) so far",
+                    calls.len()
+                )));
             }
-            while calls.len() <= index {
+            if index == calls.len() {
                 calls.push((Value::Null, String::new(), String::new()));
             }
             if let Some(slot) = calls.get_mut(index) {
