@@ -41,7 +41,13 @@ OPTIONS:
     -h, --help      Show this help.
 
 EXIT STATUS:
-    0   a value was printed
+    0   a value was printed, and it is the answer exactly as written
+    5   a value was printed, read as written from prose or a fence around it (where
+        is on stderr)
+    6   a value was printed after syntax repairs (each on stderr)
+    7   a value was printed after changes to fit the schema (check; each on stderr)
+    8   a value was printed from a markdown answer taken whole (check --markdown)
+    9   --strict: reading the answer needed changes (each on stderr); nothing printed
     1   the answer holds no JSON
     2   the JSON does not fit the schema (check)
     3   the answer was cut off before the JSON ended (check; repair prints the closed
@@ -61,6 +67,18 @@ const NOT_FOUND: u8 = 1;
 const INVALID: u8 = 2;
 const TRUNCATED: u8 = 3;
 const TOO_DEEP: u8 = 4;
+const NOT_EXACT: u8 = 9;
+
+/// The exit status of a printed value: 0 only for the answer exactly as written.
+fn printed(provenance: Provenance) -> u8 {
+    match provenance {
+        Provenance::Clean => 0,
+        Provenance::Extracted => 5,
+        Provenance::Repaired => 6,
+        Provenance::Recovered => 7,
+        Provenance::Heuristic => 8,
+    }
+}
 const USAGE: u8 = 64;
 const NO_INPUT: u8 = 66;
 
@@ -170,7 +188,13 @@ fn repair(input: &str, args: &Args) -> u8 {
                 eprintln!("warning: the answer was cut off; the value was closed where it stopped");
             }
             print_value(&fixed.value, args.pretty);
-            0
+            if fixed.is_clean() {
+                printed(Provenance::Clean)
+            } else if fixed.is_extracted_only() {
+                printed(Provenance::Extracted)
+            } else {
+                printed(Provenance::Repaired)
+            }
         }
         Err(e @ RepairError::TooDeep { .. }) => {
             eprintln!("error: {e}");
@@ -208,7 +232,14 @@ fn check(input: &str, args: &Args) -> u8 {
                 eprintln!("note: value {:?}", parsed.provenance);
             }
             print_value(&parsed.value, args.pretty);
-            0
+            printed(parsed.provenance)
+        }
+        Err(ParseError::NotExact { warnings }) => {
+            for warning in &warnings {
+                eprintln!("refused: {warning}");
+            }
+            eprintln!("error: --strict takes the answer only as written");
+            NOT_EXACT
         }
         Err(ParseError::Invalid {
             violations,

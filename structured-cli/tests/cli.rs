@@ -62,7 +62,7 @@ fn repair_prints_the_json_and_lists_repairs() {
         &["repair"],
         "Sure!\n```json\n{name: 'Ada', tags: ['x',],}\n```",
     );
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 6, "repaired: {err}");
     assert_eq!(out.trim(), r#"{"name":"Ada","tags":["x"]}"#);
     assert!(err.contains("removed a trailing comma"), "{err}");
 }
@@ -77,7 +77,7 @@ fn repair_exits_1_without_json() {
 #[test]
 fn repair_warns_about_truncation() {
     let (code, out, err) = run(&["repair"], r#"{"a": [1, 2"#);
-    assert_eq!(code, 0);
+    assert_eq!(code, 6);
     assert_eq!(out.trim(), r#"{"a":[1,2]}"#);
     assert!(err.contains("cut off"), "{err}");
 }
@@ -90,7 +90,7 @@ fn check_fits_and_validates() {
         &["check", "--schema", path],
         r#"{"level": "HIGH", "score": "0.5", "x": 1}"#,
     );
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 7, "recovered: {err}");
     assert_eq!(out.trim(), r#"{"level":"high","score":0.5}"#);
     assert!(err.contains("/x: dropped a key"), "{err}");
 
@@ -123,7 +123,38 @@ fn strict_check_takes_the_json_as_written() {
         &["check", "--schema", path, "--strict"],
         "ok: {\"level\": \"low\", \"score\": 0.5}",
     );
+    assert_eq!((code, out.trim()), (9, ""));
+    let (code, out, _) = run(
+        &["check", "--schema", path, "--strict"],
+        "{\"level\": \"low\", \"score\": 0.5}\n",
+    );
     assert_eq!((code, out.trim()), (0, r#"{"level":"low","score":0.5}"#));
+    // A duplicated key is refused, with what it was.
+    let (code, _, err) = run(
+        &["check", "--schema", path, "--strict"],
+        r#"{"level": "low", "score": 0.5, "score": 0.7}"#,
+    );
+    assert_eq!(code, 9, "{err}");
+    assert!(err.contains("duplicated key"), "{err}");
+}
+
+#[test]
+fn the_exit_status_tells_clean_from_changed() {
+    let schema = schema_file();
+    let path = schema.0.to_str().unwrap();
+    for (answer, status) in [
+        (r#"{"level": "low", "score": 0.5}"#, 0),
+        ("Here: {\"level\": \"low\", \"score\": 0.5} done", 5),
+        (r#"{level: "low", score: 0.5}"#, 6),
+        (r#"{"level": "LOW", "score": 0.5}"#, 7),
+    ] {
+        let (code, out, err) = run(&["check", "--schema", path], answer);
+        assert_eq!(code, status, "{answer}: {err}");
+        assert!(!out.is_empty());
+    }
+    for (answer, status) in [("[1, 2]", 0), ("x [1, 2] y", 5), ("[1, 2,]", 6)] {
+        assert_eq!(run(&["repair"], answer).0, status, "{answer}");
+    }
 }
 
 #[test]
@@ -149,7 +180,7 @@ fn check_reads_a_markdown_wrapper() {
         &wrapper,
         "Fix the parser\n\nIt dropped `{\"a\": 1}` keys.\n",
     );
-    assert_eq!(code, 0, "{err}");
+    assert_eq!(code, 8, "{err}");
     assert_eq!(
         out.trim(),
         r#"{"title":"Fix the parser","message":"It dropped `{\"a\": 1}` keys.","emoji":null}"#

@@ -214,16 +214,44 @@ fn prose_without_json_goes_to_from_text() {
 
 #[test]
 fn strict_options_take_json_as_written_only() {
-    let text = format!("ok:\n```json\n{GOOD}\n```");
     let strict = ParseOptions::strict();
-    let parsed = parse_response_with::<HeartbeatDecision>(&text, Mode::None, &strict).unwrap();
-    assert_eq!(parsed.provenance, Provenance::Extracted);
+    let parsed = parse_response_with::<HeartbeatDecision>(GOOD, Mode::None, &strict).unwrap();
+    assert_eq!(
+        (parsed.provenance, parsed.warnings.len()),
+        (Provenance::Clean, 0)
+    );
+    // Found in a fence: refused, with where it was found.
+    let text = format!("ok:\n```json\n{GOOD}\n```");
+    let err = parse_response_with::<HeartbeatDecision>(&text, Mode::None, &strict);
+    match err {
+        Err(ParseError::NotExact { warnings }) => {
+            assert!(
+                matches!(warnings[..], [Warning::Extracted { .. }]),
+                "{warnings:?}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // Needing a repair: refused with the repair.
     let err = parse_response_with::<HeartbeatDecision>(
         &GOOD.replace("\"high\"", "'high'"),
         Mode::None,
         &strict,
     );
-    assert!(matches!(err, Err(ParseError::NotFound { .. })), "{err:?}");
+    match err {
+        Err(ParseError::NotExact { warnings }) => assert!(
+            matches!(&warnings[..], [Warning::Repair(r)] if r.kind == RepairKind::SingleQuotes),
+            "{warnings:?}"
+        ),
+        other => panic!("{other:?}"),
+    }
+    // Only the repair switched off: extraction is still taken.
+    let no_repair = ParseOptions {
+        repair: false,
+        ..ParseOptions::default()
+    };
+    let parsed = parse_response_with::<HeartbeatDecision>(&text, Mode::None, &no_repair).unwrap();
+    assert_eq!(parsed.provenance, Provenance::Extracted);
 }
 
 #[test]

@@ -94,7 +94,14 @@ impl<'a> Spans<'a> {
             self.balanced.as_slice(),
             self.open_at_end,
         ) {
-            (true, [span], false) => self.candidate(span, Source::Balanced),
+            (true, [span], false) => {
+                let candidate = self.candidate(span, Source::Balanced)?;
+                // The span is the whole answer but for whitespace: it is the answer itself.
+                if candidate.text.len() == self.text.trim().len() {
+                    return Some(self.whole());
+                }
+                Some(candidate)
+            }
             _ => None,
         }
     }

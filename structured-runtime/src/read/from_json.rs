@@ -3,6 +3,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
+use crate::read::repair::inexact_number;
 use crate::read::strict_de;
 use crate::schema::node::Node;
 use crate::schema::validate::{Rule, Violation, Violations};
@@ -33,6 +34,17 @@ pub enum FromJsonError {
     /// The text is JSON but breaks the type's schema or rules: every violation, with its path.
     #[error("{0}")]
     Invalid(Violations),
+    /// A number no 64-bit value holds as written (more digits than a float keeps, or beyond
+    /// its range): reading it would change it.
+    #[error("the number `{number}` at byte {offset} cannot be read as written: {reason}")]
+    Inexact {
+        /// Byte offset of the number.
+        offset: usize,
+        /// The number as written.
+        number: String,
+        /// What reading it would do.
+        reason: String,
+    },
 }
 
 impl FromJsonError {
@@ -56,7 +68,14 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
 ) -> Result<T, FromJsonError> {
     match strict_de::from_str::<T>(json) {
         Ok(value) => match value.validate() {
-            Ok(()) => Ok(value),
+            Ok(()) => match inexact_number(json) {
+                None => Ok(value),
+                Some(number) => Err(FromJsonError::Inexact {
+                    offset: number.at,
+                    reason: number.kind.to_string(),
+                    number: number.found.unwrap_or_default(),
+                }),
+            },
             Err(violations) => Err(FromJsonError::Invalid(violations)),
         },
         Err(first) => match serde_json::from_str::<Value>(json) {

@@ -10,6 +10,7 @@ pub mod extract;
 pub(crate) mod from_json;
 pub(crate) mod from_text;
 pub mod markdown;
+pub(crate) mod number;
 pub(crate) mod parse;
 pub(crate) mod prose;
 pub mod repair;

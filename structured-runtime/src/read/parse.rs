@@ -13,7 +13,8 @@ use crate::read::extract::{scan, Candidate, Source, Spans};
 use crate::read::from_json::{from_json, from_value};
 use crate::read::from_text::{FromTextError, TextReport, TextSource};
 use crate::read::markdown::{route, Route};
-use crate::read::repair::{repair, Repair, RepairError, Repaired};
+use crate::read::number::all_plain;
+use crate::read::repair::{inexact_number, repair, Repair, RepairError, Repaired};
 use crate::read::select;
 use crate::read::strict_de;
 use crate::schema::markdown::Markdown;
@@ -33,6 +34,10 @@ pub struct ParseOptions {
     pub from_text: bool,
     /// Return a value read from a truncated answer (marked truncated) instead of an error.
     pub accept_truncated: bool,
+    /// Take only the answer exactly as written: a value that needed anything (extraction from
+    /// prose or a fence, repair, coercion, a choice among candidates, a duplicate key) is
+    /// [`ParseError::NotExact`], with every warning it would have carried.
+    pub exact: bool,
 }
 
 impl Default for ParseOptions {
@@ -43,19 +48,21 @@ impl Default for ParseOptions {
             coerce: CoercePolicy::default(),
             from_text: true,
             accept_truncated: false,
+            exact: false,
         }
     }
 }
 
 impl ParseOptions {
-    /// Only the JSON as written (found in prose or a fence is fine): no repair, no coercion, no
-    /// prose reading.
+    /// Only the answer exactly as written: no extraction, repair, coercion or prose reading;
+    /// anything else is [`ParseError::NotExact`] or another error, never a warning.
     pub fn strict() -> Self {
         ParseOptions {
             repair: false,
             coerce: CoercePolicy::strict(),
             from_text: false,
             accept_truncated: false,
+            exact: true,
         }
     }
 
@@ -228,6 +235,40 @@ pub enum ParseError {
     /// Nested deeper than the repairer follows.
     #[error(transparent)]
     TooDeep(RepairError),
+    /// The options take only the answer exactly as written ([`ParseOptions::exact`], or no
+    /// repair), and reading it needed these changes.
+    #[error("the answer is not exactly the JSON: {}", first_change(.warnings))]
+    NotExact {
+        /// Every change reading it would have made.
+        warnings: Vec<Warning>,
+    },
+}
+
+fn first_change(warnings: &[Warning]) -> String {
+    match warnings {
+        [] => "it needs changes".to_owned(),
+        [one] => one.to_string(),
+        [first, rest @ ..] => format!("{first} (and {} more)", rest.len()),
+    }
+}
+
+/// The options' last word: with [`ParseOptions::exact`], a value that carries any change is
+/// refused with its warnings.
+fn gate<T>(
+    result: Result<Parsed<T>, ParseError>,
+    options: &ParseOptions,
+) -> Result<Parsed<T>, ParseError> {
+    match result {
+        Ok(parsed)
+            if options.exact
+                && (parsed.provenance != Provenance::Clean || !parsed.warnings.is_empty()) =>
+        {
+            Err(ParseError::NotExact {
+                warnings: parsed.warnings,
+            })
+        }
+        other => other,
+    }
 }
 
 fn prose_note(from_text: &Option<FromTextError>) -> String {
@@ -295,12 +336,16 @@ pub fn parse_response_with<T: StructuredOutput>(
 ) -> Result<Parsed<T>, ParseError> {
     let target = Typed::<T>::new();
     if let Some(markdown) = T::schema().markdown() {
-        return read_markdown(&target, markdown, text, mode, options);
+        return gate(
+            read_markdown(&target, markdown, text, mode, options),
+            options,
+        );
     }
-    match read_text(&target, text, mode, options) {
+    let result = match read_text(&target, text, mode, options) {
         Read::Done(result) => result,
         Read::NoJson(warnings) => prose::<T>(text, options, warnings),
-    }
+    };
+    gate(result, options)
 }
 
 /// The pipeline for a schema given at run time: the value fitted to `schema` and checked against
@@ -330,15 +375,17 @@ pub fn parse_value(
 ) -> Result<Parsed<Value>, ParseError> {
     if let Some(markdown) = schema.markdown() {
         let mode = StructuredOutputMode::None;
-        return read_markdown(&Untyped(schema), markdown, text, mode, options);
+        let result = read_markdown(&Untyped(schema), markdown, text, mode, options);
+        return gate(result, options);
     }
-    match read_text(&Untyped(schema), text, StructuredOutputMode::None, options) {
+    let result = match read_text(&Untyped(schema), text, StructuredOutputMode::None, options) {
         Read::Done(result) => result,
         Read::NoJson(_) => Err(ParseError::NotFound {
             len: text.len(),
             from_text: None,
         }),
-    }
+    };
+    gate(result, options)
 }
 
 /// Reads `T` from an [`Answer`]: text through [`parse_response_with`], a value where it is
@@ -350,7 +397,7 @@ pub fn parse_answer<T: StructuredOutput>(
 ) -> Result<Parsed<T>, ParseError> {
     match answer {
         Answer::Text(text) => parse_response_with(text, mode, options),
-        Answer::Json(value) => read_json(&Typed::<T>::new(), value, mode, options),
+        Answer::Json(value) => gate(read_json(&Typed::<T>::new(), value, mode, options), options),
     }
 }
 
@@ -402,6 +449,10 @@ impl<T: StructuredOutput> Target for Typed<T> {
         if self.object_root && !object_opening(json) {
             return None;
         }
+        // A number read differently is a repair, found the careful way.
+        if !all_plain(json) {
+            return None;
+        }
         let value = strict_de::from_str::<T>(json).ok()?;
         value.validate().is_ok().then_some(value)
     }
@@ -440,11 +491,20 @@ impl Target for Untyped<'_> {
         object_root(self.0)
     }
     fn exact(&self, json: &str) -> Option<Value> {
-        let value = serde_json::from_str::<Value>(json).ok()?;
+        if !all_plain(json) {
+            return None;
+        }
+        let value = strict_de::value_from_str(json).ok()?;
         self.is_valid(&value).then_some(value)
     }
     fn explained(&self, json: &str) -> Result<Value, String> {
-        let value = serde_json::from_str::<Value>(json).map_err(|e| e.to_string())?;
+        if let Some(number) = inexact_number(json) {
+            return Err(number.to_string());
+        }
+        let value = strict_de::value_from_str(json).map_err(|e| match e.path.is_root() {
+            true => e.error.to_string(),
+            false => format!("{}: {}", e.path, e.error),
+        })?;
         match self.0.check_instance(&value) {
             Ok(()) => Ok(value),
             Err(violations) => Err(violations.to_string()),
@@ -604,8 +664,8 @@ impl Attempt<'_, '_> {
                 .filter(|r| !r.kind.is_extraction())
                 .map(|r| {
                     Warning::Repair(Repair {
-                        kind: r.kind,
                         at: r.at + offset,
+                        ..r.clone()
                     })
                 }),
         );
@@ -648,21 +708,35 @@ fn best_candidate<G: Target>(
     warnings: Vec<Warning>,
 ) -> Read<G::Out> {
     let mut too_deep = None;
+    // Without repair: the changes the latest candidate refused would have needed.
+    let mut refused: Option<Vec<Warning>> = None;
     let perfect: Rank = (false, false, 0, 0);
     let best = select::best(found, &perfect, |candidate| {
-        let repaired = if options.repair {
-            repair(candidate.text)
-        } else {
-            serde_json::from_str::<Value>(candidate.text.trim())
-                .map(|value| Repaired {
-                    value,
-                    repairs: Vec::new(),
-                    truncated: false,
-                })
-                .map_err(|_| RepairError::NotFound {
+        // Without repair, only a candidate the repairer reads with no change to the value
+        // itself is taken (text around it may be dropped): one reader decides what is exact.
+        let repaired = repair(candidate.text).and_then(|r| {
+            if options.repair || r.is_extracted_only() {
+                Ok(r)
+            } else {
+                if refused.is_none() {
+                    let offset = candidate.span.start;
+                    let changes = r.repairs.into_iter().filter(|r| !r.kind.is_extraction());
+                    refused = Some(
+                        changes
+                            .map(|r| {
+                                Warning::Repair(Repair {
+                                    at: r.at + offset,
+                                    ..r
+                                })
+                            })
+                            .collect(),
+                    );
+                }
+                Err(RepairError::NotFound {
                     len: candidate.text.len(),
                 })
-        };
+            }
+        });
         let Repaired {
             value,
             repairs,
@@ -747,9 +821,10 @@ fn best_candidate<G: Target>(
                 })
             }
         }
-        None => match too_deep {
-            Some(e) => Err(ParseError::TooDeep(e)),
-            None => return Read::NoJson(warnings),
+        None => match (too_deep, refused) {
+            (Some(e), _) => Err(ParseError::TooDeep(e)),
+            (None, Some(warnings)) => Err(ParseError::NotExact { warnings }),
+            (None, None) => return Read::NoJson(warnings),
         },
     };
     Read::Done(result)

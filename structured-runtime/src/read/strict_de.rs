@@ -65,6 +65,91 @@ pub(crate) fn from_value<T: DeserializeOwned>(
     })
 }
 
+/// A `serde_json::Value` from `json`, refusing what `serde_json` would resolve without a word:
+/// a key given twice in one object (serde_json keeps the last). The path is the duplicated
+/// key's. Numbers are `serde_json`'s; [`crate::read::number::all_plain`] tells when they are
+/// read as written.
+pub(crate) fn value_from_str(json: &str) -> Result<serde_json::Value, StrictDeError> {
+    let track = Track::default();
+    let mut de = serde_json::Deserializer::from_str(json);
+    let result = UniqueKeys { track: &track }
+        .deserialize(&mut de)
+        .and_then(|v| {
+            de.end()?;
+            Ok(v)
+        });
+    result.map_err(|error| StrictDeError {
+        path: track.pointer(),
+        error,
+    })
+}
+
+/// Builds a `Value` as `serde_json` does, with every object's keys checked for repeats.
+#[derive(Clone, Copy)]
+struct UniqueKeys<'t> {
+    track: &'t Track,
+}
+
+impl<'de> DeserializeSeed<'de> for UniqueKeys<'_> {
+    type Value = serde_json::Value;
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for UniqueKeys<'_> {
+    type Value = serde_json::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Self::Value, E> {
+        Ok(b.into())
+    }
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Self::Value, E> {
+        Ok(n.into())
+    }
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Self::Value, E> {
+        Ok(n.into())
+    }
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Self::Value, E> {
+        Ok(serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, Into::into))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(s.into())
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
+        Ok(s.into())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+        Ok(serde_json::Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+        let mut items = Vec::new();
+        while let Some(item) = seq.next_element_seed(self).inspect_err(|_| {
+            self.track.push(Seg::Index(items.len()));
+        })? {
+            items.push(item);
+        }
+        Ok(serde_json::Value::Array(items))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+        let mut out = serde_json::Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let value = map.next_value_seed(self).inspect_err(|_| {
+                self.track.push(Seg::Key(key.clone()));
+            })?;
+            if out.contains_key(&key) {
+                let message = format!("the key {key:?} is given twice");
+                self.track.push(Seg::Key(key));
+                return Err(de::Error::custom(message));
+            }
+            out.insert(key, value);
+        }
+        Ok(serde_json::Value::Object(out))
+    }
+}
+
 enum Seg {
     Key(String),
     Index(usize),
@@ -620,6 +705,18 @@ mod tests {
             assert_eq!(from_value.path, e.path, "{json}");
         }
         (e.path.as_str().to_owned(), e.error.to_string())
+    }
+
+    #[test]
+    fn a_value_with_a_repeated_key_is_refused_at_the_key() {
+        let ok = r#"{"a": [1, {"b": 2.5}], "c": null}"#;
+        assert_eq!(
+            value_from_str(ok).unwrap(),
+            serde_json::from_str::<serde_json::Value>(ok).unwrap()
+        );
+        let e = value_from_str(r#"{"a": [1, {"b": 1, "b": 2}]}"#).unwrap_err();
+        assert_eq!(e.path.as_str(), "/a/1/b");
+        assert!(e.error.to_string().contains("given twice"), "{}", e.error);
     }
 
     #[test]

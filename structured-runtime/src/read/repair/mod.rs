@@ -24,7 +24,7 @@ mod parser;
 mod report;
 mod string;
 
-pub use report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH};
+pub use report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH, MAX_FOUND};
 
 /// Reads a JSON value out of `text`, repairing what it must.
 ///
@@ -34,6 +34,21 @@ pub use report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH};
 /// [`RepairError::NotFound`], so a caller can fall back to reading prose. Never panics.
 pub fn repair(text: &str) -> Result<Repaired, RepairError> {
     parser::Parser::new(text).document()
+}
+
+/// The first number in `json` that no number value holds as written (rounded, or out of
+/// range), when there is one: for readers of JSON that is otherwise exact. Numbers that pass
+/// [`crate::read::number::all_plain`] (nearly all) cost one scan.
+pub(crate) fn inexact_number(json: &str) -> Option<Repair> {
+    if crate::read::number::all_plain(json) {
+        return None;
+    }
+    repair(json).ok()?.repairs.into_iter().find(|r| {
+        matches!(
+            r.kind,
+            RepairKind::NumberRounded | RepairKind::NumberOutOfRange
+        )
+    })
 }
 
 /// Repairs the JSON in a model's whole answer, without a schema: the whole text and each fenced

@@ -4,7 +4,7 @@
 use serde_json::{Map, Number, Value};
 
 use super::lex::{continues_token, is_word_byte, Quote};
-use super::report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH};
+use super::report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH, MAX_FOUND};
 
 /// Where a value is being read: it decides what ends an unquoted word or an unclosed string.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -51,7 +51,26 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn note_at(&mut self, kind: RepairKind, at: usize) {
-        self.repairs.push(Repair { kind, at });
+        self.repairs.push(Repair {
+            kind,
+            at,
+            found: None,
+        });
+    }
+
+    /// A repair quoting the text it read (cut to [`MAX_FOUND`] bytes).
+    pub(super) fn note_found(&mut self, kind: RepairKind, at: usize, found: &str) {
+        let end = super::lex::floor_boundary(found, MAX_FOUND);
+        let found = if end < found.len() {
+            format!("{}...", &found[..end])
+        } else {
+            found.to_owned()
+        };
+        self.repairs.push(Repair {
+            kind,
+            at,
+            found: Some(found),
+        });
     }
 
     /// The whole text: prose, then one or more values, then whatever follows.
@@ -618,7 +637,20 @@ impl<'a> Parser<'a> {
             }
             i += 1;
         }
-        let int_digits = i - int_start;
+        let mut int_digits = i - int_start;
+        let mut thousands = false;
+        if ctx == Ctx::ObjectValue && !loose {
+            if let Some(end) = self.thousands(int_start, i) {
+                for &b in &bytes[i..end] {
+                    if b.is_ascii_digit() {
+                        clean.push(b as char);
+                    }
+                }
+                int_digits += end - i;
+                i = end;
+                thousands = true;
+            }
+        }
         let mut fraction = false;
         if bytes.get(i) == Some(&b'.') && bytes.get(i + 1) != Some(&b'.') {
             fraction = true;
@@ -699,16 +731,54 @@ impl<'a> Parser<'a> {
             return Ok(self.number_like_string(ctx));
         }
         self.pos = i;
+        let written = self.text.get(start..i).unwrap_or_default();
         if cut {
             self.note_at(RepairKind::TruncatedToken, start);
+        } else if thousands {
+            self.note_found(RepairKind::ThousandsSeparator, start, written);
         } else if loose {
-            self.note_at(RepairKind::LooseNumber, start);
+            self.note_found(RepairKind::LooseNumber, start, written);
         }
         if self.pos >= bytes.len() && ctx != Ctx::Top {
             // The text stops right after the digits: the number itself may be cut.
             self.note_at(RepairKind::TruncatedToken, start);
         }
-        Ok(Some(to_number(&clean)))
+        let (value, changed) = to_number(&clean);
+        if let Some(kind) = changed {
+            self.note_found(kind, start, written);
+        }
+        Ok(Some(value))
+    }
+
+    /// `1,500` or `-2,000,000.5` as an object's value: the end of the groups when the digits
+    /// from `int_start` to `i` (one to three, no leading zero) are followed by `,ddd` groups
+    /// and then the end of the value. In an array the same text is two numbers, and stays so.
+    fn thousands(&self, int_start: usize, i: usize) -> Option<usize> {
+        let bytes = self.text.as_bytes();
+        let digits = i - int_start;
+        if !(1..=3).contains(&digits) || bytes.get(int_start) == Some(&b'0') {
+            return None;
+        }
+        let mut end = i;
+        while bytes.get(end) == Some(&b',')
+            && bytes
+                .get(end + 1..end + 4)
+                .is_some_and(|g| g.iter().all(u8::is_ascii_digit))
+            && !bytes.get(end + 4).is_some_and(u8::is_ascii_digit)
+        {
+            end += 4;
+        }
+        if end == i {
+            return None;
+        }
+        let mut after = end;
+        if bytes.get(after) == Some(&b'.') {
+            after += 1;
+            while bytes.get(after).is_some_and(u8::is_ascii_digit) {
+                after += 1;
+            }
+        }
+        matches!(self.byte(self.next_non_ws(after)), Some(b'}' | b',') | None).then_some(end)
     }
 
     /// `1/3`, `10-20`, `0789`, `2024-10-18T10:00Z`: a token that starts like a number.
@@ -853,17 +923,31 @@ fn literal(word: &str) -> Option<(Value, Option<RepairKind>)> {
     })
 }
 
-/// `clean` is a valid JSON number by construction; integers that fit stay integers.
-fn to_number(clean: &str) -> Value {
-    if let Ok(i) = clean.parse::<i64>() {
-        return Value::Number(i.into());
+/// `clean` is a valid JSON number by construction. Integers that fit stay integers (`-0` is
+/// the float `-0.0`, as `serde_json` reads it, so its sign is kept); any other number is the
+/// `f64` it spells, with a repair when that is not the same number: rounded, or out of range
+/// (kept as a string, since no number value holds it).
+fn to_number(clean: &str) -> (Value, Option<RepairKind>) {
+    if clean != "-0" {
+        if let Ok(i) = clean.parse::<i64>() {
+            return (Value::Number(i.into()), None);
+        }
+        if let Ok(u) = clean.parse::<u64>() {
+            return (Value::Number(u.into()), None);
+        }
     }
-    if let Ok(u) = clean.parse::<u64>() {
-        return Value::Number(u.into());
+    let f = clean.parse::<f64>().unwrap_or(f64::NAN);
+    match Number::from_f64(f) {
+        None => (
+            Value::String(clean.to_owned()),
+            Some(RepairKind::NumberOutOfRange),
+        ),
+        Some(n) => {
+            let changed = !crate::read::number::same_number(clean, f);
+            (
+                Value::Number(n),
+                changed.then_some(RepairKind::NumberRounded),
+            )
+        }
     }
-    clean
-        .parse::<f64>()
-        .ok()
-        .and_then(Number::from_f64)
-        .map_or(Value::Null, Value::Number)
 }

@@ -46,17 +46,26 @@ impl Repaired {
 
 /// One repair: what was fixed and where (byte offset in the text given to
 /// [`repair`](super::repair)).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Repair {
     /// What was fixed.
     pub kind: RepairKind,
     /// Byte offset where the parser made the fix.
     pub at: usize,
+    /// The text that was read, where the kind alone does not say what changed (a number read
+    /// differently, a duplicated key), cut to [`MAX_FOUND`] bytes.
+    pub found: Option<String>,
 }
+
+/// The most of the text a repair quotes.
+pub const MAX_FOUND: usize = 80;
 
 impl fmt::Display for Repair {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} (at byte {})", self.kind, self.at)
+        match &self.found {
+            Some(found) => write!(f, "{}: `{found}` (at byte {})", self.kind, self.at),
+            None => write!(f, "{} (at byte {})", self.kind, self.at),
+        }
     }
 }
 
@@ -118,6 +127,24 @@ pub enum RepairKind {
     LooseNumber,
     /// Something number-like that is not a number (`1/3`, `2024-10-18`, `0789`) became a string.
     NumberAsString,
+    /// A number written with thousands separators (`1,500` as an object's value) was read
+    /// without them.
+    ThousandsSeparator,
+    /// A number beyond the range of a 64-bit float (`1e999`) was kept as a string: no number
+    /// value holds it.
+    NumberOutOfRange,
+    /// A number with more digits than a 64-bit float holds was rounded (the text read is in
+    /// the repair).
+    NumberRounded,
+    /// `=` written where a colon belongs (`{"a" = 1}`).
+    EqualsForColon,
+    /// A string in triple quotes (`"""..."""`, Python) was read with its content.
+    TripleQuotes,
+    /// A backslash before a raw line break inside a string (a line continuation) was dropped
+    /// and the line break kept.
+    LineContinuation,
+    /// An empty object or array beside another top-level value was dropped.
+    EmptyValueDropped,
     /// A `...` placeholder was removed.
     Ellipsis,
     /// A wrapper call (`callback(...)`, `ObjectId("...")`) was replaced by its argument.
@@ -197,6 +224,13 @@ impl RepairKind {
             JsLiteral => "a JavaScript literal became null",
             LooseNumber => "normalized a loosely written number",
             NumberAsString => "kept a malformed number as a string",
+            ThousandsSeparator => "read a number without its thousands separators",
+            NumberOutOfRange => "kept a number too large for a 64-bit float as a string",
+            NumberRounded => "rounded a number to the nearest 64-bit float",
+            EqualsForColon => "read `=` as a colon",
+            TripleQuotes => "read a string in triple quotes",
+            LineContinuation => "dropped a backslash before a line break inside a string",
+            EmptyValueDropped => "dropped an empty value beside another top-level value",
             Ellipsis => "removed a `...` placeholder",
             FunctionCall => "replaced a wrapper call by its argument",
             Tuple => "read a Python tuple as an array",

@@ -1,0 +1,181 @@
+//! Numbers as written. A JSON number is decimal text of any length; a value holds an `i64`, a
+//! `u64` or an `f64`. A number is read as written when the value is that same decimal number:
+//! `0.1` is (it is the shortest decimal of its `f64`), a 30-digit integer and `1e999` are not.
+//! Everything else the reader does to a number is a repair with the text that was read.
+//!
+//! [`all_plain`] is the one pass that lets the fast path skip this: numbers of at most 15
+//! significant digits and a modest exponent are always read as written.
+
+/// Significant digits any `f64` holds exactly, whatever the exponent (`f64::DIGITS`).
+const PLAIN_DIGITS: usize = 15;
+/// A decimal exponent comfortably inside `f64`'s normal range (about 1e-308 to 1e308).
+const PLAIN_EXPONENT: i64 = 290;
+
+/// The decimal a number's text spells: its significant digits (no leading or trailing zeros)
+/// and where the point goes (`value = 0.DIGITS × 10^point`). Zero has no digits.
+struct Decimal {
+    digits: Vec<u8>,
+    point: i64,
+}
+
+/// `text` is a JSON number (an optional `-`, digits, an optional fraction and exponent).
+fn decimal(text: &str) -> Decimal {
+    let text = text.trim_start_matches(['-', '+']);
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(e) => (
+            &text[..e],
+            text[e + 1..].parse::<i64>().unwrap_or(i64::MAX / 4),
+        ),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = int.bytes().chain(frac.bytes());
+    let leading = all.clone().take_while(|&b| b == b'0').count();
+    let mut digits: Vec<u8> = all.skip(leading).collect();
+    while digits.last() == Some(&b'0') {
+        digits.pop();
+    }
+    let point = if digits.is_empty() {
+        0
+    } else {
+        exponent.saturating_add(int.len() as i64 - leading as i64)
+    };
+    Decimal { digits, point }
+}
+
+/// How many significant digits `text` (a number token) has, and its point, without
+/// allocating: what the filters need.
+fn shape(text: &str) -> (usize, i64) {
+    let text = text.trim_start_matches(['-', '+']);
+    let (mantissa, exponent) = match text.find(['e', 'E']) {
+        Some(e) => (
+            &text[..e],
+            text[e + 1..].parse::<i64>().unwrap_or(i64::MAX / 4),
+        ),
+        None => (text, 0),
+    };
+    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let all = int.bytes().chain(frac.bytes());
+    let leading = all.clone().take_while(|&b| b == b'0').count();
+    let total = int.len() + frac.len();
+    if leading == total {
+        return (0, 0);
+    }
+    let trailing = frac
+        .bytes()
+        .rev()
+        .chain(int.bytes().rev())
+        .take_while(|&b| b == b'0')
+        .count();
+    let point = exponent.saturating_add(int.len() as i64 - leading as i64);
+    (total - leading - trailing, point)
+}
+
+/// Whether `f` is exactly the number `written` spells, decimal for decimal: the shortest
+/// decimal that reads back as `f` (what `serde_json` prints) has the same digits and point.
+pub(crate) fn same_number(written: &str, f: f64) -> bool {
+    let (digits, point) = shape(written);
+    if digits <= PLAIN_DIGITS && point.abs() < PLAIN_EXPONENT {
+        return f.is_finite();
+    }
+    if !f.is_finite() {
+        return false;
+    }
+    let spelled = decimal(written);
+    let shortest = decimal(&format!("{:e}", f.abs()));
+    shortest.digits == spelled.digits && shortest.point == spelled.point
+}
+
+/// Whether every number-like token in `text` (outside double-quoted strings) has at most 15
+/// significant digits and a modest exponent, so that any JSON reader reads it as written. A
+/// filter for the fast path: `false` means "read it the careful way", not "wrong".
+pub(crate) fn all_plain(text: &str) -> bool {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while let Some(&b) = bytes.get(i) {
+        if b == b'"' {
+            i = string_end(bytes, i + 1);
+        } else if b == b'-' || b.is_ascii_digit() {
+            let start = i;
+            while bytes
+                .get(i)
+                .is_some_and(|b| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+            {
+                i += 1;
+            }
+            let token = text.get(start..i).unwrap_or("");
+            if token.bytes().any(|b| b.is_ascii_digit()) {
+                let (digits, point) = shape(token);
+                if digits > PLAIN_DIGITS || point.abs() >= PLAIN_EXPONENT {
+                    return false;
+                }
+            }
+        } else {
+            i += 1;
+        }
+    }
+    true
+}
+
+/// The index after the closing quote of the string whose content starts at `i`.
+fn string_end(bytes: &[u8], mut i: usize) -> usize {
+    while let Some(found) = memchr::memchr2(b'"', b'\\', bytes.get(i..).unwrap_or(&[])) {
+        i += found;
+        if bytes[i] == b'\\' {
+            i += 2;
+        } else {
+            return i + 1;
+        }
+    }
+    bytes.len()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_number_is_the_same_when_its_decimal_is() {
+        for (text, f) in [
+            ("0.1", 0.1),
+            ("-0", -0.0),
+            ("1e2", 100.0),
+            ("100.000", 100.0),
+            ("0.30000000000000004", 0.1 + 0.2),
+            ("123456789012345678", 123456789012345678.0),
+        ] {
+            let expect = text != "123456789012345678";
+            assert_eq!(same_number(text, f), expect, "{text}");
+        }
+        assert!(!same_number("1e999", f64::INFINITY));
+        assert!(!same_number("1e-400", 0.0));
+        assert!(!same_number(
+            "123456789012345678901234567890",
+            1.2345678901234568e29
+        ));
+    }
+
+    #[test]
+    fn shape_counts_significant_digits_and_the_point() {
+        assert_eq!(shape("0.00120"), (2, -2));
+        assert_eq!(shape("-1200"), (2, 4));
+        assert_eq!(shape("0"), (0, 0));
+        assert_eq!(shape("1.5e3"), (2, 4));
+        for t in ["0.00120", "-1200", "0", "1.5e3", "123.456e-7"] {
+            let d = decimal(t);
+            assert_eq!(shape(t), (d.digits.len(), d.point), "{t}");
+        }
+    }
+
+    #[test]
+    fn plain_numbers_pass_the_filter_and_long_ones_do_not() {
+        assert!(all_plain(
+            r#"{"a": 1.5, "b": [-2, 3e10], "c": "12345678901234567890"}"#
+        ));
+        assert!(!all_plain(r#"{"a": 12345678901234567890}"#));
+        assert!(!all_plain(r#"{"a": 1e999}"#));
+        assert!(!all_plain(r#"{"a": -1e-400}"#));
+        assert!(all_plain(r#"{"a": "\"1e999"}"#));
+        assert!(all_plain("no numbers"));
+    }
+}
