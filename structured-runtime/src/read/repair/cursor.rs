@@ -32,8 +32,19 @@ impl Parser<'_> {
 
     fn line_comment(&mut self) {
         self.note(RepairKind::Comment);
-        let rest = self.rest().as_bytes();
-        let len = rest.iter().position(|&b| b == b'\n').unwrap_or(rest.len());
+        let rest = self.rest();
+        let line = memchr::memchr(b'\n', rest.as_bytes()).unwrap_or(rest.len());
+        let last_line = rest.get(line..).is_some_and(|r| r.trim().is_empty());
+        let len = if last_line {
+            // A comment on the last line ends before the closing brackets after it
+            // (`"done": true // ok }`): they close the value, not the comment.
+            rest.get(..line)
+                .unwrap_or_default()
+                .trim_end_matches(|c: char| c.is_whitespace() || matches!(c, '}' | ']'))
+                .len()
+        } else {
+            line
+        };
         self.pos += len;
     }
 

@@ -102,8 +102,12 @@ impl<'a> Parser<'a> {
                 self.reopen_object(map)?;
             }
             values.push(value);
-            self.skip_separators();
+            let separator = self.skip_separators();
             if !self.value_starts_here() {
+                if let Some(at) = separator {
+                    // `[1, 2],`: a separator after the last value.
+                    self.note_at(RepairKind::TrailingComma, at);
+                }
                 break;
             }
         }
@@ -122,16 +126,21 @@ impl<'a> Parser<'a> {
     }
 
     /// After a top-level value: commas, semicolons and closing brackets with nothing to close.
-    fn skip_separators(&mut self) {
+    /// Returns where the last comma or semicolon was, if any.
+    fn skip_separators(&mut self) -> Option<usize> {
+        let mut separator = None;
         loop {
             self.skip_ws();
             match self.peek() {
-                Some(b',' | b';') => self.pos += 1,
+                Some(b',' | b';') => {
+                    separator = Some(self.pos);
+                    self.pos += 1;
+                }
                 Some(b'}' | b']' | b')') => {
                     self.note(RepairKind::ExtraBracket);
                     self.pos += 1;
                 }
-                _ => return,
+                _ => return separator,
             }
         }
     }
@@ -145,7 +154,8 @@ impl<'a> Parser<'a> {
                 .filter(|v| !is_empty_container(v))
                 .cloned()
                 .collect();
-            if !non_empty.is_empty() {
+            if !non_empty.is_empty() && non_empty.len() < values.len() {
+                self.note_at(RepairKind::EmptyValueDropped, 0);
                 values = non_empty;
             }
         }
@@ -368,6 +378,13 @@ impl<'a> Parser<'a> {
             self.skip_ws();
             match self.peek() {
                 Some(b':') => self.pos += 1,
+                Some(b'=') => {
+                    self.note(RepairKind::EqualsForColon);
+                    self.pos += 1;
+                    if self.peek() == Some(b'>') {
+                        self.pos += 1; // `=>`
+                    }
+                }
                 Some(b',' | b'}') if map.is_empty() && quoted => {
                     return self.set_items(key).map(Some);
                 }

@@ -64,6 +64,9 @@ impl Parser<'_> {
         ctx: Ctx,
         (quote, open_len): (Quote, usize),
     ) -> Result<String, RepairError> {
+        if let Some(content) = self.triple_quoted(quote, open_len) {
+            return Ok(content);
+        }
         if let Some(kind) = quote.repair() {
             self.note(kind);
         }
@@ -107,6 +110,23 @@ impl Parser<'_> {
                 Ok(content)
             }
         }
+    }
+
+    /// `"""text"""` or `'''text'''` (Python): the text between the triple quotes, quotes
+    /// and all, when they close on the same kind. Escapes are kept as written.
+    fn triple_quoted(&mut self, quote: Quote, open_len: usize) -> Option<String> {
+        let fence = match quote {
+            Quote::Double if open_len == 1 => "\"\"\"",
+            Quote::Single if open_len == 1 => "'''",
+            _ => return None,
+        };
+        let rest = self.rest();
+        let body = rest.strip_prefix(fence)?;
+        let end = body.find(fence)?;
+        let content = body.get(..end)?.to_owned();
+        self.note(RepairKind::TripleQuotes);
+        self.pos += fence.len() * 2 + end;
+        Some(content)
     }
 
     /// Where a string with no closing quote should end, and what kind of repair that is.
@@ -348,7 +368,10 @@ impl Parser<'_> {
                     next.is_some_and(|b| b.is_ascii_digit() || b == b']')
                         || is_literal_word(self.word_at(n))
                 };
-                if matches!(next, Some(b':' | b',' | b'}')) || next_is_quote() || value_follows() {
+                if matches!(next, Some(b':' | b',' | b'}' | b'='))
+                    || next_is_quote()
+                    || value_follows()
+                {
                     Decision::Close
                 } else if q > 0 && self.byte(q - 1) == Some(b':') {
                     Decision::CutAt(q - 1)
@@ -368,9 +391,15 @@ impl Parser<'_> {
                 Some(b'}') if inside.braces == 0 => Decision::Close,
                 Some(b']') if inside.brackets == 0 => Decision::Close,
                 Some(b',') => {
+                    // `"x",, "b": 1`: doubled commas before the next member.
+                    let mut c = n;
+                    while self.byte(c) == Some(b',') && c - n < 8 {
+                        c = self.next_non_ws(c + 1);
+                    }
                     let m = self.next_non_ws(n + 1);
                     if matches!(self.byte(m), None | Some(b'}' | b']' | b'{' | b'['))
                         || self.member_starts_at(n + 1)
+                        || (c > m && self.member_starts_at(c))
                         || self.word_then_quote(m)
                     {
                         Decision::Close
@@ -563,7 +592,11 @@ impl Parser<'_> {
             'n' => Some('\n'),
             'r' => Some('\r'),
             't' => Some('\t'),
-            '\n' => Some('\n'),
+            '\n' => {
+                // A line continuation (`\` then a raw line break): the line break is kept.
+                self.note_at(RepairKind::LineContinuation, i);
+                Some('\n')
+            }
             _ => None,
         };
         if let Some(s) = simple {
