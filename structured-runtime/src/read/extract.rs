@@ -48,6 +48,9 @@ pub fn candidates(text: &str) -> Vec<Candidate<'_>> {
     scan(text).candidates()
 }
 
+/// Other candidates listed by [`Spans::others`], at most.
+pub(crate) const MAX_OTHERS: usize = 8;
+
 /// What one pass over a text finds: its fences and its balanced spans, each list in text order.
 pub(crate) struct Spans<'a> {
     text: &'a str,
@@ -143,6 +146,41 @@ impl<'a> Spans<'a> {
                 return next;
             }
         })
+    }
+
+    /// The other places in the text that hold JSON as written, besides `chosen`: fences and
+    /// balanced spans that do not overlap it (a span inside a listed fence is not listed again),
+    /// at most [`MAX_OTHERS`] of them, and how many more there were. Empty when the whole text
+    /// was chosen. Each is checked once, so the work is linear in the text.
+    pub(crate) fn others(&self, chosen: &Range<usize>) -> (Vec<Range<usize>>, usize) {
+        let mut listed: Vec<Range<usize>> = Vec::new();
+        let mut more = 0;
+        if chosen.start == 0 && chosen.end >= self.text.trim_end().len() {
+            return (listed, more);
+        }
+        let overlaps = |a: &Range<usize>, b: &Range<usize>| a.start < b.end && b.start < a.end;
+        let fences = self.fences.iter().map(|(span, _)| span);
+        let mut fence_spans: Vec<&Range<usize>> = Vec::new();
+        for span in fences.chain(self.balanced.iter()) {
+            if overlaps(span, chosen) || fence_spans.iter().any(|f| overlaps(f, span)) {
+                continue;
+            }
+            let Some(piece) = self.text.get(span.clone()) else {
+                continue;
+            };
+            if serde_json::from_str::<serde::de::IgnoredAny>(piece.trim()).is_err() {
+                continue;
+            }
+            if self.fences.iter().any(|(f, _)| f == span) {
+                fence_spans.push(span);
+            }
+            if listed.len() < MAX_OTHERS {
+                listed.push(span.clone());
+            } else {
+                more += 1;
+            }
+        }
+        (listed, more)
     }
 
     fn whole(&self) -> Candidate<'a> {

@@ -14,7 +14,7 @@ use crate::read::from_json::{from_json, from_value};
 use crate::read::from_text::{FromTextError, TextReport, TextSource};
 use crate::read::markdown::{route, Route};
 use crate::read::number::all_plain;
-use crate::read::repair::{inexact_number, repair, Repair, RepairError, Repaired};
+use crate::read::repair::{inexact_number, repair, used_part, Repair, RepairError, Repaired};
 use crate::read::select;
 use crate::read::strict_de;
 use crate::schema::markdown::Markdown;
@@ -151,6 +151,20 @@ pub enum Warning {
         /// The property the first line went into.
         title: Option<Pointer>,
     },
+    /// The answer held no JSON: the value was read from its prose by the type's keywords and
+    /// numbers (`fields` of them found there), every other field by an excerpt or a default.
+    FromProse {
+        /// Fields read from a keyword or a number in the text.
+        fields: usize,
+    },
+    /// The value came from one place in the answer, and other places held JSON too: a choice
+    /// was made (the candidate that fits, else the latest).
+    OtherCandidates {
+        /// Byte ranges of the other candidates (at most 8).
+        others: Vec<Range<usize>>,
+        /// How many more there were.
+        more: usize,
+    },
     /// A field read from prose could not be used, and took its default.
     FromText {
         /// The field.
@@ -182,6 +196,21 @@ impl fmt::Display for Warning {
             Warning::Recovery(r) => write!(f, "recovery: {r}"),
             Warning::Truncated => f.write_str("the answer was cut off; the value is incomplete"),
             Warning::FromText { field, reason } => write!(f, "{field}: {reason}"),
+            Warning::OtherCandidates { others, more } => {
+                write!(f, "other JSON in the answer was not used: bytes")?;
+                for (i, r) in others.iter().enumerate() {
+                    let sep = if i == 0 { " " } else { ", " };
+                    write!(f, "{sep}{}..{}", r.start, r.end)?;
+                }
+                if *more > 0 {
+                    write!(f, " and {more} more")?;
+                }
+                Ok(())
+            }
+            Warning::FromProse { fields } => write!(
+                f,
+                "the answer holds no JSON: {fields} field(s) read from keywords and numbers in its prose"
+            ),
             Warning::WholeAnswer { content, title } => match title {
                 Some(title) => write!(
                     f,
@@ -569,6 +598,7 @@ fn read_text<G: Target>(
     // for the target. Refusals are not explained here (that is what costs), only counted out.
     if let Some((value, candidate)) = last_exact(&spans, |json| target.exact(json)) {
         warnings.push(extracted(&candidate));
+        push_others(&mut warnings, &spans, &candidate.span);
         return Read::Done(Ok(done(value, Provenance::Extracted, &candidate, warnings)));
     }
     if let Some(span) = spans.only_span().filter(|_| target.object_root()) {
@@ -579,7 +609,19 @@ fn read_text<G: Target>(
             return Read::Done(Ok(parsed));
         }
     }
-    best_candidate(target, &spans.candidates(), options, warnings)
+    let mut read = best_candidate(target, &spans.candidates(), options, warnings);
+    if let Read::Done(Ok(parsed)) = &mut read {
+        push_others(&mut parsed.warnings, &spans, &parsed.span);
+    }
+    read
+}
+
+/// The warning that other candidates held JSON, when they did.
+fn push_others(warnings: &mut Vec<Warning>, spans: &Spans<'_>, chosen: &Range<usize>) {
+    let (others, more) = spans.others(chosen);
+    if !others.is_empty() {
+        warnings.push(Warning::OtherCandidates { others, more });
+    }
 }
 
 /// A value the provider sent already parsed: taken as it is when it fits (read where it is, not
@@ -796,11 +838,14 @@ fn best_candidate<G: Target>(
                     warnings = all.len(),
                     "structured output read from the answer"
                 );
+                // The value's own part of the candidate: up to any text ignored after it.
+                let start = attempt.candidate.span.start;
+                let used = used_part(&attempt.repairs, 0..attempt.candidate.text.len());
                 Ok(Parsed {
                     value,
                     provenance: attempt.provenance(),
                     truncated: attempt.truncated,
-                    span: attempt.candidate.span.clone(),
+                    span: start + used.start..start + used.end,
                     warnings: all,
                     text_report: None,
                 })
@@ -920,6 +965,18 @@ fn prose<T: StructuredOutput>(
         // No keyword or number found: an excerpt and defaults are not a reading of the answer.
         return Err(not_found(None));
     }
+    let fields = read
+        .report
+        .fields()
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.source,
+                TextSource::Keyword { .. } | TextSource::Number { .. }
+            )
+        })
+        .count();
+    warnings.push(Warning::FromProse { fields });
     for field in read.report.fields() {
         if let TextSource::Default { reason } = &field.source {
             warnings.push(Warning::FromText {

@@ -54,11 +54,14 @@ pub(crate) fn inexact_number(json: &str) -> Option<Repair> {
 /// Repairs the JSON in a model's whole answer, without a schema: the whole text and each fenced
 /// block are repaired, and the one with the fewest repairs wins (ties go to the later one: a
 /// fenced block over the text around it, the last of several blocks, since a model's final
-/// answer comes after its drafts). Repair offsets are in `text`. This is what `structured
-/// repair` prints; with a schema, [`crate::parse_response`] also weighs balanced `{...}` spans
-/// by how well they fit.
+/// answer comes after its drafts). Several values in the text are collected into an array, as
+/// the common repairers read them. Other places that held JSON and were not used (another
+/// fence, an object in the text after the value) are listed as [`RepairKind::OtherCandidate`].
+/// Repair offsets are in `text`. This is what `structured repair` prints; with a schema,
+/// [`crate::parse_response`] also weighs balanced `{...}` spans by how well they fit.
 pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
-    let candidates = crate::read::extract::scan(text).whole_and_fences();
+    let spans = crate::read::extract::scan(text);
+    let candidates = spans.whole_and_fences();
     let mut failure = RepairError::NotFound { len: text.len() };
     // A tie keeps the later candidate, and one with no repair at all ends the search, so a
     // clean fence at the end of a long answer never pays for repairing the prose before it.
@@ -68,7 +71,7 @@ pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
                 for fix in &mut r.repairs {
                     fix.at += candidate.span.start;
                 }
-                Some((r.cost(), r))
+                Some((r.cost(), (r, candidate.span.clone())))
             }
             Err(e) => {
                 if matches!(e, RepairError::TooDeep { .. }) {
@@ -77,7 +80,44 @@ pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
                 None
             }
         });
-    best.map(|(_, r)| r).ok_or(failure)
+    let (mut r, span) = best.map(|(_, r)| r).ok_or(failure)?;
+    let used = used_part(&r.repairs, span);
+    others(&mut r, &spans, &used);
+    Ok(r)
+}
+
+/// The part of a candidate its value was read from: up to the text it ignored after the value.
+pub(crate) fn used_part(
+    repairs: &[Repair],
+    span: std::ops::Range<usize>,
+) -> std::ops::Range<usize> {
+    match repairs.iter().find(|r| r.kind == RepairKind::TrailingText) {
+        Some(r) if (span.start..span.end).contains(&r.at) => span.start..r.at,
+        _ => span,
+    }
+}
+
+/// Notes each other candidate that held JSON, besides the one at `chosen`.
+fn others(
+    r: &mut Repaired,
+    spans: &crate::read::extract::Spans<'_>,
+    chosen: &std::ops::Range<usize>,
+) {
+    let (others, more) = spans.others(chosen);
+    for span in others {
+        r.repairs.push(Repair {
+            kind: RepairKind::OtherCandidate,
+            at: span.start,
+            found: Some(format!("bytes {}..{}", span.start, span.end)),
+        });
+    }
+    if more > 0 {
+        r.repairs.push(Repair {
+            kind: RepairKind::OtherCandidate,
+            at: chosen.start,
+            found: Some(format!("and {more} more")),
+        });
+    }
 }
 
 #[cfg(test)]

@@ -145,6 +145,8 @@ pub enum RepairKind {
     LineContinuation,
     /// An empty object or array beside another top-level value was dropped.
     EmptyValueDropped,
+    /// Another place in the answer held JSON too, and was not used.
+    OtherCandidate,
     /// A `...` placeholder was removed.
     Ellipsis,
     /// A wrapper call (`callback(...)`, `ObjectId("...")`) was replaced by its argument.
@@ -182,7 +184,10 @@ impl RepairKind {
     pub fn is_extraction(self) -> bool {
         matches!(
             self,
-            RepairKind::LeadingText | RepairKind::TrailingText | RepairKind::FenceMarker
+            RepairKind::LeadingText
+                | RepairKind::TrailingText
+                | RepairKind::FenceMarker
+                | RepairKind::OtherCandidate
         )
     }
 
@@ -231,6 +236,7 @@ impl RepairKind {
             TripleQuotes => "read a string in triple quotes",
             LineContinuation => "dropped a backslash before a line break inside a string",
             EmptyValueDropped => "dropped an empty value beside another top-level value",
+            OtherCandidate => "other JSON in the answer was not used",
             Ellipsis => "removed a `...` placeholder",
             FunctionCall => "replaced a wrapper call by its argument",
             Tuple => "read a Python tuple as an array",
