@@ -81,6 +81,17 @@ pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
             }
         });
     let (mut r, span) = best.map(|(_, r)| r).ok_or(failure)?;
+    if span.start > 0 {
+        // A fenced block was chosen: the text around it was dropped.
+        r.repairs.insert(
+            0,
+            Repair {
+                kind: RepairKind::FenceMarker,
+                at: span.start,
+                found: None,
+            },
+        );
+    }
     let used = used_part(&r.repairs, span);
     others(&mut r, &spans, &used);
     Ok(r)
