@@ -29,6 +29,11 @@ fuzz_target!(|data: &[u8]| {
         let schema = HeartbeatDecision::schema();
         if let Ok(parsed) = parse_value(text, schema, &options) {
             holds(&parsed, text, &options);
+            // Clean means the answer as written is exactly the value.
+            if parsed.provenance == Provenance::Clean {
+                let written = serde_json::from_str::<serde_json::Value>(text);
+                assert_eq!(written.ok().as_ref(), Some(&parsed.value));
+            }
         }
         // The same text as a value a provider sent already parsed (a tool call's arguments).
         if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
@@ -59,6 +64,11 @@ fn check<T: StructuredOutput>(text: &str, mode: StructuredOutputMode, options: &
 
 fn holds<T>(parsed: &Parsed<T>, text: &str, options: &ParseOptions) {
     assert!(parsed.span.start <= parsed.span.end && parsed.span.end <= text.len());
+    // Exact options return only the answer as written.
+    assert!(!options.exact || parsed.provenance == Provenance::Clean);
+    if parsed.provenance == Provenance::Clean && !text.is_empty() {
+        assert!(serde_json::from_str::<serde_json::Value>(text).is_ok());
+    }
     if parsed.provenance == Provenance::Clean {
         assert!(parsed.warnings.is_empty() && !parsed.truncated);
     } else {

@@ -16,6 +16,11 @@ fuzz_target!(|data: &[u8]| {
             // A truncation is always recorded as one.
             assert_eq!(fixed.truncated, fixed.repairs.iter().any(|r| r.kind.is_truncation()));
             assert!(fixed.repairs.iter().all(|r| r.at <= text.len()));
+            // No repair at all: the text as written is the value.
+            if fixed.is_clean() {
+                let written = serde_json::from_str::<serde_json::Value>(text);
+                assert_eq!(written.ok().as_ref(), Some(&fixed.value), "{text:?}");
+            }
         }
     }
 });
