@@ -56,6 +56,22 @@ fn linear(c: &mut Criterion) {
         );
     }
     group.finish();
+    // Shapes that once made repair quadratic: a stray word before a quoted string, repeated.
+    let mut group = c.benchmark_group("stray_word_scaling");
+    group.sample_size(10);
+    for size in [10_000, 100_000, 1_000_000] {
+        for (name, unit) in [
+            ("word_quote", "{a \"x\" junk }, "),
+            ("label", "{label \"High\" risk}, "),
+        ] {
+            let text = format!("[{}]", unit.repeat(size / unit.len()));
+            group.throughput(Throughput::Bytes(text.len() as u64));
+            group.bench_with_input(BenchmarkId::new(name, size), &text, |b, text| {
+                b.iter(|| repair_text(black_box(text)).is_ok())
+            });
+        }
+    }
+    group.finish();
 }
 
 fn versus_jsonrepair_rs(c: &mut Criterion) {

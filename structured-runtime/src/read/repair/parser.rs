@@ -483,8 +483,8 @@ impl<'a> Parser<'a> {
             return Ok(None);
         };
         self.skip_ws();
-        if Quote::open(self.rest()).is_some() {
-            // Either `{a "b"}` (missing colon) or `{COMMENT "key": v}` (a stray word).
+        if self.quoted_key_follows() {
+            // `{COMMENT "key": v}`: a stray word before the key. (`{a "b"}` is a missing colon.)
             let save = (self.pos, self.repairs.len());
             let next = self.string(Ctx::Key)?;
             if self.byte(self.next_non_ws(self.pos)) == Some(b':') {
@@ -495,6 +495,29 @@ impl<'a> Parser<'a> {
             self.repairs.truncate(save.1);
         }
         Ok(Some((word, false)))
+    }
+
+    /// Whether a short quoted word and then `:` come next (`"key":`), judged within a bounded
+    /// window, so a stray word before every quote in a long text costs no more than the window.
+    fn quoted_key_follows(&self) -> bool {
+        let Some((_, open)) = Quote::open(self.rest()) else {
+            return false;
+        };
+        let start = self.pos + open;
+        let rest = self.text.get(start..).unwrap_or_default();
+        let window = rest
+            .get(..super::lex::floor_boundary(rest, 256))
+            .unwrap_or_default();
+        match window
+            .char_indices()
+            .find(|&(_, c)| super::lex::is_quote_char(c))
+        {
+            Some((at, c)) => {
+                let after = start + at + c.len_utf8();
+                self.byte(self.next_non_ws(after)) == Some(b':')
+            }
+            None => false,
+        }
     }
 
     /// `{"a", "b"}` after its first item: the rest of the items, up to `}`.
