@@ -201,3 +201,52 @@ fn shared_definitions_cost_linear_work_or_a_size_error() {
         assert!(err.to_string().contains("schema nodes"), "{err}");
     }
 }
+
+/// Definitions nested in definitions, each used twice with sibling keywords: inlining doubles at
+/// every level. Every target's result stays within the node budget (plus the schema itself).
+#[test]
+fn nested_shared_definitions_cannot_make_a_lowering_explode() {
+    use structured_runtime::provider::dialect::{lower, SchemaTarget, MAX_NODES};
+    let n = 14;
+    let mut inner = serde_json::json!({"type": "string"});
+    for i in (0..n).rev() {
+        let path: String = (0..=i).map(|j| format!("/$defs/d{j}")).collect();
+        let leaf = i + 1 == n;
+        let field = if leaf {
+            serde_json::json!({"type": "string"})
+        } else {
+            serde_json::json!({"$ref": format!("#{path}/$defs/d{}", i + 1), "description": "x"})
+        };
+        let mut def = serde_json::json!({"type": "object", "properties": {"a": field.clone(), "b": field},
+            "required": ["a", "b"], "additionalProperties": false});
+        if !leaf {
+            def["$defs"] = serde_json::json!({format!("d{}", i + 1): inner});
+        }
+        inner = def;
+    }
+    let schema = serde_json::json!({"type": "object",
+        "properties": {"root": {"$ref": "#/$defs/d0", "description": "r"}},
+        "required": ["root"], "additionalProperties": false, "$defs": {"d0": inner}});
+    fn nodes(v: &serde_json::Value) -> usize {
+        1 + match v {
+            serde_json::Value::Object(m) => m.values().map(nodes).sum(),
+            serde_json::Value::Array(a) => a.iter().map(nodes).sum(),
+            _ => 0,
+        }
+    }
+    for target in [
+        SchemaTarget::OpenAiStrict,
+        SchemaTarget::Anthropic,
+        SchemaTarget::GeminiResponseSchema,
+        SchemaTarget::GeminiJsonSchema,
+        SchemaTarget::LlamaCpp,
+    ] {
+        if let Ok(out) = lower(&schema, target) {
+            assert!(
+                nodes(&out) <= 2 * MAX_NODES + nodes(&schema),
+                "{target:?}: {} nodes",
+                nodes(&out)
+            );
+        }
+    }
+}

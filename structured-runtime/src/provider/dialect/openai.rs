@@ -25,8 +25,9 @@ pub(super) fn lower(run: &mut Run, schema: &Value) -> Value {
 /// inlined. It rejects nothing; [`lower`](super::lower) to
 /// [`SchemaTarget::OpenAiStrict`](super::SchemaTarget::OpenAiStrict) then checks the result.
 ///
-/// At most [`MAX_NODES`] nodes are rewritten: a `$ref` with siblings met after that is left as it
-/// is (and strict mode then reports it), so shared definitions cannot make the work exponential.
+/// At most [`MAX_NODES`] nodes are rewritten or copied (an inlined definition costs its size): a
+/// `$ref` with siblings met after that is left as it is (and strict mode then reports it), so
+/// shared definitions cannot make the work or the result exponential.
 pub fn to_strict_json_schema(schema: &Value) -> Value {
     let mut out = schema.clone();
     let mut budget = MAX_NODES;
@@ -80,7 +81,11 @@ fn strictify(node: &mut Value, root: Node<'_>, depth: usize, budget: &mut usize)
     }
     if map.len() > 1 && *budget > 0 {
         if let Some(Value::String(reference)) = map.get("$ref").cloned() {
-            if let Some(Value::Object(target)) = root.lookup(&reference).ok().map(Node::value) {
+            let target = root.lookup(&reference).ok().map(Node::value);
+            // A copy is paid for by its size, so inlining cannot write more than the budget.
+            let affordable = target.and_then(|t| nodes_within(t, *budget));
+            if let (Some(Value::Object(target)), Some(cost)) = (target, affordable) {
+                *budget -= cost;
                 let mut merged: Map<String, Value> = target.clone();
                 map.remove("$ref");
                 merged.extend(std::mem::take(map));
@@ -89,6 +94,24 @@ fn strictify(node: &mut Value, root: Node<'_>, depth: usize, budget: &mut usize)
             }
         }
     }
+}
+
+/// How many values `value` holds (itself included), when that is at most `limit`.
+fn nodes_within(value: &Value, limit: usize) -> Option<usize> {
+    let mut count = 0usize;
+    let mut stack = vec![value];
+    while let Some(v) = stack.pop() {
+        count += 1;
+        if count > limit {
+            return None;
+        }
+        match v {
+            Value::Object(m) => stack.extend(m.values()),
+            Value::Array(a) => stack.extend(a.iter()),
+            _ => {}
+        }
+    }
+    Some(count)
 }
 
 /// `oneOf` read as `anyOf` (what both OpenAI's and Anthropic's SDKs do: the model cannot be
