@@ -168,6 +168,20 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
     }
 }
 
+/// Lines printed per kind of report at most; the rest are counted.
+const MAX_REPORT_LINES: usize = 50;
+
+/// One stderr line per item, `kind: item`, at most [`MAX_REPORT_LINES`], then how many more.
+fn report<T: std::fmt::Display>(kind: &str, items: &[T]) {
+    let mut err = std::io::stderr().lock();
+    for item in items.iter().take(MAX_REPORT_LINES) {
+        let _ = writeln!(err, "{kind}: {item}");
+    }
+    if items.len() > MAX_REPORT_LINES {
+        let _ = writeln!(err, "{kind}: and {} more", items.len() - MAX_REPORT_LINES);
+    }
+}
+
 fn print_value(value: &Value, pretty: bool) {
     let text = if pretty {
         serde_json::to_string_pretty(value)
@@ -181,9 +195,7 @@ fn print_value(value: &Value, pretty: bool) {
 fn repair(input: &str, args: &Args) -> u8 {
     match repair_text(input) {
         Ok(fixed) => {
-            for fix in &fixed.repairs {
-                eprintln!("warning: {fix}");
-            }
+            report("warning", &fixed.repairs);
             if fixed.truncated {
                 eprintln!("warning: the answer was cut off; the value was closed where it stopped");
             }
@@ -225,9 +237,7 @@ fn check(input: &str, args: &Args) -> u8 {
     // included, and nothing is checked here a second time.
     match parse_value(input, &schema, &options) {
         Ok(parsed) => {
-            for warning in &parsed.warnings {
-                eprintln!("warning: {warning}");
-            }
+            report("warning", &parsed.warnings);
             if parsed.provenance != Provenance::Clean {
                 eprintln!("note: value {:?}", parsed.provenance);
             }
@@ -235,9 +245,7 @@ fn check(input: &str, args: &Args) -> u8 {
             printed(parsed.provenance)
         }
         Err(ParseError::NotExact { warnings }) => {
-            for warning in &warnings {
-                eprintln!("refused: {warning}");
-            }
+            report("refused", &warnings);
             eprintln!("error: --strict takes the answer only as written");
             NOT_EXACT
         }
@@ -246,12 +254,8 @@ fn check(input: &str, args: &Args) -> u8 {
             warnings,
             ..
         }) => {
-            for warning in &warnings {
-                eprintln!("warning: {warning}");
-            }
-            for v in violations.as_slice() {
-                eprintln!("invalid: {v}");
-            }
+            report("warning", &warnings);
+            report("invalid", violations.as_slice());
             INVALID
         }
         Err(e @ ParseError::Truncated { .. }) => {

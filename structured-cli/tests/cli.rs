@@ -224,3 +224,13 @@ fn usage_errors_say_what_is_wrong() {
     assert_eq!(code, 66);
     assert!(err.contains("cannot read the schema"), "{err}");
 }
+
+#[test]
+fn stderr_reports_are_capped() {
+    let answer = format!("[{}]", "{a \"x\" junk }, ".repeat(2000));
+    let (code, out, err) = run(&["repair"], &answer);
+    assert_eq!(code, 6);
+    assert!(!out.is_empty());
+    assert!(err.lines().count() <= 51, "{} lines", err.lines().count());
+    assert!(err.lines().last().unwrap().contains("more"), "{err}");
+}

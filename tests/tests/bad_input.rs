@@ -150,3 +150,85 @@ fn numbers_beyond_the_rust_type_are_refused() {
         ]
     );
 }
+
+/// Reports are bounded by what they say, not by what the input holds: a long enum and a long
+/// list of declared properties are named by their first few, every text is cut to a few hundred
+/// bytes, a report prints at most 20 violations, and a check lists at most 1,000.
+#[test]
+fn error_reports_are_capped_in_count_and_size() {
+    use serde_json::json;
+    use structured_runtime::schema::{MAX_VIOLATIONS, MAX_VIOLATION_TEXT, SHOWN_VIOLATIONS};
+    use structured_runtime::{parse_value, ParseError, ParseOptions, ResponseSchema};
+
+    let values: Vec<String> = (0..20_000).map(|i| format!("value-{i}")).collect();
+    let schema = ResponseSchema::new(
+        "e",
+        json!({"type": "object", "properties": {"xs": {"type": "array", "items": {"enum": values}}}}),
+    )
+    .unwrap();
+    let answer = json!({"xs": vec!["nope"; 200]}).to_string();
+    let Err(ParseError::Invalid { violations, .. }) =
+        parse_value(&answer, &schema, &ParseOptions::strict())
+    else {
+        panic!("refused")
+    };
+    assert_eq!(violations.len(), 200);
+    for v in violations.iter() {
+        assert!(
+            v.expected.len() <= MAX_VIOLATION_TEXT + 40,
+            "{}",
+            v.expected.len()
+        );
+        assert!(v.expected.contains("(and 19990 more)"), "{}", v.expected);
+    }
+    let shown = violations.to_string();
+    assert_eq!(shown.lines().count(), 1 + SHOWN_VIOLATIONS + 1, "{shown}");
+    assert!(shown.ends_with("and 180 more"), "{shown}");
+
+    // 10,000 declared and 10,000 unknown keys: each report names ten declared keys, and the
+    // list stops at the cap.
+    let props: serde_json::Map<String, serde_json::Value> = (0..10_000)
+        .map(|i| (format!("k{i}"), json!({"type": "integer"})))
+        .collect();
+    let schema = ResponseSchema::new(
+        "k",
+        json!({"type": "object", "properties": props, "additionalProperties": false}),
+    )
+    .unwrap();
+    let answer: serde_json::Map<String, serde_json::Value> =
+        (0..10_000).map(|i| (format!("u{i}"), json!(i))).collect();
+    let answer = serde_json::Value::Object(answer).to_string();
+    let Err(ParseError::Invalid { violations, .. }) =
+        parse_value(&answer, &schema, &ParseOptions::strict())
+    else {
+        panic!("refused")
+    };
+    assert!(
+        violations.len() <= MAX_VIOLATIONS + 200,
+        "{}",
+        violations.len()
+    );
+    assert!(
+        violations[0].expected.contains("and 9990 more"),
+        "{}",
+        violations[0].expected
+    );
+    assert!(violations.to_string().starts_with("at least"));
+    // Coercion drops them, each with its warning, and the value is the empty object.
+    let parsed = parse_value(&answer, &schema, &ParseOptions::default()).unwrap();
+    assert_eq!(parsed.value, json!({}));
+    assert_eq!(parsed.warnings.len(), 10_000);
+}
+
+/// A text of a million empty objects is not a million values: at most 4,096 are collected, and
+/// the rest is reported as text ignored.
+#[test]
+fn top_level_values_are_collected_up_to_a_bound() {
+    use structured_runtime::read::repair::{repair, RepairKind};
+    let fixed = repair(&"{}".repeat(1 << 20)).unwrap();
+    assert_eq!(fixed.value.as_array().map(Vec::len), Some(4096));
+    assert!(fixed
+        .repairs
+        .iter()
+        .any(|r| r.kind == RepairKind::TrailingText));
+}

@@ -367,26 +367,30 @@ impl Coerce<'_> {
             self.rename_keys(node, map, path);
         }
         if node.closed() && self.policy.drop_unknown_keys {
-            let unknown: Vec<String> = map
-                .keys()
-                .filter(|k| node.property(k).is_none())
-                .cloned()
-                .collect();
-            for key in unknown {
-                if let Some(old) = map.shift_remove(&key) {
-                    self.push(
-                        RecoveryKind::DroppedUnknownKey,
-                        path.key(&key).to_pointer(),
-                        &old,
-                    );
+            // One pass, in order: removing keys one by one would shift the map each time.
+            let mut dropped = Vec::new();
+            map.retain(|key, value| {
+                let keep = node.property(key).is_some();
+                if !keep {
+                    dropped.push((key.clone(), std::mem::take(value)));
                 }
+                keep
+            });
+            for (key, old) in dropped {
+                self.push(
+                    RecoveryKind::DroppedUnknownKey,
+                    path.key(&key).to_pointer(),
+                    &old,
+                );
             }
         }
+        // Looked up once per object, not once per missing property.
+        let required: std::collections::HashSet<&str> = node.required().collect();
         for (key, prop) in node.properties() {
             let child = path.key(key);
             match map.get_mut(key) {
                 Some(v) => self.node(prop, v, &child),
-                None if node.is_required(key) => {
+                None if required.contains(key) => {
                     if prop.allows_null() && self.policy.fill_optional_null {
                         self.push(RecoveryKind::FilledNull, child.to_pointer(), &Value::Null);
                         map.insert(key.to_owned(), Value::Null);
@@ -416,25 +420,45 @@ impl Coerce<'_> {
 
     /// Keys that match a declared property only ignoring case are renamed to it.
     fn rename_keys(&mut self, node: Node<'_>, map: &mut Map<String, Value>, path: &Path<'_>) {
-        let renames: Vec<(String, String)> = map
+        if map.keys().all(|k| node.property(k).is_some()) {
+            return;
+        }
+        // Each declared name by its lowercase form, once; `None` where two names share it.
+        let mut folded: std::collections::HashMap<String, Option<&str>> =
+            std::collections::HashMap::new();
+        for (p, _) in node.properties() {
+            folded
+                .entry(p.to_ascii_lowercase())
+                .and_modify(|hit| *hit = None)
+                .or_insert(Some(p));
+        }
+        // Rebuilt in one pass, each renamed key where it was. A second key folding to a name
+        // already taken keeps its own name (and is dropped as unknown, with its warning).
+        let exact: std::collections::HashSet<String> = map
             .keys()
-            .filter(|k| node.property(k).is_none())
-            .filter_map(|k| {
-                let mut hits = node.properties().filter(|(p, _)| p.eq_ignore_ascii_case(k));
-                match (hits.next(), hits.next()) {
-                    (Some((p, _)), None) if !map.contains_key(p) => Some((k.clone(), p.to_owned())),
-                    _ => None,
-                }
-            })
+            .filter(|k| node.property(k).is_some())
+            .cloned()
             .collect();
-        for (from, to) in renames {
-            if let Some(v) = map.shift_remove(&from) {
-                self.push(
-                    RecoveryKind::RenamedKey,
-                    path.key(&from).to_pointer(),
-                    &Value::String(from.clone()),
-                );
-                map.insert(to, v);
+        let old = std::mem::take(map);
+        for (key, value) in old {
+            let target = match folded.get(&key.to_ascii_lowercase()) {
+                Some(Some(p)) if node.property(&key).is_none() && !map.contains_key(*p) => {
+                    Some((*p).to_owned())
+                }
+                _ => None,
+            };
+            match target {
+                Some(to) if !exact.contains(&to) => {
+                    self.push(
+                        RecoveryKind::RenamedKey,
+                        path.key(&key).to_pointer(),
+                        &Value::String(key.clone()),
+                    );
+                    map.insert(to, value);
+                }
+                _ => {
+                    map.insert(key, value);
+                }
             }
         }
     }
@@ -683,6 +707,32 @@ mod tests {
             RecoveryKind::DefaultForMissing,
         ];
         assert_eq!(r, expected, "in property order: s, n, o");
+    }
+
+    #[test]
+    fn a_second_key_folding_to_a_taken_name_is_not_merged_silently() {
+        let schema = json!({"type": "object", "properties": {"name": {"type": "integer"}},
+            "required": ["name"], "additionalProperties": false});
+        // The exact key wins; the other is dropped with its warning, wherever it stands.
+        for mut value in [json!({"NAME": 1, "name": 2}), json!({"name": 2, "NAME": 1})] {
+            let out = coerce(
+                &mut value,
+                &schema_of(schema.clone()),
+                &CoercePolicy::default(),
+            );
+            assert_eq!(value, json!({"name": 2}));
+            let kinds: Vec<RecoveryKind> = out.iter().map(|r| r.kind).collect();
+            assert_eq!(kinds, [RecoveryKind::DroppedUnknownKey]);
+        }
+        // Two that fold: the first is renamed, in place; the second is dropped, said.
+        let mut value = json!({"Name": 1, "NAME": 3});
+        let out = coerce(&mut value, &schema_of(schema), &CoercePolicy::default());
+        assert_eq!(value, json!({"name": 1}));
+        let kinds: Vec<RecoveryKind> = out.iter().map(|r| r.kind).collect();
+        assert_eq!(
+            kinds,
+            [RecoveryKind::RenamedKey, RecoveryKind::DroppedUnknownKey]
+        );
     }
 
     #[test]

@@ -23,4 +23,6 @@ pub use pointer::{Path, Pointer, PointerError, Segment};
 pub use response::{is_valid_name, ResponseSchema};
 pub use strict::{limits as strict_limits, StrictReport, StrictRule, StrictViolation};
 pub use types::{EnumTarget, RangeTarget, SchemaGen, SchemaType};
-pub use validate::{Rule, Validate, Violation, Violations};
+pub use validate::{
+    Rule, Validate, Violation, Violations, MAX_VIOLATIONS, MAX_VIOLATION_TEXT, SHOWN_VIOLATIONS,
+};

@@ -179,15 +179,43 @@ impl<'a> IntoIterator for &'a Violations {
     }
 }
 
+/// Violations a report prints at most; the rest are counted ("and N more").
+pub const SHOWN_VIOLATIONS: usize = 20;
+
+/// Violations a check lists at most; past it a report says that more were not listed.
+pub const MAX_VIOLATIONS: usize = 1_000;
+
+/// Longest `expected` or `found` text a violation keeps, in bytes.
+pub const MAX_VIOLATION_TEXT: usize = 300;
+
 impl fmt::Display for Violations {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let n = self.0.len();
-        write!(f, "{n} violation{}", if n == 1 { "" } else { "s" })?;
-        for v in &self.0 {
+        let more = if n >= MAX_VIOLATIONS { "at least " } else { "" };
+        write!(f, "{more}{n} violation{}", if n == 1 { "" } else { "s" })?;
+        for v in self.0.iter().take(SHOWN_VIOLATIONS) {
             write!(f, "\n  {v}")?;
+        }
+        if n > SHOWN_VIOLATIONS {
+            write!(f, "\n  and {} more", n - SHOWN_VIOLATIONS)?;
         }
         Ok(())
     }
+}
+
+/// `text` cut to [`MAX_VIOLATION_TEXT`] bytes at a character boundary, saying how much was cut.
+pub(crate) fn capped(mut text: String) -> String {
+    if text.len() <= MAX_VIOLATION_TEXT {
+        return text;
+    }
+    let mut end = MAX_VIOLATION_TEXT;
+    while !text.is_char_boundary(end) {
+        end -= 1;
+    }
+    let cut = text.len() - end;
+    text.truncate(end);
+    text.push_str(&format!("... ({cut} more bytes)"));
+    text
 }
 
 impl std::error::Error for Violations {}

@@ -14,7 +14,9 @@ use serde_json::Value;
 
 use super::node::{Additional, Node};
 use super::pointer::{Path, Pointer};
-use super::validate::{preview_json, preview_str, Rule, Violation, Violations};
+use super::validate::{
+    capped, preview_json, preview_str, Rule, Violation, Violations, MAX_VIOLATIONS,
+};
 
 /// Schema nodes the explanation visits at most for one value: a schema whose branches refer to
 /// each other can describe exponentially many paths, and an explanation does not need them all.
@@ -152,8 +154,8 @@ fn from_validator(error: &jsonschema::ValidationError<'_>, path: Pointer) -> Vio
     Violation {
         path,
         rule,
-        expected,
-        found,
+        expected: capped(expected),
+        found: capped(found),
     }
 }
 
@@ -182,11 +184,16 @@ struct Explain {
 
 impl Explain {
     fn push(&mut self, path: &Path<'_>, rule: Rule, expected: String, found: String) {
+        if self.out.len() >= MAX_VIOLATIONS {
+            // Enough to act on: the walk stops here.
+            self.budget = 0;
+            return;
+        }
         self.out.push(Violation {
             path: path.to_pointer(),
             rule,
-            expected,
-            found,
+            expected: capped(expected),
+            found: capped(found),
         });
     }
 
@@ -228,8 +235,11 @@ impl Explain {
         }
         if let Some(allowed) = node.enum_values() {
             if !allowed.iter().any(|a| json_eq(a, value)) {
-                let shown: Vec<String> = allowed.iter().map(Value::to_string).collect();
-                let expected = format!("one of {}", shown.join(", "));
+                let shown: Vec<String> = allowed.iter().take(10).map(Value::to_string).collect();
+                let mut expected = format!("one of {}", shown.join(", "));
+                if allowed.len() > shown.len() {
+                    expected.push_str(&format!(" (and {} more)", allowed.len() - shown.len()));
+                }
                 self.push(path, Rule::Enum, expected, preview_json(value));
             }
         }
@@ -391,6 +401,8 @@ impl Explain {
         // Properties a `patternProperties` may cover are left to the validator.
         let patterns = node.has("patternProperties");
         let additional = node.additional();
+        // Named once per object, and only the first few: the list is the same for every key.
+        let mut declared: Option<String> = None;
         for (key, item) in map {
             let path = &path.key(key);
             match node.property(key) {
@@ -398,12 +410,26 @@ impl Explain {
                 None if patterns => {}
                 None => match additional {
                     Additional::Allowed(false) => {
-                        let declared: Vec<String> =
-                            node.properties().map(|(k, _)| format!("`{k}`")).collect();
+                        let declared = declared.get_or_insert_with(|| {
+                            let total = node.properties().count();
+                            let shown: Vec<String> = node
+                                .properties()
+                                .take(10)
+                                .map(|(k, _)| format!("`{k}`"))
+                                .collect();
+                            let more = total - shown.len();
+                            let more = if more > 0 {
+                                format!(" and {more} more")
+                            } else {
+                                String::new()
+                            };
+                            format!("only the declared properties ({}{more})", shown.join(", "))
+                        });
+                        let expected = declared.clone();
                         self.push(
                             path,
                             Rule::AdditionalProperty,
-                            format!("only the declared properties ({})", declared.join(", ")),
+                            expected,
                             format!("property {}", preview_str(key)),
                         );
                     }

@@ -15,6 +15,10 @@ pub(super) enum Ctx {
     ArrayItem,
 }
 
+/// Top-level values collected into an array, at most; the text after them is ignored (with
+/// [`RepairKind::TrailingText`]), so a text of a million `{}` does not become a million values.
+const MAX_TOP_VALUES: usize = 4096;
+
 pub(crate) struct Parser<'a> {
     pub(super) text: &'a str,
     pub(super) pos: usize,
@@ -102,6 +106,10 @@ impl<'a> Parser<'a> {
                 self.reopen_object(map)?;
             }
             values.push(value);
+            if values.len() == MAX_TOP_VALUES {
+                // More top-level values than any answer holds: the rest is left as text.
+                break;
+            }
             let separator = self.skip_separators();
             if !self.value_starts_here() {
                 if let Some(at) = separator {
