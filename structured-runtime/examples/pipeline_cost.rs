@@ -16,6 +16,7 @@
 //! - `corpus`: `repair_text` on every input of the two public repair corpora.
 //! - `chatty_100k`: `parse_response` on the 100 KB chatty answer; `repair_1mb`: `repair_text` on
 //!   the 1 MB one (the scaling cases of the `pipeline` bench).
+//! - `jsonrepair_corpus`, `jsonrepair_1mb`: the same inputs through `jsonrepair-rs`.
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
 
@@ -115,6 +116,15 @@ fn main() {
             )
             .is_ok(),
             "repair_1mb" => repair_text(black_box(&chatty_1m)).is_ok(),
+            // The same inputs through `jsonrepair-rs`, for the side-by-side counts.
+            "jsonrepair_1mb" => jsonrepair_rs::jsonrepair(black_box(&chatty_1m)).is_ok(),
+            "jsonrepair_corpus" => {
+                corpus
+                    .iter()
+                    .filter(|i| jsonrepair_rs::jsonrepair(black_box(i)).is_ok())
+                    .count()
+                    > 0
+            }
             "corpus" => {
                 corpus
                     .iter()
@@ -129,7 +139,7 @@ fn main() {
             ))
             .is_ok(),
             other => {
-                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, corpus or runner");
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, corpus, jsonrepair_1mb, jsonrepair_corpus or runner");
                 std::process::exit(2);
             }
         } as usize;

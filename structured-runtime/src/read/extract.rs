@@ -150,8 +150,8 @@ impl<'a> Spans<'a> {
 
     /// The other places in the text that hold JSON as written, besides `chosen`: fences and
     /// balanced spans that do not overlap it (a span inside a listed fence is not listed again),
-    /// at most [`MAX_OTHERS`] of them, and how many more there were. Empty when the whole text
-    /// was chosen. Each is checked once, so the work is linear in the text.
+    /// the first [`MAX_OTHERS`] of them, and how many more fences and spans there were after
+    /// those (counted, not read). Empty when the whole text was chosen. Linear in the text.
     pub(crate) fn others(&self, chosen: &Range<usize>) -> (Vec<Range<usize>>, usize) {
         let mut listed: Vec<Range<usize>> = Vec::new();
         let mut more = 0;
@@ -165,6 +165,10 @@ impl<'a> Spans<'a> {
             if overlaps(span, chosen) || fence_spans.iter().any(|f| overlaps(f, span)) {
                 continue;
             }
+            if listed.len() == MAX_OTHERS {
+                more += 1;
+                continue;
+            }
             let Some(piece) = self.text.get(span.clone()) else {
                 continue;
             };
@@ -174,11 +178,7 @@ impl<'a> Spans<'a> {
             if self.fences.iter().any(|(f, _)| f == span) {
                 fence_spans.push(span);
             }
-            if listed.len() < MAX_OTHERS {
-                listed.push(span.clone());
-            } else {
-                more += 1;
-            }
+            listed.push(span.clone());
         }
         (listed, more)
     }

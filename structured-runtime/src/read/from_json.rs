@@ -66,9 +66,9 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
     json: &str,
     schema: &ResponseSchema,
 ) -> Result<T, FromJsonError> {
-    match strict_de::from_str::<T>(json) {
-        Ok(value) => match value.validate() {
-            Ok(()) => match inexact_number(json) {
+    match strict_de::from_str_noting_floats::<T>(json) {
+        Ok((value, floats)) => match value.validate() {
+            Ok(()) => match floats.then(|| inexact_number(json)).flatten() {
                 None => Ok(value),
                 Some(number) => Err(FromJsonError::Inexact {
                     offset: number.at,

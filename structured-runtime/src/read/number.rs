@@ -71,15 +71,24 @@ fn shape(text: &str) -> (usize, i64) {
     (total - leading - trailing, point)
 }
 
-/// Whether `f` is exactly the number `written` spells, decimal for decimal: the shortest
-/// decimal that reads back as `f` (what `serde_json` prints) has the same digits and point.
+/// Whether `f` reads `written` (a JSON number) without a change worth a word. A fraction is
+/// read to the nearest float, as every JSON reader reads it; what is a change: an integer
+/// (written without a fraction or exponent) whose digits the float does not keep, a number
+/// too large for a float (infinite), and a non-zero number read as zero (underflow).
 pub(crate) fn same_number(written: &str, f: f64) -> bool {
-    let (digits, point) = shape(written);
-    if digits <= PLAIN_DIGITS && point.abs() < PLAIN_EXPONENT {
-        return f.is_finite();
-    }
     if !f.is_finite() {
         return false;
+    }
+    let (digits, point) = shape(written);
+    if digits <= PLAIN_DIGITS && point.abs() < PLAIN_EXPONENT {
+        return true;
+    }
+    if f == 0.0 {
+        return digits == 0;
+    }
+    let integer = !written.contains(['.', 'e', 'E']);
+    if !integer {
+        return true;
     }
     let spelled = decimal(written);
     let shortest = decimal(&format!("{:e}", f.abs()));
@@ -92,30 +101,49 @@ pub(crate) fn same_number(written: &str, f: f64) -> bool {
 pub(crate) fn all_plain(text: &str) -> bool {
     let bytes = text.as_bytes();
     let mut i = 0;
-    while let Some(&b) = bytes.get(i) {
-        if b == b'"' {
-            i = string_end(bytes, i + 1);
-        } else if b == b'-' || b.is_ascii_digit() {
-            let start = i;
-            while bytes
-                .get(i)
-                .is_some_and(|b| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
-            {
-                i += 1;
-            }
-            let token = text.get(start..i).unwrap_or("");
-            if token.bytes().any(|b| b.is_ascii_digit()) {
-                let (digits, point) = shape(token);
-                if digits > PLAIN_DIGITS || point.abs() >= PLAIN_EXPONENT {
-                    return false;
-                }
-            }
-        } else {
+    loop {
+        // Structure, whitespace and literals are skipped a byte at a time by table.
+        while bytes.get(i).is_some_and(|&b| !STARTS[usize::from(b)]) {
             i += 1;
         }
+        let Some(&b) = bytes.get(i) else {
+            return true;
+        };
+        if b == b'"' {
+            i = string_end(bytes, i + 1);
+            continue;
+        }
+        let start = i;
+        while bytes
+            .get(i)
+            .is_some_and(|b| matches!(b, b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-'))
+        {
+            i += 1;
+        }
+        let token = text.get(start..i).unwrap_or("");
+        // At most 15 characters and no exponent: at most 15 digits, a small point.
+        let short = token.len() <= PLAIN_DIGITS && !token.bytes().any(|b| b | 0x20 == b'e');
+        if !short && token.bytes().any(|b| b.is_ascii_digit()) {
+            let (digits, point) = shape(token);
+            if digits > PLAIN_DIGITS || point.abs() >= PLAIN_EXPONENT {
+                return false;
+            }
+        }
     }
-    true
 }
+
+/// The bytes [`all_plain`] stops at: a quote, a minus sign, a digit.
+const STARTS: [bool; 256] = {
+    let mut table = [false; 256];
+    table[b'"' as usize] = true;
+    table[b'-' as usize] = true;
+    let mut d = b'0';
+    while d <= b'9' {
+        table[d as usize] = true;
+        d += 1;
+    }
+    table
+};
 
 /// The index after the closing quote of the string whose content starts at `i`.
 fn string_end(bytes: &[u8], mut i: usize) -> usize {
@@ -142,6 +170,7 @@ mod tests {
             ("1e2", 100.0),
             ("100.000", 100.0),
             ("0.30000000000000004", 0.1 + 0.2),
+            ("0.1000000000000000055511", 0.1),
             ("123456789012345678", 123456789012345678.0),
         ] {
             let expect = text != "123456789012345678";

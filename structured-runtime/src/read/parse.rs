@@ -162,7 +162,7 @@ pub enum Warning {
     OtherCandidates {
         /// Byte ranges of the other candidates (at most 8).
         others: Vec<Range<usize>>,
-        /// How many more there were.
+        /// How many more places after those might hold JSON (counted, not read).
         more: usize,
     },
     /// A field read from prose could not be used, and took its default.
@@ -203,7 +203,7 @@ impl fmt::Display for Warning {
                     write!(f, "{sep}{}..{}", r.start, r.end)?;
                 }
                 if *more > 0 {
-                    write!(f, " and {more} more")?;
+                    write!(f, " (and {more} more places not read)")?;
                 }
                 Ok(())
             }
@@ -478,11 +478,12 @@ impl<T: StructuredOutput> Target for Typed<T> {
         if self.object_root && !object_opening(json) {
             return None;
         }
-        // A number read differently is a repair, found the careful way.
-        if !all_plain(json) {
+        let (value, floats) = strict_de::from_str_noting_floats::<T>(json).ok()?;
+        // A float only the text can vouch for: a number read differently is a repair, found
+        // the careful way.
+        if floats && !all_plain(json) {
             return None;
         }
-        let value = strict_de::from_str::<T>(json).ok()?;
         value.validate().is_ok().then_some(value)
     }
     fn explained(&self, json: &str) -> Result<T, String> {
@@ -520,17 +521,17 @@ impl Target for Untyped<'_> {
         object_root(self.0)
     }
     fn exact(&self, json: &str) -> Option<Value> {
-        if !all_plain(json) {
+        let (value, floats) = strict_de::value_from_str(json).ok()?;
+        if floats && !all_plain(json) {
             return None;
         }
-        let value = strict_de::value_from_str(json).ok()?;
         self.is_valid(&value).then_some(value)
     }
     fn explained(&self, json: &str) -> Result<Value, String> {
         if let Some(number) = inexact_number(json) {
             return Err(number.to_string());
         }
-        let value = strict_de::value_from_str(json).map_err(|e| match e.path.is_root() {
+        let (value, _) = strict_de::value_from_str(json).map_err(|e| match e.path.is_root() {
             true => e.error.to_string(),
             false => format!("{}: {}", e.path, e.error),
         })?;

@@ -32,7 +32,16 @@ pub(crate) struct StrictDeError {
 }
 
 /// Deserializes `T` from `json` as strictly as its schema.
+#[cfg(test)]
 pub(crate) fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, StrictDeError> {
+    from_str_noting_floats(json).map(|(value, _)| value)
+}
+
+/// [`from_str`], and whether a float was read that only the text can say is the number as
+/// written (then [`crate::read::repair::inexact_number`] decides).
+pub(crate) fn from_str_noting_floats<T: DeserializeOwned>(
+    json: &str,
+) -> Result<(T, bool), StrictDeError> {
     let track = Track::default();
     let mut de = serde_json::Deserializer::from_str(json);
     let result = T::deserialize(Strict {
@@ -43,10 +52,13 @@ pub(crate) fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, StrictDeErr
         de.end()?;
         Ok(v)
     });
-    result.map_err(|error| StrictDeError {
-        path: track.pointer(),
-        error,
-    })
+    match result {
+        Ok(value) => Ok((value, track.1.get())),
+        Err(error) => Err(StrictDeError {
+            path: track.pointer(),
+            error,
+        }),
+    }
 }
 
 /// Deserializes `T` from a value already parsed, exactly as strictly as [`from_str`] reads its
@@ -67,9 +79,9 @@ pub(crate) fn from_value<T: DeserializeOwned>(
 
 /// A `serde_json::Value` from `json`, refusing what `serde_json` would resolve without a word:
 /// a key given twice in one object (serde_json keeps the last). The path is the duplicated
-/// key's. Numbers are `serde_json`'s; [`crate::read::number::all_plain`] tells when they are
-/// read as written.
-pub(crate) fn value_from_str(json: &str) -> Result<serde_json::Value, StrictDeError> {
+/// key's. Numbers are `serde_json`'s; the flag says whether a float was read that only the text
+/// can say is the number as written.
+pub(crate) fn value_from_str(json: &str) -> Result<(serde_json::Value, bool), StrictDeError> {
     let track = Track::default();
     let mut de = serde_json::Deserializer::from_str(json);
     let result = UniqueKeys { track: &track }
@@ -78,10 +90,13 @@ pub(crate) fn value_from_str(json: &str) -> Result<serde_json::Value, StrictDeEr
             de.end()?;
             Ok(v)
         });
-    result.map_err(|error| StrictDeError {
-        path: track.pointer(),
-        error,
-    })
+    match result {
+        Ok(value) => Ok((value, track.1.get())),
+        Err(error) => Err(StrictDeError {
+            path: track.pointer(),
+            error,
+        }),
+    }
 }
 
 /// Builds a `Value` as `serde_json` does, with every object's keys checked for repeats.
@@ -113,6 +128,7 @@ impl<'de> Visitor<'de> for UniqueKeys<'_> {
         Ok(n.into())
     }
     fn visit_f64<E: de::Error>(self, n: f64) -> Result<Self::Value, E> {
+        self.track.saw_float(n);
         Ok(serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, Into::into))
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
@@ -155,11 +171,21 @@ enum Seg {
     Index(usize),
 }
 
-/// Path segments pushed innermost first while an error travels up.
+/// Path segments pushed innermost first while an error travels up, and whether a float was
+/// read that may not be the number as written.
 #[derive(Default)]
-struct Track(RefCell<Vec<Seg>>);
+struct Track(RefCell<Vec<Seg>>, std::cell::Cell<bool>);
 
 impl Track {
+    /// A float that only the text can vouch for: zero (an underflow reads as zero) or beyond
+    /// the integers a float holds exactly (a long integer reads rounded). Any other float is
+    /// the nearest one to the decimal written, as every JSON reader reads it.
+    fn saw_float(&self, x: f64) {
+        if x == 0.0 || x.abs() >= 9_007_199_254_740_992.0 {
+            self.1.set(true);
+        }
+    }
+
     fn push(&self, seg: Seg) {
         self.0.borrow_mut().push(seg);
     }
@@ -313,9 +339,14 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<'_, V> {
 
     forward_visit! {
         visit_bool(bool); visit_i64(i64); visit_u64(u64); visit_i128(i128); visit_u128(u128);
-        visit_f64(f64); visit_char(char); visit_str(&str); visit_borrowed_str(&'de str);
+        visit_char(char); visit_str(&str); visit_borrowed_str(&'de str);
         visit_string(String); visit_bytes(&[u8]); visit_borrowed_bytes(&'de [u8]);
         visit_byte_buf(Vec<u8>);
+    }
+
+    fn visit_f64<E: de::Error>(self, x: f64) -> Result<Self::Value, E> {
+        self.track.saw_float(x);
+        self.v.visit_f64(x)
     }
 
     fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
@@ -711,7 +742,7 @@ mod tests {
     fn a_value_with_a_repeated_key_is_refused_at_the_key() {
         let ok = r#"{"a": [1, {"b": 2.5}], "c": null}"#;
         assert_eq!(
-            value_from_str(ok).unwrap(),
+            value_from_str(ok).unwrap().0,
             serde_json::from_str::<serde_json::Value>(ok).unwrap()
         );
         let e = value_from_str(r#"{"a": [1, {"b": 1, "b": 2}]}"#).unwrap_err();

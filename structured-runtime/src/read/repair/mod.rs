@@ -126,7 +126,7 @@ fn others(
         r.repairs.push(Repair {
             kind: RepairKind::OtherCandidate,
             at: chosen.start,
-            found: Some(format!("and {more} more")),
+            found: Some(format!("and {more} more places not read")),
         });
     }
 }

@@ -263,7 +263,9 @@ impl<'a> Parser<'a> {
             return true;
         }
         self.pos += 1;
-        if self.stack.len() <= 1 {
+        // `[{"a": 1}}, {"a": 2}]`: more items follow, so the bracket closes nothing.
+        let more_items = self.byte(self.next_non_ws(self.pos)) == Some(b',');
+        if self.stack.len() <= 1 && !more_items {
             self.note_at(RepairKind::MismatchedBracket, self.pos - 1);
             return true;
         }

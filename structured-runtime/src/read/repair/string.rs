@@ -352,7 +352,9 @@ impl Parser<'_> {
                 .and_then(|r| r.chars().next())
                 .is_some_and(is_quote_char)
         };
-        if next.is_none() || self.comment_at(n) {
+        // A comment after the quote: `//`, `/*`, or `#` once a space sets it apart.
+        let hash_comment = next == Some(b'#') && n > after;
+        if next.is_none() || self.comment_at(n) || hash_comment {
             return Decision::Close;
         }
         let flat = inside.braces == 0 && inside.brackets == 0;
