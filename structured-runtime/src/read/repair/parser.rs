@@ -183,7 +183,8 @@ impl<'a> Parser<'a> {
     /// follow it.
     fn reopen_object(&mut self, map: &mut Map<String, Value>) -> Result<(), RepairError> {
         let comma = self.next_non_ws(self.pos);
-        if self.byte(comma) != Some(b',') || !self.member_starts_at(comma + 1) {
+        let member = |p: &Self| p.member_starts_at(comma + 1) || p.key_then_string_at(comma + 1);
+        if self.byte(comma) != Some(b',') || !member(self) {
             return Ok(());
         }
         self.note_at(RepairKind::ReopenedObject, comma);
@@ -505,6 +506,31 @@ impl<'a> Parser<'a> {
             self.repairs.truncate(save.1);
         }
         Ok(Some((word, false)))
+    }
+
+    /// At `i` (after whitespace): a short quoted word and then another quoted string, with no
+    /// colon between (`"key2" "value2"`): a member whose colon was left out.
+    fn key_then_string_at(&self, i: usize) -> bool {
+        let i = self.next_non_ws(i);
+        let Some((_, open)) = self.text.get(i..).and_then(Quote::open) else {
+            return false;
+        };
+        let start = i + open;
+        let rest = self.text.get(start..).unwrap_or_default();
+        let window = rest
+            .get(..super::lex::floor_boundary(rest, 64))
+            .unwrap_or_default();
+        let Some((at, c)) = window
+            .char_indices()
+            .find(|&(_, c)| super::lex::is_quote_char(c) || c == '\n')
+        else {
+            return false;
+        };
+        if c == '\n' {
+            return false;
+        }
+        let after = self.next_non_ws(start + at + c.len_utf8());
+        self.text.get(after..).and_then(Quote::open).is_some()
     }
 
     /// Whether a short quoted word and then `:` come next (`"key":`), judged within a bounded
