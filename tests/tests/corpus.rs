@@ -154,6 +154,24 @@ fn evaluate(file: &str) -> f64 {
             *ok as f64 * 100.0 / *total as f64
         );
     }
+    // The same cases through jsonrepair-rs, side by side (its output text read back as JSON).
+    let theirs = cases
+        .iter()
+        .filter(|case| {
+            let got = jsonrepair_rs::jsonrepair(&case.input)
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok());
+            match (&case.expected, &got) {
+                (Some(expected), Some(v)) => same(expected, v),
+                (None, None) => true,
+                _ => false,
+            }
+        })
+        .count();
+    println!(
+        "  jsonrepair-rs: {theirs}/{} as this file expects (this project: {as_expected})",
+        cases.len()
+    );
     if std::env::var_os("CORPUS_FAILURES").is_some() {
         println!("failures:\n{}", failures.join("\n"));
         println!(
