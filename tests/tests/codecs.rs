@@ -766,6 +766,46 @@ fn a_cut_stream_is_an_error_never_a_value() {
     }
 }
 
+/// A tool call's arguments sent as an object are read from the body: the body is read as
+/// written or refused, never with a key or a number resolved without a word.
+#[test]
+fn a_body_with_a_repeated_key_or_an_inexact_number_is_refused_with_what_it_was() {
+    let expect = Expect::tool("t");
+    let body = |input: &str| {
+        format!(
+            r#"{{"type": "message", "role": "assistant", "stop_reason": "tool_use",
+            "content": [{{"type": "tool_use", "id": "toolu_1", "name": "t", "input": {input}}}]}}"#
+        )
+    };
+    match read_response(WireApi::Anthropic, &expect, &body(r#"{"a": 1, "a": 2}"#)) {
+        Err(CodecError::NotJson { message, .. }) => {
+            assert!(message.contains("/content/0/input/a"), "{message}");
+            assert!(message.contains("given twice"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    match read_response(
+        WireApi::Anthropic,
+        &expect,
+        &body(r#"{"id": 123456789012345678901234567890}"#),
+    ) {
+        Err(CodecError::NotJson { message, .. }) => {
+            assert!(
+                message.contains("123456789012345678901234567890"),
+                "{message}"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // Plain numbers, fractions included, are read as they are.
+    let ok = read_response(
+        WireApi::Anthropic,
+        &expect,
+        &body(r#"{"p": 0.30000000000000004, "n": 0}"#),
+    );
+    assert!(ok.is_ok(), "{ok:?}");
+}
+
 #[test]
 fn a_streamed_tool_call_index_that_skips_ahead_is_refused() {
     // Each event names a call 60 past the last: 2.4 GB of slots for a 2.6 MB stream before.

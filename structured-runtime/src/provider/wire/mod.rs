@@ -46,16 +46,26 @@ pub use types::{
     CodecError, Expect, Outcome, ProviderResponse, StructuredCandidate, ToolCall, Usage, WireApi,
 };
 
-/// Reads a response body (a whole JSON document).
+/// Reads a response body (a whole JSON document). The body is read as written or refused: a
+/// key given twice, or a number no value holds as written (a tool call's arguments sent as an
+/// object are read from it, and must not change on the way), is [`CodecError::NotJson`] naming
+/// it, never resolved without a word.
 pub fn read_response(
     api: WireApi,
     expect: &Expect,
     body: &str,
 ) -> Result<ProviderResponse, CodecError> {
-    let value: Value = serde_json::from_str(body).map_err(|e| CodecError::NotJson {
-        api,
-        message: e.to_string(),
-    })?;
+    let not_json = |message: String| CodecError::NotJson { api, message };
+    let (value, floats) =
+        crate::read::strict_de::value_from_str(body).map_err(|e| match e.path.is_root() {
+            true => not_json(e.error.to_string()),
+            false => not_json(format!("at {}: {}", e.path, e.error)),
+        })?;
+    if floats {
+        if let Some(number) = crate::read::repair::inexact_number(body) {
+            return Err(not_json(number.to_string()));
+        }
+    }
     read_response_value(api, expect, &value)
 }
 
