@@ -48,6 +48,11 @@ pub fn candidates(text: &str) -> Vec<Candidate<'_>> {
     scan(text).candidates()
 }
 
+/// Balanced spans (and fence markers) a scan keeps, at least; past twice this many, only the
+/// latest are kept. No answer has thousands of top-level objects, and a text that does costs
+/// memory linear in this, not in the text.
+const MAX_SPANS: usize = 4096;
+
 /// Other candidates listed by [`Spans::others`], at most.
 pub(crate) const MAX_OTHERS: usize = 8;
 
@@ -231,6 +236,10 @@ pub(crate) fn scan(text: &str) -> Spans<'_> {
                 let end = skip_backticks(bytes, i);
                 if end - i >= 3 {
                     markers.push((i, end));
+                    if markers.len() == 2 * MAX_SPANS {
+                        // Keep an even count, so the markers still pair as opened and closed.
+                        markers.drain(..MAX_SPANS);
+                    }
                     depth = 0;
                 }
                 i = end;
@@ -251,6 +260,10 @@ pub(crate) fn scan(text: &str) -> Spans<'_> {
                 depth -= 1;
                 if depth == 0 {
                     balanced.push(start..i + 1);
+                    if balanced.len() == 2 * MAX_SPANS {
+                        // Only the latest are kept: a model's answer comes after its drafts.
+                        balanced.drain(..MAX_SPANS);
+                    }
                 }
             }
         }
@@ -386,5 +399,24 @@ mod tests {
     fn a_million_brackets_is_one_linear_pass() {
         let text = "[".repeat(1 << 20);
         assert_eq!(candidates(&text).len(), 1);
+    }
+
+    #[test]
+    fn a_million_spans_keep_only_the_latest_few_thousand() {
+        let text = format!("{}[\"last\"]", "{} ```x``` ".repeat(1 << 17));
+        let spans = scan(&text);
+        assert!(
+            spans.balanced.len() < 2 * MAX_SPANS,
+            "{}",
+            spans.balanced.len()
+        );
+        assert!(spans.fences.len() < 2 * MAX_SPANS, "{}", spans.fences.len());
+        let last = spans.latest_first().next().unwrap();
+        assert_eq!(last.text, "[\"last\"]");
+        // Fences still pair as opened and closed: each kept one holds `x`'s body or the space.
+        assert!(spans
+            .fences
+            .iter()
+            .all(|(r, closed)| *closed && r.len() <= 2));
     }
 }
