@@ -3,7 +3,6 @@
 use std::io::Read;
 
 #[path = "../benches/heartbeat.rs"]
-#[allow(dead_code)]
 mod heartbeat;
 
 fn main() {
