@@ -224,6 +224,7 @@ fn each_reported_change_of_the_issue_is_a_warning_now() {
         r#"{"a":2}{}"#,
         r#"{"a": 1},"#,
         r#"{"a" = 1}"#,
+        r#"{"a": -Infinity}"#,
     ] {
         let parsed = parse_value(text, &schema, &ParseOptions::default()).unwrap();
         assert_ne!(parsed.provenance, Provenance::Clean, "{text}");

@@ -691,6 +691,22 @@ impl<'a> Parser<'a> {
     fn number(&mut self, ctx: Ctx) -> Result<Option<Value>, RepairError> {
         let start = self.pos;
         let bytes = self.text.as_bytes();
+        // `-Infinity`, `+Infinity`: read like `Infinity`, which JSON has no number for.
+        if let Some(word) = self
+            .rest()
+            .get(1..)
+            .filter(|_| matches!(bytes.get(start), Some(b'-' | b'+')))
+        {
+            if word.starts_with("Infinity")
+                && !word.as_bytes().get(8).copied().is_some_and(continues_token)
+            {
+                self.pos += 1 + "Infinity".len();
+                let text = self.text;
+                let written = text.get(start..self.pos).unwrap_or_default();
+                self.note_found(RepairKind::JsLiteral, start, written);
+                return Ok(Some(Value::Null));
+            }
+        }
         let mut i = start;
         let mut clean = String::new();
         let mut loose = false;
