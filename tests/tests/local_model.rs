@@ -183,9 +183,11 @@ fn check_outcome<T: StructuredOutput + Validate>(
             assert!(
                 matches!(
                     e,
-                    RunError::RetriesExhausted { .. } | RunError::Truncated { .. }
+                    RunError::RetriesExhausted { .. }
+                        | RunError::NoStructuredOutput { .. }
+                        | RunError::Truncated { .. }
                 ),
-                "an answer can only fail to fit or be cut: {e}"
+                "an answer can only fail to fit, hold no value, or be cut: {e}"
             );
             e.ledger()
         }

@@ -220,7 +220,7 @@ fn exhaustion_keeps_the_last_value_and_every_error() {
         }) => {
             assert_eq!(p.calls(), 3, "max_retries + 1");
             assert_eq!((errors.len(), ledger.len()), (3, 3));
-            assert_eq!(last_value.unwrap()["pleasure"], 1.7);
+            assert_eq!(last_value["pleasure"], 1.7);
         }
         other => panic!("{other:?}"),
     }
@@ -355,10 +355,13 @@ fn plain_text_in_tool_mode_is_re_asked_a_bounded_number_of_times() {
         "claude-3-5-haiku-latest",
         vec![anthropic_text("no"); 5],
     );
-    assert!(matches!(
-        run(&p, &config(0)),
-        Err(RunError::RetriesExhausted { .. })
-    ));
+    match run(&p, &config(0)) {
+        Err(RunError::NoStructuredOutput { errors, ledger }) => {
+            assert_eq!((errors.len(), ledger.len()), (3, 3));
+            assert!(errors[0].contains("expected a call to"), "{errors:?}");
+        }
+        other => panic!("{other:?}"),
+    }
     assert_eq!(p.calls(), 3, "the first call and two plain-text re-asks");
 }
 
@@ -451,7 +454,7 @@ fn an_empty_answer_spends_a_re_ask_outside_tool_mode() {
     );
     assert!(matches!(
         run(&p, &config(0)),
-        Err(RunError::RetriesExhausted { .. })
+        Err(RunError::NoStructuredOutput { .. })
     ));
     assert_eq!(p.calls(), 1);
 }

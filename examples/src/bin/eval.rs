@@ -64,6 +64,7 @@ impl Row {
             Err(e) => {
                 let kind = match e {
                     RunError::RetriesExhausted { .. } => "invalid after re-asks",
+                    RunError::NoStructuredOutput { .. } => "no value in any answer",
                     RunError::Truncated { .. } => "truncated",
                     RunError::Refused { .. } => "refused",
                     RunError::Filtered { .. } => "filtered",

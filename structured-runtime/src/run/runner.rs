@@ -60,12 +60,22 @@ pub enum RunError {
     /// The schema cannot be sent to this provider (before any request).
     #[error(transparent)]
     InvalidSchema(LowerReport),
-    /// Every re-ask was spent: the last value read and every error, attempt by attempt.
+    /// Every re-ask was spent on answers that held a value that does not fit: the last value
+    /// read and every error, attempt by attempt.
     #[error("no valid answer after {} attempt(s); last errors: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
     RetriesExhausted {
-        /// The last value read (repaired and coerced), if any was.
-        last_value: Option<Value>,
+        /// The last value read (repaired and coerced).
+        last_value: Value,
         /// What was wrong with each answer, in order (read from the ledger).
+        errors: Vec<String>,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
+    /// Every re-ask was spent and no answer held a value at all: plain text where a tool call
+    /// was required, empty answers, or text with no JSON and nothing the prose reader could use.
+    #[error("no structured output in {} attempt(s); last: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
+    NoStructuredOutput {
+        /// What each answer was instead, in order (read from the ledger).
         errors: Vec<String>,
         /// Every attempt.
         ledger: Vec<Attempt>,
@@ -131,6 +141,7 @@ impl RunError {
         match self {
             RunError::InvalidSchema(_) => &[],
             RunError::RetriesExhausted { ledger, .. }
+            | RunError::NoStructuredOutput { ledger, .. }
             | RunError::Refused { ledger, .. }
             | RunError::Truncated { ledger, .. }
             | RunError::Filtered { ledger, .. }
@@ -638,16 +649,19 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
         self.exhausted()
     }
 
-    /// Every re-ask spent: the last value and every error, read from the ledger.
+    /// Every re-ask spent: the last value and every error, read from the ledger; or, when no
+    /// answer held a value at all, that.
     fn exhausted(&mut self) -> Next<T> {
         let errors = self.ledger.errors();
         let ledger = self.ledger();
-        let last_value = self.last_value.take().map(|(value, _)| value);
-        done(Err(RunError::RetriesExhausted {
-            last_value,
-            errors,
-            ledger,
-        }))
+        match self.last_value.take() {
+            Some((value, _)) => done(Err(RunError::RetriesExhausted {
+                last_value: value,
+                errors,
+                ledger,
+            })),
+            None => done(Err(RunError::NoStructuredOutput { errors, ledger })),
+        }
     }
 }
 
