@@ -1011,3 +1011,48 @@ mod bodies {
         assert!(system.ends_with(schema.prompt_guidance()));
     }
 }
+
+/// `with_strict(false)` changes the wire: OpenAI gets `"strict": false` and the schema as
+/// written (an open object, a `minLength` kept), not lowered to strict mode's rules.
+#[test]
+fn a_best_effort_schema_is_sent_unstrict_and_as_written() {
+    use structured_runtime::provider::capabilities::{capabilities, ProviderKind};
+    use structured_runtime::ResponseSchema;
+    let open = serde_json::json!({
+        "type": "object",
+        "properties": {"name": {"type": "string", "minLength": 2}}
+    });
+    let caps = capabilities(ProviderKind::OpenAiChat, "gpt-4o");
+    let strict = ResponseSchema::new("open", open.clone()).unwrap();
+    // Strict (the default): closed and lowered to strict mode's rules.
+    let fragment =
+        request_fragment(ProviderKind::OpenAiChat, SchemaEnforced, &strict, &caps).unwrap();
+    let sent = &fragment.body["response_format"]["json_schema"];
+    assert_eq!(sent["strict"], true);
+    assert_eq!(sent["schema"]["additionalProperties"], false);
+    let loose = strict.with_strict(false);
+    for (kind, mode, pointer) in [
+        (
+            ProviderKind::OpenAiChat,
+            SchemaEnforced,
+            "/response_format/json_schema",
+        ),
+        (
+            ProviderKind::OpenAiChat,
+            StructuredOutputMode::ToolUseWorkaround,
+            "/tools/0/function",
+        ),
+        (
+            ProviderKind::OpenAiResponses,
+            SchemaEnforced,
+            "/text/format",
+        ),
+    ] {
+        let caps = capabilities(kind, "gpt-4o");
+        let fragment = request_fragment(kind, mode, &loose, &caps).unwrap();
+        let at = fragment.body.pointer(pointer).unwrap();
+        assert_eq!(at["strict"], false, "{kind:?} {mode:?}");
+        let schema = at.get("schema").or(at.get("parameters")).unwrap();
+        assert_eq!(schema, &open, "{kind:?} {mode:?}: sent as written");
+    }
+}

@@ -172,8 +172,14 @@ impl ResponseSchema {
         self.markdown.as_ref()
     }
 
-    /// Marks the schema strict (the default) or best effort.
+    /// Marks the schema strict (the default) or best effort. A best-effort schema is sent to
+    /// OpenAI with `"strict": false`, as written (not lowered to strict mode's rules, which then
+    /// do not apply); the answer is checked against it locally all the same.
     pub fn with_strict(mut self, strict: bool) -> Self {
+        if strict != self.strict {
+            // Fragments built for the other setting say the other thing on the wire.
+            self.fragments = Arc::default();
+        }
         self.strict = strict;
         self
     }

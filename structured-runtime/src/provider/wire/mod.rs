@@ -174,7 +174,11 @@ pub(crate) fn fragment_body(
     schema: &ResponseSchema,
     caps: &ProviderCapabilities,
 ) -> Result<Arc<Fragment>, LowerReport> {
-    let target = caps.schema_target;
+    // A best-effort schema is sent as written: OpenAI's strict rules do not apply to it.
+    let target = match caps.schema_target {
+        SchemaTarget::OpenAiStrict if !schema.strict() => SchemaTarget::JsonSchema,
+        target => target,
+    };
     let key = (provider as u32) << 16 | (mode as u32) << 8 | target.index() as u32;
     schema.fragment(key, |schema| build_fragment(provider, mode, schema, target))
 }
@@ -187,6 +191,7 @@ fn build_fragment(
 ) -> Result<Value, LowerReport> {
     let name = schema.name();
     let description = schema.description();
+    let strict = schema.strict();
     Ok(match mode {
         StructuredOutputMode::None | StructuredOutputMode::PromptGuided => {
             Value::Object(Map::new())
@@ -195,13 +200,13 @@ fn build_fragment(
             let lowered = schema.lowered(target)?.clone();
             match provider.wire_api() {
                 WireApi::OpenAiResponses => {
-                    openai_responses::schema_fragment(name, description, lowered)
+                    openai_responses::schema_fragment(name, description, lowered, strict)
                 }
                 WireApi::Anthropic => anthropic::schema_fragment(lowered),
                 WireApi::Gemini => gemini::schema_fragment(target, lowered),
                 WireApi::OllamaChat => ollama::schema_fragment(lowered),
                 WireApi::OpenAiChat => {
-                    openai_chat::schema_fragment(provider, name, description, lowered)
+                    openai_chat::schema_fragment(provider, name, description, lowered, strict)
                 }
             }
         }
@@ -219,12 +224,12 @@ fn build_fragment(
             let lowered = schema.lowered(target)?.clone();
             match provider.wire_api() {
                 WireApi::OpenAiResponses => {
-                    openai_responses::tool_fragment(name, description, lowered)
+                    openai_responses::tool_fragment(name, description, lowered, strict)
                 }
                 WireApi::Anthropic => anthropic::tool_fragment(name, description, lowered),
                 WireApi::Gemini => gemini::tool_fragment(target, name, description, lowered),
                 WireApi::OpenAiChat | WireApi::OllamaChat => {
-                    openai_chat::tool_fragment(provider, name, description, lowered)
+                    openai_chat::tool_fragment(provider, name, description, lowered, strict)
                 }
             }
         }

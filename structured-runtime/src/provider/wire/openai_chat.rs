@@ -12,17 +12,19 @@ use super::types::{CodecError, Expect, ProviderResponse, ToolCall};
 use crate::provider::capabilities::ProviderKind;
 use crate::read::Answer;
 
-/// `response_format` with the schema, strict (OpenRouter: only to endpoints that honour it).
+/// `response_format` with the schema, strict unless the schema says best effort (OpenRouter:
+/// only to endpoints that honour it).
 pub(super) fn schema_fragment(
     provider: ProviderKind,
     name: &str,
     description: Option<&str>,
     schema: Value,
+    strict: bool,
 ) -> Value {
     let mut inner = object([
         ("name", Value::from(name)),
         ("schema", schema),
-        ("strict", Value::Bool(true)),
+        ("strict", Value::Bool(strict)),
     ]);
     put(&mut inner, "description", description);
     let format = object([("type", Value::from("json_schema")), ("json_schema", inner)]);
@@ -37,11 +39,12 @@ pub(super) fn tool_fragment(
     name: &str,
     description: Option<&str>,
     schema: Value,
+    strict: bool,
 ) -> Value {
     let mut function = object([
         ("name", Value::from(name)),
         ("parameters", schema),
-        ("strict", Value::Bool(true)),
+        ("strict", Value::Bool(strict)),
     ]);
     put(&mut function, "description", description);
     let tool = object([("type", Value::from("function")), ("function", function)]);

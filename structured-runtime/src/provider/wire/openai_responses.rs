@@ -10,25 +10,35 @@ use super::openai_chat::role;
 use super::types::{CodecError, Expect, ProviderResponse, ToolCall};
 use crate::read::Answer;
 
-/// `text.format` with the schema, strict.
-pub(super) fn schema_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
+/// `text.format` with the schema, strict unless the schema says best effort.
+pub(super) fn schema_fragment(
+    name: &str,
+    description: Option<&str>,
+    schema: Value,
+    strict: bool,
+) -> Value {
     let mut format = object([
         ("type", Value::from("json_schema")),
         ("name", Value::from(name)),
         ("schema", schema),
-        ("strict", Value::Bool(true)),
+        ("strict", Value::Bool(strict)),
     ]);
     put(&mut format, "description", description);
     object([("text", object([("format", format)]))])
 }
 
 /// One function tool with the schema, forced, no parallel calls.
-pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
+pub(super) fn tool_fragment(
+    name: &str,
+    description: Option<&str>,
+    schema: Value,
+    strict: bool,
+) -> Value {
     let mut tool = object([
         ("type", Value::from("function")),
         ("name", Value::from(name)),
         ("parameters", schema),
-        ("strict", Value::Bool(true)),
+        ("strict", Value::Bool(strict)),
     ]);
     put(&mut tool, "description", description);
     object([
