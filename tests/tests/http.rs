@@ -518,3 +518,38 @@ async fn the_run_deadline_ends_a_request_that_never_answers() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_fallback_chain_over_http_moves_on_when_the_first_endpoint_is_down() {
+    use structured_runtime::run::{run_with_fallback, DynProvider};
+    let port = TcpListener::bind("127.0.0.1:0")
+        .await
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let down = HttpProvider::new(
+        ProviderKind::OpenAiChat,
+        format!("http://127.0.0.1:{port}"),
+        None,
+        "gpt-4o",
+    )
+    .unwrap();
+    let (url, seen) = serve(vec![Reply::Http(
+        200,
+        "",
+        fixture("openai_chat_structured_success.json"),
+    )])
+    .await;
+    let up = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o").unwrap();
+    let chain: Vec<Box<dyn DynProvider>> = vec![Box::new(down), Box::new(up)];
+    let out = run_with_fallback::<Location>(&chain, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap();
+    assert_eq!(out.value.city, "San Francisco");
+    assert_eq!(
+        out.attempts, 5,
+        "four to the endpoint that is down, one to the next"
+    );
+    assert_eq!(seen.lock().unwrap().len(), 1);
+}

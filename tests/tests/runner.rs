@@ -529,3 +529,112 @@ fn waits_are_capped_and_a_longer_retry_after_ends_the_run() {
         other => panic!("{other:?}"),
     }
 }
+
+fn refusal() -> Result<String, TransportError> {
+    Ok(json!({"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": null, "refusal": "I can't help with that."}}]})
+    .to_string())
+}
+
+#[test]
+fn a_boxed_provider_chosen_at_run_time_is_a_provider() {
+    use structured_runtime::run::DynProvider;
+    let chosen: Box<dyn DynProvider> = Box::new(Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-3-5-haiku-latest",
+        vec![anthropic_tool(GOOD)],
+    ));
+    let out = block_on(run_structured::<DaimonAppraisal, _>(
+        &chosen,
+        &ChatRequest::user("Appraise."),
+        &config(1),
+    ))
+    .unwrap();
+    assert_eq!(out.mode, StructuredOutputMode::ToolUseWorkaround);
+    assert_eq!(out.value.primary_emotion, "anticipation");
+}
+
+#[test]
+fn a_fallback_chain_asks_the_next_provider_after_a_refusal_or_no_response() {
+    use structured_runtime::run::{run_with_fallback, DynProvider};
+    let chain: Vec<Box<dyn DynProvider>> = vec![
+        Box::new(Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![refusal()],
+        )),
+        Box::new(Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o-mini",
+            vec![Err(TransportError::Rejected {
+                status: 404,
+                body: "no such model".into(),
+            })],
+        )),
+        Box::new(Scripted::new(
+            ProviderKind::Anthropic,
+            "claude-3-5-haiku-latest",
+            vec![anthropic_tool(OUT_OF_RANGE), anthropic_tool(GOOD)],
+        )),
+    ];
+    let out = block_on(run_with_fallback::<DaimonAppraisal>(
+        &chain,
+        &ChatRequest::user("Appraise."),
+        &config(1),
+    ))
+    .unwrap();
+    // One refusal, one rejected request, then an invalid answer re-asked and a valid one.
+    assert_eq!(out.attempts, 4);
+    let results: Vec<String> = out
+        .ledger
+        .iter()
+        .map(|a| format!("{:?}", a.result))
+        .collect();
+    assert!(results[0].starts_with("Stopped(Refused"), "{results:?}");
+    assert!(results[1].starts_with("Transport(Rejected"), "{results:?}");
+    assert!(results[2].starts_with("Invalid"), "{results:?}");
+    assert!(results[3].starts_with("Accepted"), "{results:?}");
+
+    // An answer that does not fit is not a reason to change providers: the run ends there.
+    let chain: Vec<Box<dyn DynProvider>> = vec![
+        Box::new(Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![openai_text(OUT_OF_RANGE)],
+        )),
+        Box::new(Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![openai_text(GOOD)],
+        )),
+    ];
+    match block_on(run_with_fallback::<DaimonAppraisal>(
+        &chain,
+        &ChatRequest::user("Appraise."),
+        &config(0),
+    )) {
+        Err(RunError::RetriesExhausted { ledger, .. }) => assert_eq!(ledger.len(), 1),
+        other => panic!("{other:?}"),
+    }
+    // Every provider failing: the last error, with every attempt.
+    let chain: Vec<Box<dyn DynProvider>> = vec![
+        Box::new(Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![refusal()],
+        )),
+        Box::new(Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![refusal()],
+        )),
+    ];
+    match block_on(run_with_fallback::<DaimonAppraisal>(
+        &chain,
+        &ChatRequest::user("Appraise."),
+        &config(0),
+    )) {
+        Err(RunError::Refused { ledger, .. }) => assert_eq!(ledger.len(), 2),
+        other => panic!("{other:?}"),
+    }
+}

@@ -22,7 +22,7 @@ use tracing::Instrument;
 
 use super::config::{OnExhausted, RunConfig};
 use super::ledger::{Attempt, AttemptResult, Ledger, Stop};
-use super::transport::{Provider, TransportError};
+use super::transport::{DynProvider, Provider, TransportError};
 use crate::provider::capabilities::{resolve_mode, ProviderKind};
 use crate::provider::dialect::LowerReport;
 use crate::provider::mode::StructuredOutputMode;
@@ -136,6 +136,21 @@ pub enum RunError {
 }
 
 impl RunError {
+    /// The ledger, to add the attempts of earlier providers in a chain.
+    fn ledger_mut(&mut self) -> Option<&mut Vec<Attempt>> {
+        match self {
+            RunError::InvalidSchema(_) => None,
+            RunError::RetriesExhausted { ledger, .. }
+            | RunError::NoStructuredOutput { ledger, .. }
+            | RunError::Refused { ledger, .. }
+            | RunError::Truncated { ledger, .. }
+            | RunError::Filtered { ledger, .. }
+            | RunError::Transport { ledger, .. }
+            | RunError::Provider { ledger, .. }
+            | RunError::DeadlineExceeded { ledger, .. } => Some(ledger),
+        }
+    }
+
     /// Every attempt made before the run failed (empty when the schema was refused before any).
     pub fn ledger(&self) -> &[Attempt] {
         match self {
@@ -207,6 +222,103 @@ pub async fn run_structured<T: StructuredOutput, P: Provider>(
     drive::<T, P>(provider, request, config)
         .instrument(span)
         .await
+}
+
+/// [`run_structured`] against each provider in turn: the next is asked when one gives no
+/// response (a transport error after its retries) or refuses; any other outcome ends the run.
+/// Every attempt of every provider is in the ledger, in order, and the run's deadline covers the
+/// whole chain. A provider whose schema cannot be sent is skipped like one that failed.
+///
+/// ```
+/// # use std::future::Future;
+/// # use std::time::Duration;
+/// # use structured_runtime::provider::capabilities::ProviderKind;
+/// # use structured_runtime::run::{run_with_fallback, DynProvider, TransportError};
+/// # use structured_runtime::{ChatRequest, Provider, RunConfig, StructuredOutput};
+/// # struct Down;
+/// # impl Provider for Down {
+/// #     fn kind(&self) -> ProviderKind { ProviderKind::OpenAiChat }
+/// #     fn model(&self) -> &str { "gpt-4o" }
+/// #     fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+/// #         async { Err(TransportError::Connection("refused".into())) }
+/// #     }
+/// #     async fn wait(&self, _: Duration) {}
+/// # }
+/// # struct Up;
+/// # impl Provider for Up {
+/// #     fn kind(&self) -> ProviderKind { ProviderKind::OpenAiChat }
+/// #     fn model(&self) -> &str { "gpt-4o-mini" }
+/// #     fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+/// #         async { Ok(r#"{"choices": [{"index": 0, "finish_reason": "stop",
+/// #             "message": {"role": "assistant", "content": "{\"ok\": true}"}}]}"#.to_owned()) }
+/// #     }
+/// #     async fn wait(&self, _: Duration) {}
+/// # }
+/// # fn block_on<F: Future>(f: F) -> F::Output {
+/// #     let mut f = std::pin::pin!(f);
+/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// #[derive(StructuredOutput, serde::Deserialize, Debug)]
+/// struct Answer { ok: bool }
+///
+/// let chain: Vec<Box<dyn DynProvider>> = vec![Box::new(Down), Box::new(Up)];
+/// let out = block_on(run_with_fallback::<Answer>(&chain, &ChatRequest::user("On?"), &RunConfig::default())).unwrap();
+/// assert!(out.value.ok);
+/// assert_eq!(out.attempts, 5, "four to the provider that was down, one to the next");
+/// ```
+pub async fn run_with_fallback<T: StructuredOutput>(
+    providers: &[Box<dyn DynProvider>],
+    request: &ChatRequest,
+    config: &RunConfig,
+) -> Result<Structured<T>, RunError> {
+    let started = Instant::now();
+    let mut earlier: Vec<Attempt> = Vec::new();
+    let mut last = None;
+    for provider in providers {
+        let mut config = config.clone();
+        if let Some(deadline) = config.deadline {
+            config.deadline = Some(deadline.saturating_sub(started.elapsed()));
+        }
+        match run_structured::<T, _>(provider, request, &config).await {
+            Ok(mut out) => {
+                earlier.append(&mut out.ledger);
+                out.ledger = earlier;
+                out.attempts = out.ledger.len();
+                return Ok(out);
+            }
+            Err(mut error) => {
+                let move_on = matches!(
+                    error,
+                    RunError::Transport { .. }
+                        | RunError::Refused { .. }
+                        | RunError::InvalidSchema(_)
+                );
+                if let Some(ledger) = error.ledger_mut() {
+                    earlier.append(ledger);
+                }
+                if !move_on {
+                    if let Some(ledger) = error.ledger_mut() {
+                        *ledger = earlier;
+                    }
+                    return Err(error);
+                }
+                last = Some(error);
+            }
+        }
+    }
+    match last {
+        Some(mut error) => {
+            if let Some(ledger) = error.ledger_mut() {
+                *ledger = earlier;
+            }
+            Err(error)
+        }
+        None => Err(RunError::NoStructuredOutput {
+            errors: vec!["no provider to ask".into()],
+            ledger: Vec::new(),
+        }),
+    }
 }
 
 async fn drive<T: StructuredOutput, P: Provider>(

@@ -49,6 +49,95 @@ pub trait Provider {
     fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send;
 }
 
+/// The object-safe face of a [`Provider`], for applications that choose their provider at run
+/// time: every `Provider` that is `Sync` is one, and `Box<dyn DynProvider>` (and `&dyn`,
+/// `Arc<dyn>`) is a `Provider` again, so it goes wherever a provider goes.
+///
+/// ```
+/// # use std::future::Future;
+/// # use std::time::Duration;
+/// # use structured_runtime::provider::capabilities::ProviderKind;
+/// # use structured_runtime::run::{DynProvider, TransportError};
+/// # use structured_runtime::Provider;
+/// # struct Canned;
+/// # impl Provider for Canned {
+/// #     fn kind(&self) -> ProviderKind { ProviderKind::OpenAiChat }
+/// #     fn model(&self) -> &str { "gpt-4o" }
+/// #     fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+/// #         async { Err(TransportError::Timeout) }
+/// #     }
+/// #     async fn wait(&self, _: Duration) {}
+/// # }
+/// let providers: Vec<Box<dyn DynProvider>> = vec![Box::new(Canned), Box::new(Canned)];
+/// fn takes_a_provider(p: &impl Provider) -> &str { p.model() }
+/// assert_eq!(takes_a_provider(&providers[0]), "gpt-4o");
+/// ```
+pub trait DynProvider: Send + Sync {
+    /// [`Provider::kind`].
+    fn kind(&self) -> ProviderKind;
+    /// [`Provider::model`].
+    fn model(&self) -> &str;
+    /// [`Provider::capabilities`].
+    fn capabilities(&self) -> ProviderCapabilities;
+    /// [`Provider::send`], boxed.
+    fn send_boxed<'a>(&'a self, body: &'a str) -> BoxFuture<'a, Result<String, TransportError>>;
+    /// [`Provider::wait`], boxed.
+    fn wait_boxed(&self, delay: Duration) -> BoxFuture<'_, ()>;
+}
+
+/// A boxed future that can move between threads.
+pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
+
+impl<P: Provider + Send + Sync> DynProvider for P {
+    fn kind(&self) -> ProviderKind {
+        Provider::kind(self)
+    }
+    fn model(&self) -> &str {
+        Provider::model(self)
+    }
+    fn capabilities(&self) -> ProviderCapabilities {
+        Provider::capabilities(self)
+    }
+    fn send_boxed<'a>(&'a self, body: &'a str) -> BoxFuture<'a, Result<String, TransportError>> {
+        Box::pin(self.send(body))
+    }
+    fn wait_boxed(&self, delay: Duration) -> BoxFuture<'_, ()> {
+        Box::pin(self.wait(delay))
+    }
+}
+
+/// Forwards every method of a pointer to a [`DynProvider`].
+macro_rules! dyn_provider {
+    ($($ty:ty),*) => {$(
+        impl Provider for $ty {
+            fn kind(&self) -> ProviderKind {
+                DynProvider::kind(&**self)
+            }
+            fn model(&self) -> &str {
+                DynProvider::model(&**self)
+            }
+            fn capabilities(&self) -> ProviderCapabilities {
+                DynProvider::capabilities(&**self)
+            }
+            fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+                // The body is copied so the future borrows only the provider.
+                let body = body.to_owned();
+                let provider: &dyn DynProvider = &**self;
+                async move { provider.send_boxed(&body).await }
+            }
+            fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send {
+                DynProvider::wait_boxed(&**self, delay)
+            }
+        }
+    )*};
+}
+
+dyn_provider!(
+    Box<dyn DynProvider>,
+    std::sync::Arc<dyn DynProvider>,
+    &dyn DynProvider
+);
+
 /// A request that did not get a response body.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
