@@ -638,3 +638,28 @@ fn a_fallback_chain_asks_the_next_provider_after_a_refusal_or_no_response() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn every_answer_has_a_token_limit_unless_the_caller_says_none() {
+    for (asked, configured, sent) in [
+        (None, Some(4096u32), Some(4096u32)),
+        (Some(300), Some(4096), Some(300)),
+        (None, None, None),
+    ] {
+        let p = Scripted::new(ProviderKind::Gemini, "gemini-2.5-flash", vec![]);
+        let mut request = ChatRequest::user("Appraise.");
+        request.max_tokens = asked;
+        let config = RunConfig {
+            max_tokens: configured,
+            transport_retries: 0,
+            ..config(0)
+        };
+        let _ = block_on(run_structured::<DaimonAppraisal, _>(&p, &request, &config));
+        let body = p.body(0);
+        let limit = body
+            .pointer("/generationConfig/maxOutputTokens")
+            .and_then(Value::as_u64);
+        assert_eq!(limit, sent.map(u64::from), "{body}");
+    }
+    assert_eq!(RunConfig::default().max_tokens, Some(4096));
+}

@@ -65,6 +65,10 @@ pub struct RunConfig {
     /// the request in flight is dropped and the run ends with
     /// [`RunError::DeadlineExceeded`](crate::RunError::DeadlineExceeded).
     pub deadline: Option<Duration>,
+    /// The token limit of every answer when the request names none (`ChatRequest::max_tokens`
+    /// wins): without one, a model that loops writes until its context is full. `None` sends
+    /// no limit (Anthropic, which requires one, then gets 1,024).
+    pub max_tokens: Option<u32>,
     /// The most of a previous answer a re-ask repeats back to the model, in bytes; a longer
     /// answer is cut at a character boundary and marked, so a huge answer does not make every
     /// later request huge.
@@ -84,6 +88,7 @@ impl Default for RunConfig {
             max_wait: Duration::from_secs(60),
             deadline: Some(Duration::from_secs(600)),
             max_echo_bytes: 16 << 10,
+            max_tokens: Some(4096),
         }
     }
 }

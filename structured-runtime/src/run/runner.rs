@@ -396,7 +396,8 @@ enum Next<T> {
 /// budget.
 struct Run<'r, T> {
     config: &'r RunConfig,
-    request: &'r ChatRequest,
+    /// The caller's request, with the run's `max_tokens` when it names none.
+    request: std::borrow::Cow<'r, ChatRequest>,
     kind: ProviderKind,
     model: &'r str,
     mode: StructuredOutputMode,
@@ -443,7 +444,14 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
         };
         Ok(Run {
             config,
-            request,
+            request: match (request.max_tokens, config.max_tokens) {
+                (None, Some(n)) => {
+                    let mut owned = request.clone();
+                    owned.max_tokens = Some(n);
+                    std::borrow::Cow::Owned(owned)
+                }
+                _ => std::borrow::Cow::Borrowed(request),
+            },
             kind: provider.kind(),
             model: provider.model(),
             mode,
@@ -469,7 +477,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
         body_text(
             self.kind,
             self.model,
-            self.request,
+            &self.request,
             self.system,
             &self.fragment,
             &self.turns,
