@@ -319,7 +319,10 @@ pub use read::{
     FieldReport, FromJsonError, FromText, FromTextError, ParseError, ParseOptions, Parsed,
     Provenance, TextReport, TextSource, Warning,
 };
-pub use run::{run_structured, Provider, RunConfig, RunError, Structured};
+pub use run::{
+    run_structured, run_value, run_with_fallback, DynProvider, Provider, RunConfig, RunError,
+    Structured,
+};
 pub use schema::output::StructuredOutput;
 pub use schema::{
     GuidanceFormat, Pointer, ResponseSchema, Rule, SchemaError, SchemaLimits, Validate, Violation,

@@ -663,3 +663,93 @@ fn every_answer_has_a_token_limit_unless_the_caller_says_none() {
     }
     assert_eq!(RunConfig::default().max_tokens, Some(4096));
 }
+
+#[test]
+fn a_schema_given_at_run_time_is_run_like_a_type() {
+    use structured_runtime::run::run_value;
+    use structured_runtime::ResponseSchema;
+    let schema = ResponseSchema::new(
+        "ticket",
+        json!({
+            "type": "object",
+            "properties": {
+                "id": {"type": "string", "pattern": "^[A-Z]{3}-[0-9]+$"},
+                "priority": {"type": "integer", "minimum": 1, "maximum": 5, "multipleOf": 1}
+            },
+            "required": ["id", "priority"],
+            "additionalProperties": false
+        }),
+    )
+    .unwrap();
+    // Schema enforced: the pattern broken, re-asked with the validator's own words, then fixed.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![
+            openai_text(r#"{"id": "abc-1", "priority": 2}"#),
+            openai_text(r#"{"id": "ABC-1", "priority": 2}"#),
+        ],
+    );
+    let out = block_on(run_value(
+        &p,
+        &schema,
+        &ChatRequest::user("File it."),
+        &config(1),
+    ))
+    .unwrap();
+    assert_eq!(out.value, json!({"id": "ABC-1", "priority": 2}));
+    assert_eq!((out.attempts, out.provenance), (2, Provenance::Clean));
+    let reask = p.body(1)["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        reask.contains("/id") && reask.contains("pattern"),
+        "{reask}"
+    );
+    assert_eq!(
+        p.body(0)["response_format"]["json_schema"]["name"],
+        "ticket"
+    );
+    // Tool mode, the value coerced to fit ("3" to 3), said in the warnings.
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-3-5-haiku-latest",
+        vec![Ok(
+            json!({"type": "message", "role": "assistant", "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": "toolu_1", "name": "ticket",
+                         "input": {"id": "OPS-7", "priority": "3"}}]})
+            .to_string(),
+        )],
+    );
+    let out = block_on(run_value(
+        &p,
+        &schema,
+        &ChatRequest::user("File it."),
+        &config(0),
+    ))
+    .unwrap();
+    assert_eq!(out.value, json!({"id": "OPS-7", "priority": 3}));
+    assert_eq!(out.provenance, Provenance::Recovered);
+    assert!(!out.warnings.is_empty());
+    // Out of re-asks: the last value and every error, as for a type.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(r#"{"id": "ABC-1", "priority": 9}"#); 2],
+    );
+    match block_on(run_value(
+        &p,
+        &schema,
+        &ChatRequest::user("File it."),
+        &config(1),
+    )) {
+        Err(RunError::RetriesExhausted {
+            last_value, errors, ..
+        }) => {
+            assert_eq!(last_value["priority"], 9);
+            assert_eq!(errors.len(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -402,12 +402,34 @@ pub fn parse_value(
     schema: &ResponseSchema,
     options: &ParseOptions,
 ) -> Result<Parsed<Value>, ParseError> {
+    value_from_text(text, schema, StructuredOutputMode::None, options)
+}
+
+/// [`parse_value`] on an [`Answer`] a provider gave in `mode`: text as [`parse_value`] reads it
+/// (with the mode's promise of exact JSON checked), a value where it is.
+pub fn parse_answer_value(
+    answer: &Answer,
+    schema: &ResponseSchema,
+    mode: StructuredOutputMode,
+    options: &ParseOptions,
+) -> Result<Parsed<Value>, ParseError> {
+    match answer {
+        Answer::Text(text) => value_from_text(text, schema, mode, options),
+        Answer::Json(value) => gate(read_json(&Untyped(schema), value, mode, options), options),
+    }
+}
+
+fn value_from_text(
+    text: &str,
+    schema: &ResponseSchema,
+    mode: StructuredOutputMode,
+    options: &ParseOptions,
+) -> Result<Parsed<Value>, ParseError> {
     if let Some(markdown) = schema.markdown() {
-        let mode = StructuredOutputMode::None;
         let result = read_markdown(&Untyped(schema), markdown, text, mode, options);
         return gate(result, options);
     }
-    let result = match read_text(&Untyped(schema), text, StructuredOutputMode::None, options) {
+    let result = match read_text(&Untyped(schema), text, mode, options) {
         Read::Done(result) => result,
         Read::NoJson(_) => Err(ParseError::NotFound {
             len: text.len(),

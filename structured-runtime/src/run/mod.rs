@@ -11,5 +11,5 @@ mod transport;
 
 pub use config::{OnExhausted, RunConfig};
 pub use ledger::{Attempt, AttemptResult, Stop};
-pub use runner::{run_structured, run_with_fallback, RunError, Structured};
+pub use runner::{run_structured, run_value, run_with_fallback, RunError, Structured};
 pub use transport::{BoxFuture, DynProvider, Provider, TransportError};

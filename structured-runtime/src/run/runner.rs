@@ -31,10 +31,14 @@ use crate::provider::wire::{
     StructuredCandidate, Turn, Usage,
 };
 use crate::read::coerce::{coerce, CoercePolicy};
-use crate::read::parse::{parse_answer, ParseError, Provenance, Warning};
+use crate::read::parse::{
+    parse_answer, parse_answer_value, Answer, ParseError, ParseOptions, Parsed, Provenance, Warning,
+};
 use crate::schema::output::StructuredOutput;
 use crate::schema::response::Fragment;
+use crate::schema::response::ResponseSchema;
 use crate::schema::Violations;
+use std::marker::PhantomData;
 
 /// A value and how it was obtained.
 #[derive(Debug, Clone, PartialEq)]
@@ -219,7 +223,63 @@ pub async fn run_structured<T: StructuredOutput, P: Provider>(
         schema = T::schema().name(),
         model = provider.model()
     );
-    drive::<T, P>(provider, request, config)
+    drive(
+        Typed::<T>(PhantomData),
+        T::schema(),
+        provider,
+        request,
+        config,
+    )
+    .instrument(span)
+    .await
+}
+
+/// [`run_structured`] for a schema given at run time (an API request's, an MCP tool's, a config
+/// file's): the answer is read, fitted and checked against `schema` by its validator of record,
+/// with the same modes, budgets, ledger and errors, and returned as a `serde_json::Value`.
+///
+/// ```
+/// # use std::future::Future;
+/// # use std::time::Duration;
+/// # use structured_runtime::provider::capabilities::ProviderKind;
+/// # use structured_runtime::run::{run_value, TransportError};
+/// # use structured_runtime::{ChatRequest, Provider, ResponseSchema, RunConfig};
+/// # struct Recorded;
+/// # impl Provider for Recorded {
+/// #     fn kind(&self) -> ProviderKind { ProviderKind::OpenAiChat }
+/// #     fn model(&self) -> &str { "gpt-4o" }
+/// #     fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+/// #         async { Ok(r#"{"choices": [{"index": 0, "finish_reason": "stop",
+/// #             "message": {"role": "assistant", "content": "{\"city\": \"Oslo\", \"days\": 3}"}}]}"#.to_owned()) }
+/// #     }
+/// #     async fn wait(&self, _: Duration) {}
+/// # }
+/// # fn block_on<F: Future>(f: F) -> F::Output {
+/// #     let mut f = std::pin::pin!(f);
+/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// let schema = ResponseSchema::new("trip", serde_json::json!({
+///     "type": "object",
+///     "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1}},
+///     "required": ["city", "days"], "additionalProperties": false
+/// }))?;
+/// let out = block_on(run_value(&Recorded, &schema, &ChatRequest::user("Plan a trip."), &RunConfig::default())).unwrap();
+/// assert_eq!(out.value, serde_json::json!({"city": "Oslo", "days": 3}));
+/// # Ok::<(), structured_runtime::SchemaError>(())
+/// ```
+pub async fn run_value<P: Provider>(
+    provider: &P,
+    schema: &ResponseSchema,
+    request: &ChatRequest,
+    config: &RunConfig,
+) -> Result<Structured<Value>, RunError> {
+    let span = tracing::debug_span!(
+        "run_value",
+        schema = schema.name(),
+        model = provider.model()
+    );
+    drive(Untyped(schema), schema, provider, request, config)
         .instrument(span)
         .await
 }
@@ -321,12 +381,14 @@ pub async fn run_with_fallback<T: StructuredOutput>(
     }
 }
 
-async fn drive<T: StructuredOutput, P: Provider>(
-    provider: &P,
-    request: &ChatRequest,
-    config: &RunConfig,
-) -> Result<Structured<T>, RunError> {
-    let mut run = Run::<T>::start(provider, request, config)?;
+async fn drive<'r, G: Goal, P: Provider>(
+    goal: G,
+    schema: &'r ResponseSchema,
+    provider: &'r P,
+    request: &'r ChatRequest,
+    config: &'r RunConfig,
+) -> Result<Structured<G::Out>, RunError> {
+    let mut run = Run::start(goal, schema, provider, request, config)?;
     let started = Instant::now();
     let left = || config.deadline.map(|d| d.saturating_sub(started.elapsed()));
     loop {
@@ -382,6 +444,62 @@ async fn first<F: Future, W: Future<Output = ()>>(
     .await
 }
 
+/// What a run reads an answer into: a derived type, or a value for a schema given at run time.
+trait Goal {
+    type Out;
+    /// The answer read, as the parse options allow.
+    fn parse(
+        &self,
+        answer: &Answer,
+        mode: StructuredOutputMode,
+        options: &ParseOptions,
+    ) -> Result<Parsed<Self::Out>, ParseError>;
+    /// A value taken without its rules (validation off), when it has the right shape.
+    fn unchecked(&self, value: &Value) -> Option<Self::Out>;
+    /// A value that keeps every rule.
+    fn checked(&self, value: &Value) -> Option<Self::Out>;
+}
+
+struct Typed<T>(PhantomData<fn() -> T>);
+
+impl<T: StructuredOutput> Goal for Typed<T> {
+    type Out = T;
+    fn parse(
+        &self,
+        answer: &Answer,
+        mode: StructuredOutputMode,
+        options: &ParseOptions,
+    ) -> Result<Parsed<T>, ParseError> {
+        parse_answer::<T>(answer, mode, options)
+    }
+    fn unchecked(&self, value: &Value) -> Option<T> {
+        T::deserialize(value).ok()
+    }
+    fn checked(&self, value: &Value) -> Option<T> {
+        T::from_value(value).ok()
+    }
+}
+
+struct Untyped<'s>(&'s ResponseSchema);
+
+impl Goal for Untyped<'_> {
+    type Out = Value;
+    fn parse(
+        &self,
+        answer: &Answer,
+        mode: StructuredOutputMode,
+        options: &ParseOptions,
+    ) -> Result<Parsed<Value>, ParseError> {
+        parse_answer_value(answer, self.0, mode, options)
+    }
+    fn unchecked(&self, value: &Value) -> Option<Value> {
+        Some(value.clone())
+    }
+    fn checked(&self, value: &Value) -> Option<Value> {
+        self.0.check_instance(value).is_ok().then(|| value.clone())
+    }
+}
+
 /// What the run does after an attempt.
 enum Next<T> {
     /// Send the next request now.
@@ -394,7 +512,10 @@ enum Next<T> {
 
 /// The state of one run: what is asked and how, what was said so far, and what is left of each
 /// budget.
-struct Run<'r, T> {
+struct Run<'r, G: Goal> {
+    /// What the answer is read into.
+    goal: G,
+    schema: &'r ResponseSchema,
     config: &'r RunConfig,
     /// The caller's request, with the run's `max_tokens` when it names none.
     request: std::borrow::Cow<'r, ChatRequest>,
@@ -404,7 +525,7 @@ struct Run<'r, T> {
     /// What the mode adds to every request: fields (built once per schema and kept on it) and
     /// system text.
     fragment: Arc<Fragment>,
-    system: Option<&'static str>,
+    system: Option<&'r str>,
     expect: Expect,
     /// The turns re-asks added after the caller's messages.
     turns: Vec<Turn>,
@@ -414,18 +535,18 @@ struct Run<'r, T> {
     reasks: u32,
     plain_texts: u32,
     transport_failures: u32,
-    _value: std::marker::PhantomData<fn() -> T>,
 }
 
-impl<'r, T: StructuredOutput> Run<'r, T> {
+impl<'r, G: Goal> Run<'r, G> {
     /// The mode for this provider, and the request fragment for it (the schema lowered once
     /// per target and kept).
     fn start<P: Provider>(
+        goal: G,
+        schema: &'r ResponseSchema,
         provider: &'r P,
         request: &'r ChatRequest,
         config: &'r RunConfig,
     ) -> Result<Self, RunError> {
-        let schema = T::schema();
         let caps = provider.capabilities();
         let mode = resolve_mode(
             config.outputs.enabled,
@@ -443,6 +564,8 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
             tool_name: tool_name.clone(),
         };
         Ok(Run {
+            goal,
+            schema,
             config,
             request: match (request.max_tokens, config.max_tokens) {
                 (None, Some(n)) => {
@@ -467,7 +590,6 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
             reasks: 0,
             plain_texts: 0,
             transport_failures: 0,
-            _value: std::marker::PhantomData,
         })
     }
 
@@ -512,7 +634,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
     }
 
     /// What comes after a request: the transport's result read, judged and recorded.
-    fn sent(&mut self, body: String, sent: Result<String, TransportError>) -> Next<T> {
+    fn sent(&mut self, body: String, sent: Result<String, TransportError>) -> Next<G::Out> {
         let text = match sent {
             Ok(text) => text,
             Err(error) => return self.transport_failed(body, error),
@@ -582,7 +704,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
     }
 
     /// No response: wait and send again while the transport budget lasts.
-    fn transport_failed(&mut self, body: String, error: TransportError) -> Next<T> {
+    fn transport_failed(&mut self, body: String, error: TransportError) -> Next<G::Out> {
         self.record(body, None, AttemptResult::Transport(error.clone()), None);
         if error.is_retryable() && self.transport_failures < self.config.transport_retries {
             let delay = match &error {
@@ -611,7 +733,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
     }
 
     /// The deadline passed while `body` was in flight: the attempt is recorded as a timeout.
-    fn deadline_passed(&mut self, body: String) -> Next<T> {
+    fn deadline_passed(&mut self, body: String) -> Next<G::Out> {
         self.record(
             body,
             None,
@@ -640,7 +762,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
     }
 
     /// Plain text where a tool call was required, or no text at all.
-    fn no_structured_output(&mut self, said: Option<String>) -> Next<T> {
+    fn no_structured_output(&mut self, said: Option<String>) -> Next<G::Out> {
         let tool_mode = self.mode == StructuredOutputMode::ToolUseWorkaround;
         if tool_mode && self.plain_texts < self.config.plain_text_retries {
             self.plain_texts += 1;
@@ -657,7 +779,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
         // that does not fit.
         if !tool_mode && self.reasks < self.reask_budget() {
             self.reasks += 1;
-            let ask = if T::schema().markdown().is_some() {
+            let ask = if self.schema.markdown().is_some() {
                 "Your answer was empty. Answer as instructed."
             } else {
                 "Your answer was empty. Answer with the JSON value the schema describes."
@@ -675,8 +797,10 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
         text: String,
         usage: Option<Usage>,
         candidate: StructuredCandidate,
-    ) -> Next<T> {
-        let parsed = parse_answer::<T>(&candidate.answer, self.mode, &self.config.parse);
+    ) -> Next<G::Out> {
+        let parsed = self
+            .goal
+            .parse(&candidate.answer, self.mode, &self.config.parse);
         let result = match parsed {
             Ok(parsed) => {
                 let result = AttemptResult::Accepted(parsed.provenance);
@@ -708,7 +832,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
             }) => {
                 // Validation off: a value that deserializes is taken as it is, with a warning.
                 if !self.config.outputs.validation {
-                    if let Ok(v) = serde_json::from_value::<T>(value.clone()) {
+                    if let Some(v) = self.goal.unchecked(&value) {
                         let result = AttemptResult::Accepted(Provenance::Recovered);
                         self.record(body, Some(text), result, usage);
                         let ledger = self.ledger();
@@ -745,10 +869,14 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
             return Next::Ask;
         }
         if self.config.on_exhausted == OnExhausted::DefaultsWithWarning {
-            if let Some(value) = defaults::<T>(self.last_value.as_ref(), &self.config.parse.coerce)
-            {
+            if let Some(value) = defaults(
+                &self.goal,
+                self.schema,
+                self.last_value.as_ref(),
+                &self.config.parse.coerce,
+            ) {
                 tracing::warn!(
-                    schema = T::schema().name(),
+                    schema = self.schema.name(),
                     "retries exhausted: using defaults"
                 );
                 let warnings = vec![Warning::Defaults {
@@ -771,7 +899,7 @@ impl<'r, T: StructuredOutput> Run<'r, T> {
 
     /// Every re-ask spent: the last value and every error, read from the ledger; or, when no
     /// answer held a value at all, that.
-    fn exhausted(&mut self) -> Next<T> {
+    fn exhausted(&mut self) -> Next<G::Out> {
         let errors = self.ledger.errors();
         let ledger = self.ledger();
         match self.last_value.take() {
@@ -846,10 +974,12 @@ fn echo_cut(text: &str, max: usize) -> String {
 /// The type's defaults: the last value with every field that broke a rule taken out, then
 /// filled with typed defaults (missing-field recovery, forced on). `None` when a field has no
 /// default that fits (an enum, or a range that excludes zero). The value is read where it is.
-fn defaults<T: StructuredOutput>(
+fn defaults<G: Goal>(
+    goal: &G,
+    schema: &ResponseSchema,
     last: Option<&(Value, Violations)>,
     policy: &CoercePolicy,
-) -> Option<T> {
+) -> Option<G::Out> {
     let mut value = match last {
         Some((value, violations)) => {
             let mut value = value.clone();
@@ -868,6 +998,6 @@ fn defaults<T: StructuredOutput>(
         null_to_default: true,
         ..policy.clone()
     };
-    coerce(&mut value, T::schema(), &policy);
-    T::from_value(&value).ok()
+    coerce(&mut value, schema, &policy);
+    goal.checked(&value)
 }
