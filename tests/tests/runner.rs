@@ -753,3 +753,28 @@ fn a_schema_given_at_run_time_is_run_like_a_type() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn capability_overrides_in_the_run_config_choose_the_mode() {
+    use structured_runtime::provider::capabilities::{CapabilityOverrides, ProviderCapabilities};
+    let mut overrides = CapabilityOverrides::new();
+    overrides.set(
+        ProviderKind::OpenAiChat,
+        "GPT-4o",
+        ProviderCapabilities::PROMPT_ONLY,
+    );
+    let config = RunConfig {
+        capabilities: overrides,
+        ..config(0)
+    };
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![openai_text(GOOD)]);
+    let out = run(&p, &config).unwrap();
+    assert_eq!(out.mode, StructuredOutputMode::PromptGuided);
+    assert!(p.body(0).get("response_format").is_none());
+    // Another model keeps the matrix.
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4.1", vec![openai_text(GOOD)]);
+    assert_eq!(
+        run(&p, &config).unwrap().mode,
+        StructuredOutputMode::SchemaEnforced
+    );
+}

@@ -276,6 +276,13 @@ impl CapabilityOverrides {
         self
     }
 
+    /// The override for this model, if one was set.
+    pub fn get(&self, provider: ProviderKind, model: &str) -> Option<ProviderCapabilities> {
+        self.by_model
+            .get(&(provider, model.to_ascii_lowercase()))
+            .copied()
+    }
+
     /// The override for this model, or the built-in matrix.
     pub fn capabilities(&self, provider: ProviderKind, model: &str) -> ProviderCapabilities {
         self.by_model

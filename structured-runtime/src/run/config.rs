@@ -23,7 +23,7 @@ use std::time::Duration;
 
 use toml::{Table, Value};
 
-use crate::provider::capabilities::InferenceProfile;
+use crate::provider::capabilities::{CapabilityOverrides, InferenceProfile};
 use crate::read::ParseOptions;
 use crate::schema::response::ResponseSchema;
 
@@ -56,6 +56,9 @@ pub struct RunConfig {
     pub on_exhausted: OnExhausted,
     /// Extended thinking is on (no forced tool on Anthropic).
     pub extended_thinking: bool,
+    /// What given models really support, over the provider's own answer (and the built-in
+    /// matrix): the runner picks its mode from these.
+    pub capabilities: CapabilityOverrides,
     /// The longest the run waits before one transport retry. A provider that asks for a
     /// longer wait (`retry-after`) ends the run at once with
     /// [`TransportError::RateLimited`](crate::run::TransportError::RateLimited), carrying the
@@ -85,6 +88,7 @@ impl Default for RunConfig {
             plain_text_retries: 2,
             on_exhausted: OnExhausted::Fail,
             extended_thinking: false,
+            capabilities: CapabilityOverrides::new(),
             max_wait: Duration::from_secs(60),
             deadline: Some(Duration::from_secs(600)),
             max_echo_bytes: 16 << 10,

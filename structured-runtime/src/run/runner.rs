@@ -547,7 +547,10 @@ impl<'r, G: Goal> Run<'r, G> {
         request: &'r ChatRequest,
         config: &'r RunConfig,
     ) -> Result<Self, RunError> {
-        let caps = provider.capabilities();
+        let caps = config
+            .capabilities
+            .get(provider.kind(), provider.model())
+            .unwrap_or_else(|| provider.capabilities());
         let mode = resolve_mode(
             config.outputs.enabled,
             config.outputs.prefer_schema_enforcement,
