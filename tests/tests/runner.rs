@@ -778,3 +778,57 @@ fn capability_overrides_in_the_run_config_choose_the_mode() {
         StructuredOutputMode::SchemaEnforced
     );
 }
+
+#[test]
+fn extended_thinking_in_the_config_or_the_request_is_one_setting() {
+    // The flag: no forced tool, and the request carries `thinking`.
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-3-7-sonnet-latest",
+        vec![anthropic_text(GOOD)],
+    );
+    let config = RunConfig {
+        extended_thinking: true,
+        ..config(0)
+    };
+    let out = run(&p, &config).unwrap();
+    assert_ne!(out.mode, StructuredOutputMode::ToolUseWorkaround);
+    let body = p.body(0);
+    assert_eq!(body["thinking"]["type"], "enabled", "{body}");
+    assert!(
+        body["max_tokens"].as_u64().unwrap() > body["thinking"]["budget_tokens"].as_u64().unwrap()
+    );
+    assert!(body.get("tool_choice").is_none(), "{body}");
+    // The request's own `thinking`: the same mode, the request's fields untouched.
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-3-7-sonnet-latest",
+        vec![anthropic_text(GOOD)],
+    );
+    let mut request = ChatRequest::user("Appraise.");
+    request.extra = json!({"thinking": {"type": "enabled", "budget_tokens": 2000}});
+    request.max_tokens = Some(5000);
+    let out = block_on(run_structured::<DaimonAppraisal, _>(
+        &p,
+        &request,
+        &config_no_thinking(),
+    ))
+    .unwrap();
+    assert_ne!(out.mode, StructuredOutputMode::ToolUseWorkaround);
+    assert_eq!(p.body(0)["thinking"]["budget_tokens"], 2000);
+    assert!(p.body(0).get("tool_choice").is_none());
+    // Neither: the forced tool.
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-3-7-sonnet-latest",
+        vec![anthropic_tool(GOOD)],
+    );
+    assert_eq!(
+        run(&p, &config_no_thinking()).unwrap().mode,
+        StructuredOutputMode::ToolUseWorkaround
+    );
+}
+
+fn config_no_thinking() -> RunConfig {
+    config(0)
+}

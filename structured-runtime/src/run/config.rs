@@ -54,7 +54,9 @@ pub struct RunConfig {
     pub plain_text_retries: u32,
     /// After the last re-ask.
     pub on_exhausted: OnExhausted,
-    /// Extended thinking is on (no forced tool on Anthropic).
+    /// Extended thinking is on: no forced tool where the provider refuses one with thinking
+    /// (Anthropic), and on Anthropic the request carries `thinking` (a 1,024-token budget)
+    /// unless it sets its own. A request whose `extra` turns thinking on counts as on.
     pub extended_thinking: bool,
     /// What given models really support, over the provider's own answer (and the built-in
     /// matrix): the runner picks its mode from these.

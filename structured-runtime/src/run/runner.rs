@@ -444,6 +444,55 @@ async fn first<F: Future, W: Future<Output = ()>>(
     .await
 }
 
+/// Thinking budget sent to Anthropic when [`RunConfig::extended_thinking`] is on and the
+/// request does not set its own.
+const THINKING_BUDGET: u32 = 1024;
+
+/// Whether the request's own fields turn extended thinking on (`"thinking": {"type":
+/// "enabled", ..}`).
+fn asks_thinking(extra: &Value) -> bool {
+    extra
+        .get("thinking")
+        .and_then(|t| t.get("type"))
+        .and_then(Value::as_str)
+        .is_some_and(|t| t != "disabled")
+}
+
+/// The caller's request with what the run adds: its `max_tokens` when the request names none,
+/// and, for Anthropic with extended thinking on, the `thinking` field (a budget below the limit).
+fn completed<'r>(
+    request: &'r ChatRequest,
+    config: &RunConfig,
+    kind: ProviderKind,
+) -> std::borrow::Cow<'r, ChatRequest> {
+    let limit = request
+        .max_tokens
+        .is_none()
+        .then_some(config.max_tokens)
+        .flatten();
+    let thinking = config.extended_thinking
+        && kind == ProviderKind::Anthropic
+        && request.extra.get("thinking").is_none();
+    if limit.is_none() && !thinking {
+        return std::borrow::Cow::Borrowed(request);
+    }
+    let mut owned = request.clone();
+    if limit.is_some() {
+        owned.max_tokens = limit;
+    }
+    if thinking {
+        let max = owned.max_tokens.unwrap_or(4096).max(THINKING_BUDGET + 1024);
+        owned.max_tokens = Some(max);
+        if let Value::Object(extra) = &mut owned.extra {
+            extra.insert(
+                "thinking".into(),
+                serde_json::json!({"type": "enabled", "budget_tokens": THINKING_BUDGET}),
+            );
+        }
+    }
+    std::borrow::Cow::Owned(owned)
+}
+
 /// What a run reads an answer into: a derived type, or a value for a schema given at run time.
 trait Goal {
     type Out;
@@ -551,10 +600,13 @@ impl<'r, G: Goal> Run<'r, G> {
             .capabilities
             .get(provider.kind(), provider.model())
             .unwrap_or_else(|| provider.capabilities());
+        // Thinking asked in the request's own fields counts as much as the config's flag (a
+        // forced tool cannot go with it on Anthropic), and the flag turns it on on the wire.
+        let thinking = config.extended_thinking || asks_thinking(&request.extra);
         let mode = resolve_mode(
             config.outputs.enabled,
             config.outputs.prefer_schema_enforcement,
-            config.extended_thinking,
+            thinking,
             &caps,
         );
         let fragment =
@@ -570,14 +622,7 @@ impl<'r, G: Goal> Run<'r, G> {
             goal,
             schema,
             config,
-            request: match (request.max_tokens, config.max_tokens) {
-                (None, Some(n)) => {
-                    let mut owned = request.clone();
-                    owned.max_tokens = Some(n);
-                    std::borrow::Cow::Owned(owned)
-                }
-                _ => std::borrow::Cow::Borrowed(request),
-            },
+            request: completed(request, config, provider.kind()),
             kind: provider.kind(),
             model: provider.model(),
             mode,
