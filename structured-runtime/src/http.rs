@@ -20,6 +20,10 @@
 use std::future::Future;
 use std::time::Duration;
 
+/// The HTTP client this provider is built on, for callers who build their own client
+/// ([`HttpProvider::with_client`]) with the same version.
+pub use reqwest;
+
 use crate::provider::capabilities::{capabilities, ProviderCapabilities, ProviderKind};
 use crate::provider::wire::shorten;
 use crate::run::{Provider, TransportError};
@@ -41,6 +45,8 @@ pub struct HttpProvider {
     /// What the model supports, when the caller knows better than the built-in matrix.
     capabilities: Option<ProviderCapabilities>,
     max_body_bytes: usize,
+    /// Headers the caller adds to every request (a gateway's key, an organisation id).
+    headers: reqwest::header::HeaderMap,
 }
 
 impl std::fmt::Debug for HttpProvider {
@@ -52,6 +58,7 @@ impl std::fmt::Debug for HttpProvider {
             .field("model", &self.model)
             .field("capabilities", &self.capabilities)
             .field("max_body_bytes", &self.max_body_bytes)
+            .field("headers", &self.headers.keys().collect::<Vec<_>>())
             .finish()
     }
 }
@@ -63,9 +70,25 @@ pub const DEFAULT_MAX_BODY_BYTES: usize = 32 << 20;
 /// Redirects followed within one origin, at most.
 const MAX_REDIRECTS: usize = 5;
 
+/// A client builder with this crate's redirect rule (a redirect is followed only within the
+/// origin it was sent to, at most five times) and a request timeout: for a caller who needs
+/// more (a proxy, extra root certificates) and builds the client for
+/// [`HttpProvider::with_client`] from it.
+pub fn client_builder(timeout: Duration) -> reqwest::ClientBuilder {
+    reqwest::Client::builder()
+        .timeout(timeout)
+        .redirect(same_origin_redirects())
+}
+
 /// A client that follows a redirect only to the origin it was sent to.
 fn client(timeout: Duration) -> Result<reqwest::Client, HttpConfigError> {
-    let policy = reqwest::redirect::Policy::custom(|attempt| {
+    client_builder(timeout)
+        .build()
+        .map_err(|e| HttpConfigError::Client(e.to_string()))
+}
+
+fn same_origin_redirects() -> reqwest::redirect::Policy {
+    reqwest::redirect::Policy::custom(|attempt| {
         let first = attempt.previous().first();
         let same_origin = first.is_some_and(|from| {
             from.scheme() == attempt.url().scheme()
@@ -80,12 +103,7 @@ fn client(timeout: Duration) -> Result<reqwest::Client, HttpConfigError> {
         } else {
             attempt.follow()
         }
-    });
-    reqwest::Client::builder()
-        .timeout(timeout)
-        .redirect(policy)
-        .build()
-        .map_err(|e| HttpConfigError::Client(e.to_string()))
+    })
 }
 
 /// A redirect the client refused to follow.
@@ -133,6 +151,7 @@ impl HttpProvider {
             model: model.into(),
             capabilities: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
+            headers: reqwest::header::HeaderMap::new(),
         })
     }
 
@@ -147,6 +166,27 @@ impl HttpProvider {
     /// unless set): a larger body is refused as it arrives, never read whole.
     pub fn with_max_body_bytes(mut self, max_body_bytes: usize) -> Self {
         self.max_body_bytes = max_body_bytes;
+        self
+    }
+
+    /// The same endpoint, sending `name: value` with every request (after the provider's own
+    /// headers; the API key is still sent only as the provider expects it).
+    pub fn with_header(mut self, name: &str, value: &str) -> Result<Self, HttpConfigError> {
+        let name = reqwest::header::HeaderName::from_bytes(name.as_bytes())
+            .map_err(|e| HttpConfigError::Client(format!("header name {name:?}: {e}")))?;
+        let mut value = reqwest::header::HeaderValue::from_str(value)
+            .map_err(|e| HttpConfigError::Client(format!("header {name}: {e}")))?;
+        value.set_sensitive(true);
+        self.headers.insert(name, value);
+        Ok(self)
+    }
+
+    /// The same endpoint, sending through `client` (one the caller built: shared, with a
+    /// proxy, ...). Its timeouts and redirect rule are the caller's; build it from
+    /// [`client_builder`] to keep this crate's. Whatever the client does, an answer that
+    /// comes from another origin than the endpoint's is refused ([`TransportError::Redirect`]).
+    pub fn with_client(mut self, client: reqwest::Client) -> Self {
+        self.client = client;
         self
     }
 
@@ -214,6 +254,9 @@ impl HttpProvider {
         if self.kind == ProviderKind::Anthropic {
             request = request.header("anthropic-version", "2023-06-01");
         }
+        for (name, value) in &self.headers {
+            request = request.header(name, value.clone());
+        }
         request
     }
 }
@@ -235,8 +278,19 @@ impl Provider for HttpProvider {
     fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
         let request = self.request(body);
         let limit = self.max_body_bytes;
+        let origin = reqwest::Url::parse(&self.endpoint())
+            .map(|u| u.origin().ascii_serialization())
+            .unwrap_or_default();
         async move {
             let response = request.send().await.map_err(transport)?;
+            // A client of the caller's may follow redirects anywhere: another origin's answer
+            // is not the model's.
+            let answered_from = response.url().origin().ascii_serialization();
+            if answered_from != origin {
+                return Err(TransportError::Redirect(format!(
+                    "the answer came from {answered_from}, not {origin}"
+                )));
+            }
             let status = response.status();
             let retry_after = response
                 .headers()

@@ -553,3 +553,68 @@ async fn a_fallback_chain_over_http_moves_on_when_the_first_endpoint_is_down() {
     );
     assert_eq!(seen.lock().unwrap().len(), 1);
 }
+
+#[tokio::test]
+async fn extra_headers_and_a_caller_built_client() {
+    let (url, seen) = serve(vec![
+        Reply::Http(200, "", fixture("openai_chat_structured_success.json")),
+        Reply::Http(200, "", fixture("openai_chat_structured_success.json")),
+    ])
+    .await;
+    let client = structured_runtime::http::client_builder(Duration::from_secs(5))
+        .user_agent("acme-gateway/1.0")
+        .build()
+        .unwrap();
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, Some("k".into()), "gpt-4o")
+        .unwrap()
+        .with_header("x-org", "acme")
+        .unwrap()
+        .with_client(client);
+    assert!(
+        !format!("{provider:?}").contains("acme\""),
+        "header values are not printed"
+    );
+    for _ in 0..2 {
+        run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+            .await
+            .unwrap();
+    }
+    let seen = seen.lock().unwrap();
+    for (head, _) in seen.iter() {
+        let head = head.to_ascii_lowercase();
+        assert!(head.contains("x-org: acme"), "{head}");
+        assert!(head.contains("user-agent: acme-gateway/1.0"), "{head}");
+        assert!(head.contains("authorization: bearer k"), "{head}");
+    }
+    assert!(
+        HttpProvider::new(ProviderKind::OpenAiChat, "http://x", None, "m")
+            .unwrap()
+            .with_header("bad header", "v")
+            .is_err()
+    );
+}
+
+#[tokio::test]
+async fn a_caller_client_that_follows_any_redirect_still_gets_no_answer_from_elsewhere() {
+    let (elsewhere, _) = serve(vec![Reply::Http(
+        200,
+        "",
+        fixture("openai_chat_structured_success.json"),
+    )])
+    .await;
+    let location: &'static str = Box::leak(format!("location: {elsewhere}/x\r\n").into_boxed_str());
+    let (url, _) = serve(vec![Reply::Http(307, location, String::new())]).await;
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o")
+        .unwrap()
+        .with_client(structured_runtime::http::reqwest::Client::new());
+    let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
+        .await
+        .unwrap_err();
+    match err {
+        RunError::Transport {
+            error: TransportError::Redirect(reason),
+            ..
+        } => assert!(reason.contains("the answer came from"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+}
