@@ -442,7 +442,8 @@ fn anthropic_bodies_and_streams() {
         cut.usage,
         Some(Usage {
             input_tokens: 450,
-            output_tokens: 124
+            output_tokens: 124,
+            cached_input_tokens: 0,
         })
     );
 }
@@ -763,6 +764,61 @@ fn a_cut_stream_is_an_error_never_a_value() {
             );
             cut += 97;
         }
+    }
+}
+
+#[test]
+fn cached_prompt_tokens_are_read_from_each_provider() {
+    let expect = Expect::new(SchemaEnforced);
+    let cases = [
+        (
+            WireApi::OpenAiChat,
+            json!({"choices": [{"index": 0, "finish_reason": "stop",
+            "message": {"role": "assistant", "content": "{}"}}],
+            "usage": {"prompt_tokens": 1000, "completion_tokens": 20,
+                      "prompt_tokens_details": {"cached_tokens": 600}}}),
+            (1000, 20, 600),
+        ),
+        (
+            WireApi::OpenAiResponses,
+            json!({"status": "completed", "output": [{"type": "message",
+            "content": [{"type": "output_text", "text": "{}"}]}],
+            "usage": {"input_tokens": 900, "output_tokens": 30,
+                      "input_tokens_details": {"cached_tokens": 512}}}),
+            (900, 30, 512),
+        ),
+        // Anthropic counts cache reads and writes apart from `input_tokens`.
+        (
+            WireApi::Anthropic,
+            json!({"type": "message", "role": "assistant", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": "{}"}],
+            "usage": {"input_tokens": 50, "output_tokens": 10,
+                      "cache_read_input_tokens": 700, "cache_creation_input_tokens": 100}}),
+            (850, 10, 700),
+        ),
+        (
+            WireApi::Gemini,
+            json!({"candidates": [{"finishReason": "STOP",
+            "content": {"parts": [{"text": "{}"}], "role": "model"}}],
+            "usageMetadata": {"promptTokenCount": 400, "candidatesTokenCount": 5,
+                              "cachedContentTokenCount": 256}}),
+            (400, 5, 256),
+        ),
+    ];
+    for (api, body, (input, output, cached)) in cases {
+        let usage = read_response_value(api, &expect, &body)
+            .unwrap()
+            .usage
+            .unwrap();
+        assert_eq!(
+            (
+                usage.input_tokens,
+                usage.output_tokens,
+                usage.cached_input_tokens
+            ),
+            (input, output, cached),
+            "{api:?}"
+        );
     }
 }
 

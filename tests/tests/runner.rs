@@ -832,3 +832,52 @@ fn extended_thinking_in_the_config_or_the_request_is_one_setting() {
 fn config_no_thinking() -> RunConfig {
     config(0)
 }
+
+#[test]
+fn a_run_adds_up_its_tokens_and_a_price_table_costs_each_attempt() {
+    use structured_runtime::provider::wire::Prices;
+    use structured_runtime::run::{run_with_fallback, DynProvider, PriceTable};
+    let chain: Vec<Box<dyn DynProvider>> = vec![
+        Box::new(Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![refusal()],
+        )),
+        Box::new(Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o-mini",
+            vec![openai_text(OUT_OF_RANGE), openai_text(GOOD)],
+        )),
+    ];
+    let out = block_on(run_with_fallback::<DaimonAppraisal>(
+        &chain,
+        &ChatRequest::user("Appraise."),
+        &config(1),
+    ))
+    .unwrap();
+    // The refusal reported no usage; each answer of the second model 100 in, 40 out.
+    let usage = out.usage();
+    assert_eq!((usage.input_tokens, usage.output_tokens), (200, 80));
+    let models: Vec<&str> = out.ledger.iter().map(|a| a.model.as_str()).collect();
+    assert_eq!(models, ["gpt-4o", "gpt-4o-mini", "gpt-4o-mini"]);
+    let mut prices = PriceTable::new();
+    prices.set(
+        "gpt-4o-mini",
+        Prices {
+            input: 0.15,
+            output: 0.6,
+            cached_input: None,
+        },
+    );
+    assert_eq!(
+        prices.attempt_cost(&out.ledger[0]),
+        Some(0.0),
+        "no usage, no cost"
+    );
+    let each = 100.0 * 0.15 / 1e6 + 40.0 * 0.6 / 1e6;
+    assert!((prices.attempt_cost(&out.ledger[1]).unwrap() - each).abs() < 1e-15);
+    assert!((prices.cost(&out.ledger).unwrap() - 2.0 * each).abs() < 1e-15);
+    // A model without prices: the run's cost is unknown, not zero.
+    let empty = PriceTable::new();
+    assert_eq!(empty.cost(&out.ledger), None);
+}

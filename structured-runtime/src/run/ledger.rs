@@ -2,7 +2,7 @@
 //! run reports are read from it, not kept beside it.
 
 use super::transport::TransportError;
-use crate::provider::wire::{CodecError, Usage};
+use crate::provider::wire::{CodecError, Prices, Usage};
 use crate::read::{ParseError, Provenance};
 use crate::schema::Violations;
 
@@ -74,6 +74,8 @@ impl AttemptResult {
 /// One request and what came of it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Attempt {
+    /// The model asked.
+    pub model: String,
     /// The body sent (JSON text).
     pub sent: String,
     /// The body received, if any.
@@ -82,6 +84,53 @@ pub struct Attempt {
     pub result: AttemptResult,
     /// Tokens, when the provider reported them.
     pub usage: Option<Usage>,
+}
+
+/// Prices per model, to cost a run and each attempt.
+///
+/// ```
+/// use structured_runtime::provider::wire::Prices;
+/// use structured_runtime::run::PriceTable;
+///
+/// let mut prices = PriceTable::new();
+/// prices.set("gpt-4o", Prices { input: 2.5, output: 10.0, cached_input: Some(1.25) });
+/// assert!(prices.get("gpt-4o").is_some());
+/// ```
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PriceTable {
+    by_model: std::collections::BTreeMap<String, Prices>,
+}
+
+impl PriceTable {
+    /// An empty table.
+    pub fn new() -> Self {
+        PriceTable::default()
+    }
+
+    /// The prices of `model` (matched exactly).
+    pub fn set(&mut self, model: &str, prices: Prices) -> &mut Self {
+        self.by_model.insert(model.to_owned(), prices);
+        self
+    }
+
+    /// The prices of `model`, if set.
+    pub fn get(&self, model: &str) -> Option<&Prices> {
+        self.by_model.get(model)
+    }
+
+    /// What `attempt` cost: nothing when it reported no usage (no response, say), `None` when
+    /// its model has no prices here.
+    pub fn attempt_cost(&self, attempt: &Attempt) -> Option<f64> {
+        match attempt.usage {
+            None => Some(0.0),
+            Some(usage) => self.get(&attempt.model).map(|p| usage.cost(p)),
+        }
+    }
+
+    /// What every attempt cost together; `None` when one of them has no prices here.
+    pub fn cost(&self, ledger: &[Attempt]) -> Option<f64> {
+        ledger.iter().map(|a| self.attempt_cost(a)).sum()
+    }
 }
 
 /// Every attempt of a run, in order, and the tool the model was asked to call (for messages).

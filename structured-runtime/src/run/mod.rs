@@ -10,6 +10,6 @@ mod runner;
 mod transport;
 
 pub use config::{OnExhausted, RunConfig};
-pub use ledger::{Attempt, AttemptResult, Stop};
+pub use ledger::{Attempt, AttemptResult, PriceTable, Stop};
 pub use runner::{run_structured, run_value, run_with_fallback, RunError, Structured};
 pub use transport::{BoxFuture, DynProvider, Provider, TransportError};

@@ -139,7 +139,27 @@ pub enum RunError {
     },
 }
 
+impl<T> Structured<T> {
+    /// Tokens over every attempt that reported them.
+    pub fn usage(&self) -> Usage {
+        total_usage(&self.ledger)
+    }
+}
+
+/// Every attempt's usage, added up.
+pub(crate) fn total_usage(ledger: &[Attempt]) -> Usage {
+    ledger
+        .iter()
+        .filter_map(|a| a.usage)
+        .fold(Usage::default(), Usage::plus)
+}
+
 impl RunError {
+    /// Tokens spent before the run failed, over every attempt that reported them.
+    pub fn usage(&self) -> Usage {
+        total_usage(self.ledger())
+    }
+
     /// The ledger, to add the attempts of earlier providers in a chain.
     fn ledger_mut(&mut self) -> Option<&mut Vec<Attempt>> {
         match self {
@@ -670,6 +690,7 @@ impl<'r, G: Goal> Run<'r, G> {
         usage: Option<Usage>,
     ) {
         self.ledger.attempts.push(Attempt {
+            model: self.model.to_owned(),
             sent,
             received,
             result,

@@ -137,9 +137,23 @@ pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
             malformed_call: None,
         },
     );
+    // Anthropic counts cached and cache-writing prompt tokens apart from `input_tokens`; the
+    // total prompt is all three.
+    let usage = r
+        .usage(
+            "/usage/input_tokens",
+            "/usage/output_tokens",
+            Some("/usage/cache_read_input_tokens"),
+        )
+        .map(|mut u| {
+            let get = |p: &str| r.at(p).and_then(serde_json::Value::as_u64).unwrap_or(0);
+            u.input_tokens +=
+                get("/usage/cache_read_input_tokens") + get("/usage/cache_creation_input_tokens");
+            u
+        });
     Ok(ProviderResponse {
         outcome,
-        usage: r.usage("/usage/input_tokens", "/usage/output_tokens"),
+        usage,
         stop_reason: stop.map(str::to_owned),
     })
 }

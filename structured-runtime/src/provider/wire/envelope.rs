@@ -62,13 +62,14 @@ impl<'b> Reader<'b> {
         }
     }
 
-    pub(super) fn usage(&self, input: &str, output: &str) -> Option<Usage> {
+    pub(super) fn usage(&self, input: &str, output: &str, cached: Option<&str>) -> Option<Usage> {
         let get = |p: &str| self.at(p).and_then(Value::as_u64);
         match (get(input), get(output)) {
             (None, None) => None,
             (i, o) => Some(Usage {
                 input_tokens: i.unwrap_or(0),
                 output_tokens: o.unwrap_or(0),
+                cached_input_tokens: cached.and_then(get).unwrap_or(0),
             }),
         }
     }

@@ -95,6 +95,7 @@ pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
     let usage = r.usage(
         "/usageMetadata/promptTokenCount",
         "/usageMetadata/candidatesTokenCount",
+        Some("/usageMetadata/cachedContentTokenCount"),
     );
     let candidates = r.opt_array("/candidates")?;
     if candidates.is_empty() {

@@ -43,7 +43,8 @@ pub use chat::{ChatMessage, ChatRequest, Role, Turn};
 pub(crate) use envelope::shorten;
 pub use json::merge;
 pub use types::{
-    CodecError, Expect, Outcome, ProviderResponse, StructuredCandidate, ToolCall, Usage, WireApi,
+    CodecError, Expect, Outcome, Prices, ProviderResponse, StructuredCandidate, ToolCall, Usage,
+    WireApi,
 };
 
 /// Reads a response body (a whole JSON document). The body is read as written or refused: a

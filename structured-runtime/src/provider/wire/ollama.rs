@@ -75,7 +75,7 @@ pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
     );
     Ok(ProviderResponse {
         outcome,
-        usage: r.usage("/prompt_eval_count", "/eval_count"),
+        usage: r.usage("/prompt_eval_count", "/eval_count", None),
         stop_reason: done.map(str::to_owned),
     })
 }

@@ -190,7 +190,11 @@ pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
     );
     Ok(ProviderResponse {
         outcome,
-        usage: r.usage("/usage/prompt_tokens", "/usage/completion_tokens"),
+        usage: r.usage(
+            "/usage/prompt_tokens",
+            "/usage/completion_tokens",
+            Some("/usage/prompt_tokens_details/cached_tokens"),
+        ),
         stop_reason: finish.map(str::to_owned),
     })
 }

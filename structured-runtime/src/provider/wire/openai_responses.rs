@@ -160,7 +160,11 @@ fn response_object(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
     );
     Ok(ProviderResponse {
         outcome,
-        usage: r.usage("/usage/input_tokens", "/usage/output_tokens"),
+        usage: r.usage(
+            "/usage/input_tokens",
+            "/usage/output_tokens",
+            Some("/usage/input_tokens_details/cached_tokens"),
+        ),
         stop_reason: reason.or(status).map(str::to_owned),
     })
 }

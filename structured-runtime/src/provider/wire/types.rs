@@ -133,10 +133,53 @@ pub enum Outcome {
 /// Token usage, when the provider reports it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct Usage {
-    /// Prompt tokens.
+    /// Prompt tokens (cached ones included, as every provider counts them).
     pub input_tokens: u64,
     /// Completion tokens (thinking included where the provider counts it there).
     pub output_tokens: u64,
+    /// Prompt tokens served from the provider's cache, when it says (billed lower).
+    pub cached_input_tokens: u64,
+}
+
+impl Usage {
+    /// This usage and `other` together.
+    pub fn plus(self, other: Usage) -> Usage {
+        Usage {
+            input_tokens: self.input_tokens + other.input_tokens,
+            output_tokens: self.output_tokens + other.output_tokens,
+            cached_input_tokens: self.cached_input_tokens + other.cached_input_tokens,
+        }
+    }
+
+    /// What it costs at `prices`: uncached input, cached input and output each at its rate.
+    pub fn cost(&self, prices: &Prices) -> f64 {
+        let cached = self.cached_input_tokens.min(self.input_tokens);
+        let uncached = self.input_tokens - cached;
+        let per_token = |tokens: u64, per_million: f64| tokens as f64 * per_million / 1e6;
+        per_token(uncached, prices.input)
+            + per_token(cached, prices.cached_input.unwrap_or(prices.input))
+            + per_token(self.output_tokens, prices.output)
+    }
+}
+
+/// A model's prices, per million tokens, in the caller's currency.
+///
+/// ```
+/// use structured_runtime::provider::wire::{Prices, Usage};
+///
+/// let prices = Prices { input: 2.5, output: 10.0, cached_input: Some(1.25) };
+/// let usage = Usage { input_tokens: 1_000, output_tokens: 200, cached_input_tokens: 400 };
+/// // 600 × 2.5 + 400 × 1.25 + 200 × 10, per million.
+/// assert!((usage.cost(&prices) - 0.004).abs() < 1e-12);
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Prices {
+    /// Per million prompt tokens.
+    pub input: f64,
+    /// Per million completion tokens.
+    pub output: f64,
+    /// Per million cached prompt tokens (the input price when `None`).
+    pub cached_input: Option<f64>,
 }
 
 /// A provider's answer, read.
