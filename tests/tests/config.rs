@@ -94,3 +94,37 @@ fn disabled_structured_outputs_ask_for_free_text() {
     assert_eq!(on.response_schema.as_ref(), Some(schema));
     assert!(on.prefer_schema_enforcement);
 }
+
+/// The section inside a program's own configuration, in TOML or JSON.
+#[test]
+fn the_section_embeds_in_an_application_config_in_any_format() {
+    #[derive(serde::Deserialize)]
+    struct App {
+        llm: Llm,
+    }
+    #[derive(serde::Deserialize)]
+    struct Llm {
+        outputs: StructuredOutputsConfig,
+    }
+    let app: App =
+        serde_json::from_str(r#"{"llm": {"outputs": {"prefer_schema_enforcement": false}}}"#)
+            .unwrap();
+    assert!(!app.llm.outputs.prefer_schema_enforcement);
+    assert_eq!(
+        app.llm.outputs.max_retries,
+        StructuredOutputsConfig::default().max_retries
+    );
+    let err = serde_json::from_str::<App>(r#"{"llm": {"outputs": {"max_retries": 99}}}"#)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(
+        err.contains("max_retries: expected an integer from 0 to 10, found the integer 99"),
+        "{err}"
+    );
+    let err = serde_json::from_str::<App>(r#"{"llm": {"outputs": {"enabled": "yes"}}}"#)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(err.contains("enabled: expected a boolean"), "{err}");
+}

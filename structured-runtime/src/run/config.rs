@@ -185,9 +185,23 @@ impl StructuredOutputsConfig {
 
     /// Reads the section's own table.
     pub fn from_section(section: &Table) -> Result<Self, ConfigError> {
+        Self::from_table(section, SECTION)
+    }
+
+    /// Reads the section's table, naming keys under `at` in errors (`""` for none).
+    fn from_table(section: &Table, at: &str) -> Result<Self, ConfigError> {
+        let named = |key: &str| match at {
+            "" => key.to_owned(),
+            at => format!("{at}.{key}"),
+        };
+        let wrong = |key: &str, expected: &'static str, found: &Value| ConfigError::Value {
+            key: named(key),
+            expected,
+            found: describe(found),
+        };
         if let Some(unknown) = section.keys().find(|k| !KEYS.contains(&k.as_str())) {
             return Err(ConfigError::Unknown {
-                key: format!("{SECTION}.{unknown}"),
+                key: named(unknown),
                 known: KEYS.join(", "),
             });
         }
@@ -237,6 +251,30 @@ impl StructuredOutputsConfig {
     }
 }
 
+/// The section embedded in a program's own configuration (any serde format): every key
+/// optional with the defaults above, an unknown key or a wrong type an error naming the key.
+///
+/// ```
+/// #[derive(serde::Deserialize)]
+/// struct AppConfig {
+///     name: String,
+///     structured_outputs: structured_runtime::run::config::StructuredOutputsConfig,
+/// }
+///
+/// let app: AppConfig = toml::from_str("name = \"triage\"\n[structured_outputs]\nmax_retries = 3").unwrap();
+/// assert_eq!(app.structured_outputs.max_retries, 3);
+/// assert!(app.structured_outputs.enabled);
+///
+/// let err = toml::from_str::<AppConfig>("name = \"x\"\n[structured_outputs]\nmax_retires = 3").err().unwrap();
+/// assert!(err.to_string().contains("max_retires: unknown key"), "{err}");
+/// ```
+impl<'de> serde::Deserialize<'de> for StructuredOutputsConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let table = Table::deserialize(deserializer)?;
+        Self::from_table(&table, "").map_err(serde::de::Error::custom)
+    }
+}
+
 /// More re-asks than this is a configuration mistake: each one is a paid model call.
 const MAX_RETRIES: u32 = 10;
 
@@ -246,14 +284,6 @@ fn expect_table<'v>(value: &'v Value, key: &str) -> Result<&'v Table, ConfigErro
         expected: "a table",
         found: describe(value),
     })
-}
-
-fn wrong(key: &str, expected: &'static str, found: &Value) -> ConfigError {
-    ConfigError::Value {
-        key: format!("{SECTION}.{key}"),
-        expected,
-        found: describe(found),
-    }
 }
 
 fn describe(value: &Value) -> String {
