@@ -128,3 +128,51 @@ fn the_section_embeds_in_an_application_config_in_any_format() {
         .to_string();
     assert!(err.contains("enabled: expected a boolean"), "{err}");
 }
+
+#[test]
+fn modes_targets_and_schemas_round_trip_through_serde() {
+    use structured_runtime::provider::dialect::SchemaTarget;
+    use structured_runtime::schema::Markdown;
+    use structured_runtime::{ResponseSchema, StructuredOutputMode};
+    for mode in [
+        StructuredOutputMode::None,
+        StructuredOutputMode::SchemaEnforced,
+        StructuredOutputMode::ToolUseWorkaround,
+        StructuredOutputMode::PromptGuided,
+    ] {
+        let text = serde_json::to_string(&mode).unwrap();
+        assert_eq!(
+            serde_json::from_str::<StructuredOutputMode>(&text).unwrap(),
+            mode
+        );
+    }
+    assert_eq!(
+        serde_json::to_string(&StructuredOutputMode::SchemaEnforced).unwrap(),
+        "\"schema_enforced\""
+    );
+    let target: SchemaTarget = serde_json::from_str("\"open_ai_strict\"").unwrap();
+    assert_eq!(target, SchemaTarget::OpenAiStrict);
+    // Every derived schema, and a markdown wrapper, as data and back.
+    let derived = HeartbeatDecision::schema().clone();
+    let back: ResponseSchema =
+        serde_json::from_str(&serde_json::to_string(&derived).unwrap()).unwrap();
+    assert_eq!(back.schema(), derived.schema());
+    assert_eq!(back.name(), derived.name());
+    let wrapper = ResponseSchema::new(
+        "commit",
+        serde_json::json!({"type": "object",
+            "properties": {"title": {"type": "string"}, "body": {"type": "string"}},
+            "required": ["title", "body"], "additionalProperties": false}),
+    )
+    .unwrap()
+    .with_markdown(Markdown::content("body").with_title("title"))
+    .unwrap()
+    .with_strict(false);
+    let text = serde_json::to_string(&wrapper).unwrap();
+    let back: ResponseSchema = serde_json::from_str(&text).unwrap();
+    assert_eq!(back.markdown(), wrapper.markdown());
+    assert!(!back.strict());
+    // Read back through the same checks: an unknown keyword is refused.
+    let bad = r#"{"name": "x", "schema": {"type": "object", "frobnicate": 1}}"#;
+    assert!(serde_json::from_str::<ResponseSchema>(bad).is_err());
+}

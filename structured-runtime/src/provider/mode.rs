@@ -1,7 +1,11 @@
 //! How a provider is asked for structured output, which decides how its answer is read.
 
-/// The way structured output is obtained from a provider.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+/// The way structured output is obtained from a provider. Written in serde as its name in
+/// snake case (`"schema_enforced"`).
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, Default, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
 pub enum StructuredOutputMode {
     /// No structured output was asked for: the answer is whatever the model wrote.
     #[default]

@@ -38,7 +38,8 @@ use super::pointer::Pointer;
 /// assert!(parse_value("## Looks good", &schema, &ParseOptions::strict()).is_err());
 /// # Ok::<(), structured_runtime::SchemaError>(())
 /// ```
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Markdown {
     /// The property a plain-text answer fills (the part after the first line when `title` is
     /// set).

@@ -69,6 +69,73 @@ pub struct ResponseSchema {
 /// Fragments by their builder's key.
 type Fragments = Vec<(u32, Arc<Fragment>)>;
 
+/// A schema as data: what [`ResponseSchema`] writes and reads in serde.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SchemaData {
+    name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    description: Option<String>,
+    #[serde(default = "strict_by_default")]
+    strict: bool,
+    schema: Value,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    markdown: Option<Markdown>,
+}
+
+fn strict_by_default() -> bool {
+    true
+}
+
+/// Written as `{"name", "description"?, "strict", "schema", "markdown"?}`; read back through
+/// [`ResponseSchema::new`] (and [`ResponseSchema::with_markdown`]), so a schema read from a
+/// file or a request is checked exactly like one built in code.
+///
+/// ```
+/// use structured_runtime::ResponseSchema;
+///
+/// let schema = ResponseSchema::new("ok", serde_json::json!({
+///     "type": "object", "properties": {"ok": {"type": "boolean"}},
+///     "required": ["ok"], "additionalProperties": false
+/// }))?.with_description("Is it on?");
+/// let text = serde_json::to_string(&schema).unwrap();
+/// let back: ResponseSchema = serde_json::from_str(&text).unwrap();
+/// assert_eq!((back.name(), back.description(), back.schema()), (schema.name(), schema.description(), schema.schema()));
+///
+/// let remote = r#"{"name": "x", "schema": {"type": "object", "$ref": "https://example.com/s.json"}}"#;
+/// assert!(serde_json::from_str::<ResponseSchema>(remote).is_err());
+/// # Ok::<(), structured_runtime::SchemaError>(())
+/// ```
+impl serde::Serialize for ResponseSchema {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        SchemaData {
+            name: self.name.clone(),
+            description: self.description.clone(),
+            strict: self.strict,
+            schema: self.schema.clone(),
+            markdown: self.markdown.clone(),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ResponseSchema {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let data = SchemaData::deserialize(deserializer)?;
+        let mut schema = ResponseSchema::new(data.name, data.schema)
+            .map_err(D::Error::custom)?
+            .with_strict(data.strict);
+        if let Some(description) = data.description {
+            schema = schema.with_description(description);
+        }
+        if let Some(markdown) = data.markdown {
+            schema = schema.with_markdown(markdown).map_err(D::Error::custom)?;
+        }
+        Ok(schema)
+    }
+}
+
 /// Fields a request for this schema always carries, as a value and as the JSON text of each
 /// member (so a request body is written without copying the schema node by node).
 #[derive(Debug)]

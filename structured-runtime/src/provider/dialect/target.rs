@@ -4,8 +4,9 @@ use std::fmt;
 
 use crate::schema::Pointer;
 
-/// The schema dialect a provider accepts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// The schema dialect a provider accepts. Written in serde as its name in snake case.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum SchemaTarget {
     /// OpenAI strict mode (also Venice and OpenRouter, which require or pass it on).
     OpenAiStrict,
