@@ -881,3 +881,48 @@ fn a_run_adds_up_its_tokens_and_a_price_table_costs_each_attempt() {
     let empty = PriceTable::new();
     assert_eq!(empty.cost(&out.ledger), None);
 }
+
+#[test]
+fn what_the_provider_does_not_enforce_is_said_with_the_value() {
+    // Anthropic takes no numeric bounds: the ranges go into descriptions, and the run says so.
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-sonnet-4-5",
+        vec![anthropic_text(GOOD)],
+    );
+    let out = run(&p, &config(0)).unwrap();
+    assert_eq!(out.mode, StructuredOutputMode::SchemaEnforced);
+    assert_eq!(out.provenance, Provenance::Clean);
+    assert!(
+        out.warnings.is_empty(),
+        "the value itself was read as written"
+    );
+    match &out.request_warnings[..] {
+        [Warning::NotEnforcedByProvider { moved, .. }] => {
+            let pleasure = moved
+                .iter()
+                .find(|m| m.path.as_str() == "/properties/pleasure")
+                .expect("the range of /pleasure was moved");
+            assert!(
+                pleasure.keywords.iter().any(|k| k == "minimum"),
+                "{moved:?}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    // Prompt-guided: nothing was asked of the provider, so nothing is said.
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-sonnet-4-5",
+        vec![anthropic_text(GOOD)],
+    );
+    let config = RunConfig {
+        outputs: StructuredOutputsConfig {
+            enabled: false,
+            ..StructuredOutputsConfig::default()
+        },
+        ..config(0)
+    };
+    let out = run(&p, &config).unwrap();
+    assert!(out.request_warnings.is_empty());
+}

@@ -165,6 +165,14 @@ pub enum Warning {
         /// How many more places after those might hold JSON (counted, not read).
         more: usize,
     },
+    /// The provider was asked with a schema it does not fully enforce: these keywords were
+    /// moved into descriptions (the model is told; the value was checked for them here).
+    NotEnforcedByProvider {
+        /// The schema target the request was written for.
+        target: crate::provider::dialect::SchemaTarget,
+        /// Each node and its keywords, in the schema as sent.
+        moved: Vec<crate::provider::dialect::Moved>,
+    },
     /// A field read from prose could not be used, and took its default.
     FromText {
         /// The field.
@@ -204,6 +212,16 @@ impl fmt::Display for Warning {
                 }
                 if *more > 0 {
                     write!(f, " (and {more} more places not read)")?;
+                }
+                Ok(())
+            }
+            Warning::NotEnforcedByProvider { target, moved } => {
+                write!(f, "not enforced by the provider ({target:?}), checked here:")?;
+                for m in moved.iter().take(10) {
+                    write!(f, " {} {}", m.path, m.keywords.join("/"))?;
+                }
+                if moved.len() > 10 {
+                    write!(f, " and {} more", moved.len() - 10)?;
                 }
                 Ok(())
             }

@@ -27,7 +27,7 @@ use crate::provider::capabilities::{resolve_mode, ProviderKind};
 use crate::provider::dialect::LowerReport;
 use crate::provider::mode::StructuredOutputMode;
 use crate::provider::wire::{
-    body_text, fragment_body, read_response, ChatRequest, CodecError, Expect, Outcome,
+    body_text, fragment_body, read_response, sent_target, ChatRequest, CodecError, Expect, Outcome,
     StructuredCandidate, Turn, Usage,
 };
 use crate::read::coerce::{coerce, CoercePolicy};
@@ -55,6 +55,9 @@ pub struct Structured<T> {
     pub provenance: Provenance,
     /// What was done to read it, and any policy fallback.
     pub warnings: Vec<Warning>,
+    /// What the request could not ask of the provider (keywords it does not enforce, moved
+    /// into descriptions: [`Warning::NotEnforcedByProvider`]); the value was checked for them.
+    pub request_warnings: Vec<Warning>,
 }
 
 /// A run that produced no value.
@@ -604,6 +607,8 @@ struct Run<'r, G: Goal> {
     reasks: u32,
     plain_texts: u32,
     transport_failures: u32,
+    /// The request's own warning: keywords the provider was not asked to enforce.
+    not_enforced: Option<Warning>,
 }
 
 impl<'r, G: Goal> Run<'r, G> {
@@ -631,6 +636,21 @@ impl<'r, G: Goal> Run<'r, G> {
         );
         let fragment =
             fragment_body(provider.kind(), mode, schema, &caps).map_err(RunError::InvalidSchema)?;
+        // What the request leaves to local checks, said with the value.
+        let target = sent_target(&caps, schema);
+        let not_enforced = match mode {
+            StructuredOutputMode::SchemaEnforced | StructuredOutputMode::ToolUseWorkaround => {
+                schema
+                    .moved(target)
+                    .ok()
+                    .filter(|m| !m.is_empty())
+                    .map(|moved| Warning::NotEnforcedByProvider {
+                        target,
+                        moved: moved.to_vec(),
+                    })
+            }
+            _ => None,
+        };
         let system = (mode == StructuredOutputMode::PromptGuided).then(|| schema.prompt_guidance());
         let tool_name =
             (mode == StructuredOutputMode::ToolUseWorkaround).then(|| schema.name().to_owned());
@@ -658,6 +678,7 @@ impl<'r, G: Goal> Run<'r, G> {
             reasks: 0,
             plain_texts: 0,
             transport_failures: 0,
+            not_enforced,
         })
     }
 
@@ -883,6 +904,7 @@ impl<'r, G: Goal> Run<'r, G> {
                     ledger,
                     provenance: parsed.provenance,
                     warnings: parsed.warnings,
+                    request_warnings: self.not_enforced.clone().into_iter().collect(),
                 }));
             }
             Err(ParseError::Truncated { .. }) => {
@@ -914,6 +936,7 @@ impl<'r, G: Goal> Run<'r, G> {
                             warnings: vec![Warning::NotValidated {
                                 violations: violations.to_string(),
                             }],
+                            request_warnings: self.not_enforced.clone().into_iter().collect(),
                         }));
                     }
                 }
@@ -960,6 +983,7 @@ impl<'r, G: Goal> Run<'r, G> {
                     ledger,
                     provenance: Provenance::Recovered,
                     warnings,
+                    request_warnings: self.not_enforced.clone().into_iter().collect(),
                 }));
             }
         }

@@ -12,7 +12,7 @@ use super::pointer::Pointer;
 use super::strict::{self, StrictReport};
 use super::validate::{preview_json, Rule, Violation, Violations};
 use super::validation::Compiled;
-use crate::provider::dialect::{lower, LowerReport, SchemaTarget};
+use crate::provider::dialect::{lower_reporting, LowerReport, Lowered, Moved, SchemaTarget};
 
 /// A named JSON Schema for a response, as providers take it (`response_format.json_schema`,
 /// `text.format`, a tool's `input_schema`, ...).
@@ -60,7 +60,7 @@ pub struct ResponseSchema {
     /// The default guidance, rendered on first use.
     guidance: Arc<OnceLock<String>>,
     /// Each target's lowering, on first use.
-    lowered: Arc<[OnceLock<Result<Value, LowerReport>>; 6]>,
+    lowered: Arc<[OnceLock<Result<Lowered, LowerReport>>; 6]>,
     /// Request fragments built for this schema, by the key their builder gives (provider,
     /// mode, target): what does not change from one request to the next is built once.
     fragments: Arc<Mutex<Fragments>>,
@@ -330,9 +330,19 @@ impl ResponseSchema {
     /// The schema as `target` accepts it, lowered on first use and kept; what the target cannot
     /// express is a [`LowerReport`] naming each node.
     pub fn lowered(&self, target: SchemaTarget) -> Result<&Value, LowerReport> {
+        self.lowering(target).map(|l| &l.schema)
+    }
+
+    /// What lowering for `target` moved into descriptions: the rules the provider does not hold
+    /// the model to (they are checked locally all the same).
+    pub fn moved(&self, target: SchemaTarget) -> Result<&[Moved], LowerReport> {
+        self.lowering(target).map(|l| l.moved.as_slice())
+    }
+
+    fn lowering(&self, target: SchemaTarget) -> Result<&Lowered, LowerReport> {
         match self.lowered.get(target.index()) {
             Some(slot) => slot
-                .get_or_init(|| lower(&self.schema, target))
+                .get_or_init(|| lower_reporting(&self.schema, target))
                 .as_ref()
                 .map_err(Clone::clone),
             None => Err(LowerReport {

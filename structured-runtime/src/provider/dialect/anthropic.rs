@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::pass::{describe, unresolved, Run};
+use super::pass::{unresolved, Run};
 #[cfg(test)]
 use super::target::{LowerReport, SchemaTarget};
 use crate::schema::node::{JsonType, Node};
@@ -57,7 +57,7 @@ const MAX_UNIONS: usize = 16;
 pub fn anthropic_transform(schema: &Value) -> Result<Value, LowerReport> {
     let mut run = Run::new(SchemaTarget::Anthropic);
     let out = node(&mut run, Node::root(schema), &Pointer::root());
-    run.finish(out)
+    run.finish(out).map(|lowered| lowered.schema)
 }
 
 pub(super) fn lower(run: &mut Run, root: Node<'_>) -> Value {
@@ -176,7 +176,7 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
             moved.insert(k.clone(), v.clone());
         }
     }
-    describe(&mut out, &moved);
+    run.describe(path, &mut out, &moved);
     Value::Object(out)
 }
 

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::pass::{describe, Run};
+use super::pass::Run;
 use crate::schema::node::Node;
 use crate::schema::Pointer;
 
@@ -76,6 +76,6 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
         };
         out.insert(key.to_owned(), lowered);
     }
-    describe(&mut out, &moved);
+    run.describe(path, &mut out, &moved);
     Value::Object(out)
 }

@@ -3,7 +3,7 @@
 
 use serde_json::{Map, Value};
 
-use super::pass::{describe, Inlined, Run};
+use super::pass::{Inlined, Run};
 use crate::schema::node::{JsonType, Node};
 use crate::schema::Pointer;
 
@@ -185,6 +185,6 @@ fn keywords(run: &mut Run, node: Node<'_>, map: &Map<String, Value>, path: &Poin
             moved.insert("additionalProperties".into(), extra.clone());
         }
     }
-    describe(&mut out, &moved);
+    run.describe(path, &mut out, &moved);
     Value::Object(out)
 }

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value};
 
-use super::pass::{describe, Inlined, Run};
+use super::pass::{Inlined, Run};
 use crate::schema::node::{JsonType, Node};
 use crate::schema::Pointer;
 
@@ -95,7 +95,7 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
             }
         }
     }
-    describe(&mut out, &moved);
+    run.describe(path, &mut out, &moved);
     if pushed {
         run.inlining.pop();
     }

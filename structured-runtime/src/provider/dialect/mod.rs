@@ -45,7 +45,7 @@ use serde_json::Value;
 use crate::schema::node::Node;
 use pass::Run;
 
-pub use pass::MAX_NODES;
+pub use pass::{Lowered, Moved, MAX_NODES};
 pub use target::{LowerError, LowerReport, SchemaTarget};
 
 #[cfg(test)]
@@ -55,6 +55,12 @@ use openai::to_strict_json_schema;
 
 /// `schema` as `target` accepts it.
 pub fn lower(schema: &Value, target: SchemaTarget) -> Result<Value, LowerReport> {
+    lower_reporting(schema, target).map(|lowered| lowered.schema)
+}
+
+/// [`lower`], with every keyword moved into a description on the way ([`Moved`]): what the
+/// provider will not hold the model to, reported to the caller.
+pub fn lower_reporting(schema: &Value, target: SchemaTarget) -> Result<Lowered, LowerReport> {
     let root = Node::root(schema);
     let mut run = Run::new(target);
     let out = match target {

@@ -6,10 +6,17 @@ use serde_json::{Map, Value};
 use super::pass::{for_each_child_mut, soften, Run, MAX_NODES};
 use crate::schema::node::{Node, MAX_DEPTH};
 use crate::schema::strict::preflight;
+use crate::schema::Pointer;
 
 pub(super) fn lower(run: &mut Run, schema: &Value) -> Value {
     let mut out = to_strict_json_schema(schema);
-    soften(&mut out, &["default", "minLength", "maxLength"], 0);
+    soften(
+        run,
+        &mut out,
+        &["default", "minLength", "maxLength"],
+        &Pointer::root(),
+        0,
+    );
     rename_one_of(&mut out, 0);
     if let Err(report) = preflight(&out) {
         for v in report.0 {

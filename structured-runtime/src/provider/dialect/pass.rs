@@ -21,6 +21,27 @@ pub(super) struct Run {
     pub(super) inlining: Vec<String>,
     /// Nodes written so far: inlining shared references can multiply a schema's size.
     nodes: usize,
+    /// Keywords moved into a description, where (in the lowered schema) and which.
+    moved: Vec<Moved>,
+}
+
+/// Keywords the target does not enforce, moved into a node's description: the model is told,
+/// the provider does not hold it to them, and the answer is checked for them locally.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Moved {
+    /// The node, in the schema as sent.
+    pub path: Pointer,
+    /// The keywords.
+    pub keywords: Vec<String>,
+}
+
+/// A schema as a target takes it, and what was moved into descriptions to get there.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lowered {
+    /// The schema to send.
+    pub schema: Value,
+    /// Every move, in the order made.
+    pub moved: Vec<Moved>,
 }
 
 impl Run {
@@ -30,13 +51,17 @@ impl Run {
             errors: Vec::new(),
             inlining: vec!["#".to_owned()],
             nodes: 0,
+            moved: Vec::new(),
         }
     }
 
-    /// The lowered schema, or every problem found on the way.
-    pub(super) fn finish(self, out: Value) -> Result<Value, LowerReport> {
+    /// The lowered schema and what was moved, or every problem found on the way.
+    pub(super) fn finish(self, out: Value) -> Result<Lowered, LowerReport> {
         if self.errors.is_empty() {
-            Ok(out)
+            Ok(Lowered {
+                schema: out,
+                moved: self.moved,
+            })
         } else {
             Err(LowerReport {
                 target: self.target,
@@ -124,6 +149,25 @@ pub(super) enum Inlined<'s> {
     Failed,
 }
 
+impl Run {
+    /// [`describe`], with the move recorded for the caller.
+    pub(super) fn describe(
+        &mut self,
+        path: &Pointer,
+        out: &mut Map<String, Value>,
+        moved: &Map<String, Value>,
+    ) {
+        if moved.is_empty() {
+            return;
+        }
+        self.moved.push(Moved {
+            path: path.clone(),
+            keywords: moved.keys().cloned().collect(),
+        });
+        describe(out, moved);
+    }
+}
+
 /// Appends `{key: value, ...}` for each moved keyword to the node's description (after a blank
 /// line when there is one), the way Anthropic's SDK writes it.
 pub(super) fn describe(out: &mut Map<String, Value>, moved: &Map<String, Value>) {
@@ -162,8 +206,8 @@ pub(super) fn for_each_child_mut(map: &mut Map<String, Value>, f: &mut dyn FnMut
     }
 }
 
-/// Moves `keys` into the description of every node that has them.
-pub(super) fn soften(node: &mut Value, keys: &[&str], depth: usize) {
+/// Moves `keys` into the description of every node that has them (`path` is the node's).
+pub(super) fn soften(run: &mut Run, node: &mut Value, keys: &[&str], path: &Pointer, depth: usize) {
     let Value::Object(map) = node else { return };
     if depth > MAX_DEPTH {
         return;
@@ -174,6 +218,33 @@ pub(super) fn soften(node: &mut Value, keys: &[&str], depth: usize) {
             moved.insert((*key).to_owned(), v);
         }
     }
-    describe(map, &moved);
-    for_each_child_mut(map, &mut |child| soften(child, keys, depth + 1));
+    run.describe(path, map, &moved);
+    for_each_child_with_path_mut(map, path, &mut |child, at| {
+        soften(run, child, keys, at, depth + 1)
+    });
+}
+
+/// [`for_each_child_mut`], with each child's path.
+fn for_each_child_with_path_mut(
+    map: &mut Map<String, Value>,
+    path: &Pointer,
+    f: &mut dyn FnMut(&mut Value, &Pointer),
+) {
+    for (key, child) in map.iter_mut() {
+        let at = path.key(key);
+        match (key.as_str(), child) {
+            ("properties" | "$defs" | "definitions", Value::Object(children)) => {
+                for (name, c) in children.iter_mut() {
+                    f(c, &at.key(name));
+                }
+            }
+            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(children)) => {
+                for (i, c) in children.iter_mut().enumerate() {
+                    f(c, &at.index(i));
+                }
+            }
+            ("items" | "additionalProperties" | "not", c @ Value::Object(_)) => f(c, &at),
+            _ => {}
+        }
+    }
 }

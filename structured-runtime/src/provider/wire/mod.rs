@@ -175,13 +175,18 @@ pub(crate) fn fragment_body(
     schema: &ResponseSchema,
     caps: &ProviderCapabilities,
 ) -> Result<Arc<Fragment>, LowerReport> {
-    // A best-effort schema is sent as written: OpenAI's strict rules do not apply to it.
-    let target = match caps.schema_target {
-        SchemaTarget::OpenAiStrict if !schema.strict() => SchemaTarget::JsonSchema,
-        target => target,
-    };
+    let target = sent_target(caps, schema);
     let key = (provider as u32) << 16 | (mode as u32) << 8 | target.index() as u32;
     schema.fragment(key, |schema| build_fragment(provider, mode, schema, target))
+}
+
+/// The target `schema` is lowered for with these capabilities: a best-effort schema is sent as
+/// written, since OpenAI's strict rules do not apply to it.
+pub(crate) fn sent_target(caps: &ProviderCapabilities, schema: &ResponseSchema) -> SchemaTarget {
+    match caps.schema_target {
+        SchemaTarget::OpenAiStrict if !schema.strict() => SchemaTarget::JsonSchema,
+        target => target,
+    }
 }
 
 fn build_fragment(
