@@ -26,7 +26,7 @@ max_retries = 1
 #[test]
 fn every_key_is_read_and_missing_keys_take_the_seeds_defaults() {
     let config = StructuredOutputsConfig::from_toml(
-        "[inference.structured_outputs]\nenabled = false\nprefer_schema_enforcement = false\nvalidation = false\nretry_on_validation_failure = false\nmax_retries = 0\n",
+        "[inference.structured_outputs]\nenabled = false\nprefer_schema_enforcement = false\nvalidation = false\nretry_on_validation_failure = false\nmax_retries = 0\non_exhausted = \"defaults\"\n",
     )
     .unwrap();
     assert_eq!(
@@ -37,7 +37,16 @@ fn every_key_is_read_and_missing_keys_take_the_seeds_defaults() {
             validation: false,
             retry_on_validation_failure: false,
             max_retries: 0,
+            on_exhausted: structured_runtime::run::OnExhausted::DefaultsWithWarning,
         }
+    );
+    let err = StructuredOutputsConfig::from_toml(
+        "[inference.structured_outputs]\non_exhausted = \"retry\"",
+    )
+    .unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        "inference.structured_outputs.on_exhausted: expected \"fail\" or \"defaults\", found the string \"retry\""
     );
     let partial =
         StructuredOutputsConfig::from_toml("[inference.structured_outputs]\nmax_retries = 3")
@@ -63,7 +72,7 @@ fn bad_values_are_errors_naming_the_key() {
         ("max_retries = -1", "inference.structured_outputs.max_retries: expected an integer from 0 to 10, found the integer -1"),
         ("max_retries = 1000", "inference.structured_outputs.max_retries: expected an integer from 0 to 10, found the integer 1000"),
         ("max_retries = 1.5", "inference.structured_outputs.max_retries: expected an integer from 0 to 10, found the float 1.5"),
-        ("max_retry = 2", "inference.structured_outputs.max_retry: unknown key (the section takes enabled, prefer_schema_enforcement, validation, retry_on_validation_failure, max_retries)"),
+        ("max_retry = 2", "inference.structured_outputs.max_retry: unknown key (the section takes enabled, prefer_schema_enforcement, validation, retry_on_validation_failure, max_retries, on_exhausted)"),
     ];
     for (line, message) in cases {
         let err = StructuredOutputsConfig::from_toml(&format!(

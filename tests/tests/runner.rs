@@ -372,10 +372,8 @@ fn the_defaults_policy_returns_a_marked_value() {
         "gpt-4o",
         vec![openai_text(OUT_OF_RANGE); 2],
     );
-    let policy = RunConfig {
-        on_exhausted: OnExhausted::DefaultsWithWarning,
-        ..config(1)
-    };
+    let mut policy = config(1);
+    policy.outputs.on_exhausted = OnExhausted::DefaultsWithWarning;
     let out = run(&p, &policy).unwrap();
     assert_eq!(p.calls(), 2, "retry once, then defaults");
     assert_eq!(out.provenance, Provenance::Recovered);
@@ -925,4 +923,102 @@ fn what_the_provider_does_not_enforce_is_said_with_the_value() {
     };
     let out = run(&p, &config).unwrap();
     assert!(out.request_warnings.is_empty());
+}
+
+#[test]
+fn the_fallback_policy_uses_the_declared_defaults_and_the_prose_reader() {
+    let mut policy = config(1);
+    policy.outputs.on_exhausted = OnExhausted::DefaultsWithWarning;
+    // A broken enum twice: no typed default for it, so the prose reader's declared defaults.
+    let broken = GOOD.replace("\"anticipation\"", "\"elation\"");
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(&broken), openai_text(&broken)],
+    );
+    let out = run(&p, &policy).unwrap();
+    assert_eq!(p.calls(), 2, "retry once, then defaults");
+    assert_eq!(out.provenance, Provenance::Recovered);
+    assert!(out.value.validate().is_ok());
+    assert_eq!(
+        out.value.primary_emotion, "anticipation",
+        "the declared default"
+    );
+    assert!(matches!(
+        out.warnings[0],
+        Warning::Defaults { attempts: 2, .. }
+    ));
+    assert!(
+        out.warnings.iter().any(
+            |w| matches!(w, Warning::FromText { field, .. } if field.as_str() == "/primary_emotion")
+        ),
+        "{:?}",
+        out.warnings
+    );
+    // Prose with nothing to read, twice: the declared defaults, every field named.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text("I feel calm."), openai_text("Hard to say.")],
+    );
+    let out = run(&p, &policy).unwrap();
+    assert_eq!(out.provenance, Provenance::Recovered);
+    assert!(out.value.validate().is_ok());
+    assert_eq!(out.value.memory_bias, "neutral");
+    let defaulted = out
+        .warnings
+        .iter()
+        .filter(|w| matches!(w, Warning::FromText { .. }))
+        .count();
+    assert!(defaulted >= 4, "{:?}", out.warnings);
+    // Without the policy, the same answers fail.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(&broken), openai_text(&broken)],
+    );
+    assert!(run(&p, &config(1)).is_err());
+}
+
+#[test]
+fn a_re_ask_for_an_answer_without_json_speaks_to_the_model_not_the_developer() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text("no idea"), openai_text(GOOD)],
+    );
+    run(&p, &config(1)).unwrap();
+    let reask = p.body(1)["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(reask.contains("holds no JSON"), "{reask}");
+    assert!(!reask.contains("fallback_keyword"), "{reask}");
+}
+
+#[test]
+fn with_structured_output_off_a_type_without_a_prose_reader_is_refused_at_the_start() {
+    #[derive(Debug, serde::Deserialize, StructuredOutput)]
+    struct Plain {
+        ok: bool,
+    }
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![openai_text("yes")]);
+    let mut off = config(1);
+    off.outputs.enabled = false;
+    let err = block_on(run_structured::<Plain, _>(
+        &p,
+        &ChatRequest::user("On?"),
+        &off,
+    ))
+    .unwrap_err();
+    assert!(matches!(err, RunError::NoProseReader { .. }), "{err:?}");
+    assert_eq!(p.calls(), 0, "nothing was sent");
+    // A type with one reads the prose.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text("I feel joy, pleasure 0.5")],
+    );
+    let out = run(&p, &off).unwrap();
+    assert_eq!(out.provenance, Provenance::Heuristic);
 }

@@ -52,8 +52,6 @@ pub struct RunConfig {
     pub backoff: Duration,
     /// Re-asks after plain text where a tool call was required.
     pub plain_text_retries: u32,
-    /// After the last re-ask.
-    pub on_exhausted: OnExhausted,
     /// Extended thinking is on: no forced tool where the provider refuses one with thinking
     /// (Anthropic), and on Anthropic the request carries `thinking` (a 1,024-token budget)
     /// unless it sets its own. A request whose `extra` turns thinking on counts as on.
@@ -88,7 +86,6 @@ impl Default for RunConfig {
             transport_retries: 3,
             backoff: Duration::from_millis(500),
             plain_text_retries: 2,
-            on_exhausted: OnExhausted::Fail,
             extended_thinking: false,
             capabilities: CapabilityOverrides::new(),
             max_wait: Duration::from_secs(60),
@@ -116,6 +113,10 @@ pub struct StructuredOutputsConfig {
     pub retry_on_validation_failure: bool,
     /// Re-asks after the first attempt.
     pub max_retries: u32,
+    /// After the last re-ask: fail (`"fail"`, the default) or "retry once, then defaults with a
+    /// warning" (`"defaults"`): the last value's fields that fit, typed defaults, and failing
+    /// that the type's prose reader with its declared defaults, marked recovered.
+    pub on_exhausted: OnExhausted,
 }
 
 impl Default for StructuredOutputsConfig {
@@ -127,6 +128,7 @@ impl Default for StructuredOutputsConfig {
             validation: true,
             retry_on_validation_failure: true,
             max_retries: 1,
+            on_exhausted: OnExhausted::Fail,
         }
     }
 }
@@ -164,6 +166,7 @@ const KEYS: &[&str] = &[
     "validation",
     "retry_on_validation_failure",
     "max_retries",
+    "on_exhausted",
 ];
 
 impl StructuredOutputsConfig {
@@ -225,7 +228,14 @@ impl StructuredOutputsConfig {
                 })?,
             Some(other) => return Err(wrong("max_retries", "an integer from 0 to 10", other)),
         };
+        let on_exhausted = match section.get("on_exhausted") {
+            None => defaults.on_exhausted,
+            Some(Value::String(s)) if s == "fail" => OnExhausted::Fail,
+            Some(Value::String(s)) if s == "defaults" => OnExhausted::DefaultsWithWarning,
+            Some(other) => return Err(wrong("on_exhausted", "\"fail\" or \"defaults\"", other)),
+        };
         Ok(StructuredOutputsConfig {
+            on_exhausted,
             enabled: flag("enabled", defaults.enabled)?,
             prefer_schema_enforcement: flag(
                 "prefer_schema_enforcement",

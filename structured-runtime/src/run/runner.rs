@@ -31,6 +31,7 @@ use crate::provider::wire::{
     StructuredCandidate, Turn, Usage,
 };
 use crate::read::coerce::{coerce, CoercePolicy};
+use crate::read::from_text::{FromTextError, TextSource};
 use crate::read::parse::{
     parse_answer, parse_answer_value, Answer, ParseError, ParseOptions, Parsed, Provenance, Warning,
 };
@@ -67,6 +68,13 @@ pub enum RunError {
     /// The schema cannot be sent to this provider (before any request).
     #[error(transparent)]
     InvalidSchema(LowerReport),
+    /// Structured output is off (`enabled = false`), so the answer is prose, and the type has
+    /// no prose reader (before any request).
+    #[error("structured output is disabled and `{schema}` has no prose reader: add #[fallback_keyword(..)] to its fields, or enable structured output")]
+    NoProseReader {
+        /// The schema's name.
+        schema: String,
+    },
     /// Every re-ask was spent on answers that held a value that does not fit: the last value
     /// read and every error, attempt by attempt.
     #[error("no valid answer after {} attempt(s); last errors: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
@@ -166,7 +174,7 @@ impl RunError {
     /// The ledger, to add the attempts of earlier providers in a chain.
     fn ledger_mut(&mut self) -> Option<&mut Vec<Attempt>> {
         match self {
-            RunError::InvalidSchema(_) => None,
+            RunError::InvalidSchema(_) | RunError::NoProseReader { .. } => None,
             RunError::RetriesExhausted { ledger, .. }
             | RunError::NoStructuredOutput { ledger, .. }
             | RunError::Refused { ledger, .. }
@@ -181,7 +189,7 @@ impl RunError {
     /// Every attempt made before the run failed (empty when the schema was refused before any).
     pub fn ledger(&self) -> &[Attempt] {
         match self {
-            RunError::InvalidSchema(_) => &[],
+            RunError::InvalidSchema(_) | RunError::NoProseReader { .. } => &[],
             RunError::RetriesExhausted { ledger, .. }
             | RunError::NoStructuredOutput { ledger, .. }
             | RunError::Refused { ledger, .. }
@@ -530,6 +538,11 @@ trait Goal {
     fn unchecked(&self, value: &Value) -> Option<Self::Out>;
     /// A value that keeps every rule.
     fn checked(&self, value: &Value) -> Option<Self::Out>;
+    /// The value read from prose by the type's keywords, with a warning per field that took
+    /// its declared default; `None` without a prose reader.
+    fn read_prose(&self, text: &str) -> Option<(Self::Out, Vec<Warning>)>;
+    /// Whether prose can be read at all.
+    fn reads_prose(&self) -> bool;
 }
 
 struct Typed<T>(PhantomData<fn() -> T>);
@@ -550,6 +563,27 @@ impl<T: StructuredOutput> Goal for Typed<T> {
     fn checked(&self, value: &Value) -> Option<T> {
         T::from_value(value).ok()
     }
+    fn read_prose(&self, text: &str) -> Option<(T, Vec<Warning>)> {
+        let read = T::from_text(text).ok()?;
+        let defaulted = read
+            .report
+            .fields()
+            .iter()
+            .filter_map(|f| match &f.source {
+                TextSource::Default { reason } => Some(Warning::FromText {
+                    field: f.field.clone(),
+                    reason: format!(
+                        "not read from the answer ({reason:?}); its declared default was used"
+                    ),
+                }),
+                _ => None,
+            })
+            .collect();
+        Some((read.value, defaulted))
+    }
+    fn reads_prose(&self) -> bool {
+        !matches!(T::from_text(""), Err(FromTextError::NotSupported { .. }))
+    }
 }
 
 struct Untyped<'s>(&'s ResponseSchema);
@@ -569,6 +603,12 @@ impl Goal for Untyped<'_> {
     }
     fn checked(&self, value: &Value) -> Option<Value> {
         self.0.check_instance(value).is_ok().then(|| value.clone())
+    }
+    fn read_prose(&self, _: &str) -> Option<(Value, Vec<Warning>)> {
+        None
+    }
+    fn reads_prose(&self) -> bool {
+        false
     }
 }
 
@@ -634,6 +674,11 @@ impl<'r, G: Goal> Run<'r, G> {
             thinking,
             &caps,
         );
+        if mode == StructuredOutputMode::None && !goal.reads_prose() {
+            return Err(RunError::NoProseReader {
+                schema: schema.name().to_owned(),
+            });
+        }
         let fragment =
             fragment_body(provider.kind(), mode, schema, &caps).map_err(RunError::InvalidSchema)?;
         // What the request leaves to local checks, said with the value.
@@ -877,7 +922,48 @@ impl<'r, G: Goal> Run<'r, G> {
             self.turns.push(Turn::UserText(ask.into()));
             return Next::Ask;
         }
+        if let Some(next) = self.fallback(said.as_deref()) {
+            return next;
+        }
         self.exhausted()
+    }
+
+    /// The fallback policy, when every re-ask is spent ([`OnExhausted::DefaultsWithWarning`]):
+    /// the last value with each field that broke a rule taken out and typed defaults filled in;
+    /// failing that (an enum has no typed default, or there was no JSON), the type's prose reader
+    /// on the last answer, with the defaults its fields declare (`#[fallback_keyword(default =
+    /// ..)]`). Either way the value is marked recovered and each defaulted field is named.
+    fn fallback(&mut self, said: Option<&str>) -> Option<Next<G::Out>> {
+        if self.config.outputs.on_exhausted != OnExhausted::DefaultsWithWarning {
+            return None;
+        }
+        let policy = &self.config.parse.coerce;
+        let mut warnings = vec![Warning::Defaults {
+            attempts: self.ledger.attempts.len(),
+            errors: self.ledger.errors(),
+        }];
+        let value = match defaults(&self.goal, self.schema, self.last_value.as_ref(), policy) {
+            Some(value) => value,
+            None => {
+                let (value, defaulted) = self.goal.read_prose(said.unwrap_or_default())?;
+                warnings.extend(defaulted);
+                value
+            }
+        };
+        tracing::warn!(
+            schema = self.schema.name(),
+            "retries exhausted: using defaults"
+        );
+        let ledger = self.ledger();
+        Some(done(Ok(Structured {
+            value,
+            mode: self.mode,
+            attempts: ledger.len(),
+            ledger,
+            provenance: Provenance::Recovered,
+            warnings,
+            request_warnings: self.not_enforced.clone().into_iter().collect(),
+        })))
     }
 
     /// An answer to read.
@@ -891,6 +977,9 @@ impl<'r, G: Goal> Run<'r, G> {
         let parsed = self
             .goal
             .parse(&candidate.answer, self.mode, &self.config.parse);
+        // Kept for the fallback policy's prose reading, only when it may be used.
+        let candidate_text = (self.config.outputs.on_exhausted == OnExhausted::DefaultsWithWarning)
+            .then(|| candidate.answer.to_text().into_owned());
         let result = match parsed {
             Ok(parsed) => {
                 let result = AttemptResult::Accepted(parsed.provenance);
@@ -946,9 +1035,16 @@ impl<'r, G: Goal> Run<'r, G> {
             }
             Err(other) => AttemptResult::NoJson(other),
         };
-        let problem = result
-            .problem(self.ledger.tool.as_deref())
-            .unwrap_or_default();
+        // The model is told what it can fix; a developer's hint (how to read prose) stays in
+        // the ledger.
+        let problem = match &result {
+            AttemptResult::NoJson(ParseError::NotFound { .. }) => {
+                "the answer holds no JSON value".to_owned()
+            }
+            other => other
+                .problem(self.ledger.tool.as_deref())
+                .unwrap_or_default(),
+        };
         self.record(body, Some(text), result, usage);
         if self.reasks < self.reask_budget() {
             self.reasks += 1;
@@ -960,32 +1056,9 @@ impl<'r, G: Goal> Run<'r, G> {
             );
             return Next::Ask;
         }
-        if self.config.on_exhausted == OnExhausted::DefaultsWithWarning {
-            if let Some(value) = defaults(
-                &self.goal,
-                self.schema,
-                self.last_value.as_ref(),
-                &self.config.parse.coerce,
-            ) {
-                tracing::warn!(
-                    schema = self.schema.name(),
-                    "retries exhausted: using defaults"
-                );
-                let warnings = vec![Warning::Defaults {
-                    attempts: self.ledger.attempts.len(),
-                    errors: self.ledger.errors(),
-                }];
-                let ledger = self.ledger();
-                return done(Ok(Structured {
-                    value,
-                    mode: self.mode,
-                    attempts: ledger.len(),
-                    ledger,
-                    provenance: Provenance::Recovered,
-                    warnings,
-                    request_warnings: self.not_enforced.clone().into_iter().collect(),
-                }));
-            }
+        let said = candidate_text.as_deref();
+        if let Some(next) = self.fallback(said) {
+            return next;
         }
         self.exhausted()
     }
