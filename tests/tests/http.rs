@@ -618,3 +618,94 @@ async fn a_caller_client_that_follows_any_redirect_still_gets_no_answer_from_els
         other => panic!("{other:?}"),
     }
 }
+
+/// A provider, its model, a recorded answer, and what its request body must hold.
+type BodyCase = (
+    ProviderKind,
+    &'static str,
+    &'static str,
+    fn(&serde_json::Value) -> bool,
+);
+
+/// An invoice scan and a PDF, in each provider's own body format, as the server receives them.
+#[tokio::test]
+async fn images_and_pdfs_go_in_each_providers_format() {
+    use structured_runtime::provider::wire::{Attachment, ChatMessage};
+    let mut request = ChatRequest::user("");
+    request.messages = vec![ChatMessage::user("Extract the order.")
+        .with(Attachment::image_base64("image/png", "iVBORw0KGgo="))
+        .with(Attachment::pdf_base64("JVBERi0xLjQK"))];
+    let cases: [BodyCase; 4] = [
+        (
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            "openai_chat_structured_success.json",
+            |b| {
+                let parts = &b["messages"][0]["content"];
+                parts[1]["image_url"]["url"] == "data:image/png;base64,iVBORw0KGgo="
+                    && parts[2]["file"]["file_data"] == "data:application/pdf;base64,JVBERi0xLjQK"
+            },
+        ),
+        (
+            ProviderKind::OpenAiResponses,
+            "gpt-4o",
+            "openai_responses_output_text.json",
+            |b| {
+                let parts = &b["input"][0]["content"];
+                parts[1]["type"] == "input_image" && parts[2]["type"] == "input_file"
+            },
+        ),
+        (
+            ProviderKind::Anthropic,
+            "claude-sonnet-4-5",
+            "anthropic_structured_output_success.response.json",
+            |b| {
+                let blocks = &b["messages"][0]["content"];
+                blocks[0]["source"]["media_type"] == "image/png"
+                    && blocks[1]["type"] == "document"
+                    && blocks[2]["text"] == "Extract the order."
+            },
+        ),
+        (
+            ProviderKind::Gemini,
+            "gemini-2.5-flash",
+            "gemini_structured_json_success.json",
+            |b| {
+                let parts = &b["contents"][0]["parts"];
+                parts[1]["inlineData"]["mimeType"] == "image/png"
+                    && parts[2]["inlineData"]["mimeType"] == "application/pdf"
+            },
+        ),
+    ];
+    for (kind, model, answer, holds) in cases {
+        let (url, seen) = serve(vec![Reply::Http(200, "", fixture(answer))]).await;
+        let provider = HttpProvider::new(kind, url, Some("k".into()), model).unwrap();
+        let config = RunConfig {
+            transport_retries: 0,
+            ..quick()
+        };
+        let _ = run_structured::<OrderItem, _>(&provider, &request, &config).await;
+        let seen = seen.lock().unwrap();
+        let body: serde_json::Value = serde_json::from_str(&seen[0].1).unwrap();
+        assert!(holds(&body), "{kind:?}: {body}");
+    }
+}
+
+#[tokio::test]
+async fn what_a_provider_cannot_take_is_refused_before_any_request() {
+    use structured_runtime::provider::wire::{Attachment, ChatMessage};
+    let mut request = ChatRequest::user("");
+    request.messages = vec![
+        ChatMessage::user("Read it.").with(Attachment::image_url("https://example.com/a.png"))
+    ];
+    let (url, seen) = serve(vec![]).await;
+    let provider = HttpProvider::new(ProviderKind::Gemini, url, None, "gemini-2.5-flash").unwrap();
+    let err = run_structured::<OrderItem, _>(&provider, &request, &quick())
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, RunError::UnsupportedInput { reason } if reason.contains("Gemini")),
+        "{err}"
+    );
+    assert!(seen.lock().unwrap().is_empty());
+}

@@ -1022,3 +1022,31 @@ fn with_structured_output_off_a_type_without_a_prose_reader_is_refused_at_the_st
     let out = run(&p, &off).unwrap();
     assert_eq!(out.provenance, Provenance::Heuristic);
 }
+
+#[test]
+fn ollama_gets_images_beside_the_text_and_refuses_a_pdf() {
+    use structured_runtime::provider::wire::{Attachment, ChatMessage};
+    let mut request = ChatRequest::user("");
+    request.messages =
+        vec![ChatMessage::user("Read it.")
+            .with(Attachment::image_base64("image/png", "iVBORw0KGgo="))];
+    let p = Scripted::new(ProviderKind::Ollama, "llama3.1", vec![]);
+    let _ = block_on(run_structured::<DaimonAppraisal, _>(
+        &p,
+        &request,
+        &config(0),
+    ));
+    let message = &p.body(0)["messages"][0];
+    assert_eq!(message["content"], "Read it.");
+    assert_eq!(message["images"], json!(["iVBORw0KGgo="]));
+    request.messages = vec![ChatMessage::user("Read it.").with(Attachment::pdf_base64("JVBERi0="))];
+    let p = Scripted::new(ProviderKind::Ollama, "llama3.1", vec![]);
+    let err = block_on(run_structured::<DaimonAppraisal, _>(
+        &p,
+        &request,
+        &config(0),
+    ))
+    .unwrap_err();
+    assert!(matches!(err, RunError::UnsupportedInput { .. }), "{err:?}");
+    assert_eq!(p.calls(), 0);
+}

@@ -68,6 +68,13 @@ pub enum RunError {
     /// The schema cannot be sent to this provider (before any request).
     #[error(transparent)]
     InvalidSchema(LowerReport),
+    /// The request holds something the provider cannot take (a PDF by URL for OpenAI, an image
+    /// by URL for Gemini, a PDF for Ollama), refused before any request.
+    #[error("{reason}")]
+    UnsupportedInput {
+        /// What and why.
+        reason: String,
+    },
     /// Structured output is off (`enabled = false`), so the answer is prose, and the type has
     /// no prose reader (before any request).
     #[error("structured output is disabled and `{schema}` has no prose reader: add #[fallback_keyword(..)] to its fields, or enable structured output")]
@@ -174,7 +181,9 @@ impl RunError {
     /// The ledger, to add the attempts of earlier providers in a chain.
     fn ledger_mut(&mut self) -> Option<&mut Vec<Attempt>> {
         match self {
-            RunError::InvalidSchema(_) | RunError::NoProseReader { .. } => None,
+            RunError::InvalidSchema(_)
+            | RunError::NoProseReader { .. }
+            | RunError::UnsupportedInput { .. } => None,
             RunError::RetriesExhausted { ledger, .. }
             | RunError::NoStructuredOutput { ledger, .. }
             | RunError::Refused { ledger, .. }
@@ -189,7 +198,9 @@ impl RunError {
     /// Every attempt made before the run failed (empty when the schema was refused before any).
     pub fn ledger(&self) -> &[Attempt] {
         match self {
-            RunError::InvalidSchema(_) | RunError::NoProseReader { .. } => &[],
+            RunError::InvalidSchema(_)
+            | RunError::NoProseReader { .. }
+            | RunError::UnsupportedInput { .. } => &[],
             RunError::RetriesExhausted { ledger, .. }
             | RunError::NoStructuredOutput { ledger, .. }
             | RunError::Refused { ledger, .. }
@@ -318,7 +329,8 @@ pub async fn run_value<P: Provider>(
 /// [`run_structured`] against each provider in turn: the next is asked when one gives no
 /// response (a transport error after its retries) or refuses; any other outcome ends the run.
 /// Every attempt of every provider is in the ledger, in order, and the run's deadline covers the
-/// whole chain. A provider whose schema cannot be sent is skipped like one that failed.
+/// whole chain. A provider whose schema or input it cannot take is skipped like one that
+/// failed.
 ///
 /// ```
 /// # use std::future::Future;
@@ -384,6 +396,7 @@ pub async fn run_with_fallback<T: StructuredOutput>(
                     RunError::Transport { .. }
                         | RunError::Refused { .. }
                         | RunError::InvalidSchema(_)
+                        | RunError::UnsupportedInput { .. }
                 );
                 if let Some(ledger) = error.ledger_mut() {
                     earlier.append(ledger);
@@ -674,6 +687,14 @@ impl<'r, G: Goal> Run<'r, G> {
             thinking,
             &caps,
         );
+        let refused = request
+            .messages
+            .iter()
+            .flat_map(|m| &m.attachments)
+            .find_map(|a| a.refused_by(provider.kind()));
+        if let Some(reason) = refused {
+            return Err(RunError::UnsupportedInput { reason });
+        }
         if mode == StructuredOutputMode::None && !goal.reads_prose() {
             return Err(RunError::NoProseReader {
                 schema: schema.name().to_owned(),

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::chat::{ChatRequest, Turn};
+use super::chat::{AttachmentSource, ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::json::{input_object, merge, object, put};
 use super::openai_chat::role;
@@ -42,7 +42,28 @@ pub(super) fn body(
     let mut messages: Vec<Value> = request
         .messages
         .iter()
-        .map(|m| json!({"role": role(m.role), "content": m.text}))
+        .map(|m| {
+            if m.attachments.is_empty() {
+                return json!({"role": role(m.role), "content": m.text});
+            }
+            // Attachments before the text, as Anthropic recommends.
+            let mut blocks: Vec<Value> = m
+                .attachments
+                .iter()
+                .map(|a| {
+                    let kind = if a.is_pdf() { "document" } else { "image" };
+                    let source = match &a.source {
+                        AttachmentSource::Base64(data) => {
+                            json!({"type": "base64", "media_type": a.media_type, "data": data})
+                        }
+                        AttachmentSource::Url(url) => json!({"type": "url", "url": url}),
+                    };
+                    json!({"type": kind, "source": source})
+                })
+                .collect();
+            blocks.push(json!({"type": "text", "text": m.text}));
+            json!({"role": role(m.role), "content": blocks})
+        })
         .collect();
     for turn in turns {
         messages.push(match turn {

@@ -3,6 +3,8 @@
 
 use serde_json::{Map, Value};
 
+use super::types::WireApi;
+use crate::provider::capabilities::ProviderKind;
 use crate::read::Answer;
 
 /// Who wrote a message.
@@ -21,6 +23,111 @@ pub struct ChatMessage {
     pub role: Role,
     /// Its text.
     pub text: String,
+    /// Images and documents sent with the text (a scanned invoice, a screenshot), written in
+    /// each provider's own format after the text.
+    pub attachments: Vec<Attachment>,
+}
+
+impl ChatMessage {
+    /// A message from the caller.
+    pub fn user(text: impl Into<String>) -> Self {
+        ChatMessage {
+            role: Role::User,
+            text: text.into(),
+            attachments: Vec::new(),
+        }
+    }
+
+    /// The same message with an attachment.
+    pub fn with(mut self, attachment: Attachment) -> Self {
+        self.attachments.push(attachment);
+        self
+    }
+}
+
+/// An image or a PDF sent with a message.
+///
+/// ```
+/// use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest};
+///
+/// let mut request = ChatRequest::user("Extract the invoice.");
+/// request.messages[0] = ChatMessage::user("Extract the invoice.")
+///     .with(Attachment::pdf_base64("JVBERi0xLjQK..."))
+///     .with(Attachment::image_url("https://example.com/scan.png"));
+/// assert_eq!(request.messages[0].attachments.len(), 2);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Attachment {
+    /// `image/png`, `image/jpeg`, `image/webp`, `image/gif` or `application/pdf`.
+    pub media_type: String,
+    /// Where the bytes are.
+    pub source: AttachmentSource,
+}
+
+/// Where an attachment's bytes are.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AttachmentSource {
+    /// The bytes, base64-encoded.
+    Base64(String),
+    /// A URL the provider fetches itself.
+    Url(String),
+}
+
+impl Attachment {
+    /// An image given as base64 (`media_type` as `image/png`).
+    pub fn image_base64(media_type: impl Into<String>, data: impl Into<String>) -> Self {
+        Attachment {
+            media_type: media_type.into(),
+            source: AttachmentSource::Base64(data.into()),
+        }
+    }
+
+    /// An image at a URL (its type left to the provider; sent as `image/*`).
+    pub fn image_url(url: impl Into<String>) -> Self {
+        Attachment {
+            media_type: "image/*".into(),
+            source: AttachmentSource::Url(url.into()),
+        }
+    }
+
+    /// A PDF given as base64.
+    pub fn pdf_base64(data: impl Into<String>) -> Self {
+        Attachment {
+            media_type: "application/pdf".into(),
+            source: AttachmentSource::Base64(data.into()),
+        }
+    }
+
+    /// Whether this is a PDF.
+    pub fn is_pdf(&self) -> bool {
+        self.media_type == "application/pdf"
+    }
+
+    /// A `data:` URL of base64 bytes, or the URL itself.
+    pub(crate) fn url(&self) -> String {
+        match &self.source {
+            AttachmentSource::Base64(data) => format!("data:{};base64,{data}", self.media_type),
+            AttachmentSource::Url(url) => url.clone(),
+        }
+    }
+
+    /// Why `kind` cannot take this attachment, if it cannot.
+    pub(crate) fn refused_by(&self, kind: ProviderKind) -> Option<String> {
+        let url = matches!(self.source, AttachmentSource::Url(_));
+        let refused = match kind.wire_api() {
+            WireApi::Anthropic => false,
+            WireApi::OpenAiChat | WireApi::OpenAiResponses => self.is_pdf() && url,
+            WireApi::Gemini => url,
+            WireApi::OllamaChat => self.is_pdf() || url,
+        };
+        refused.then(|| {
+            let what = if self.is_pdf() { "a PDF" } else { "an image" };
+            let how = if url { "by URL" } else { "inline" };
+            format!(
+                "{kind:?} takes no {what} {how}: send it base64-encoded, or to another provider"
+            )
+        })
+    }
 }
 
 /// The caller's request, provider-neutral.
@@ -41,10 +148,7 @@ impl ChatRequest {
     pub fn user(text: impl Into<String>) -> Self {
         ChatRequest {
             system: None,
-            messages: vec![ChatMessage {
-                role: Role::User,
-                text: text.into(),
-            }],
+            messages: vec![ChatMessage::user(text)],
             max_tokens: None,
             extra: Value::Object(Map::new()),
         }

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::chat::{ChatRequest, Role, Turn};
+use super::chat::{AttachmentSource, ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::json::{input_object, merge, object, put};
 use super::types::{CodecError, Expect, Outcome, ProviderResponse, ToolCall};
@@ -53,7 +53,15 @@ pub(super) fn body(request: &ChatRequest, system: Option<String>, turns: &[Turn]
     let mut contents: Vec<Value> = request
         .messages
         .iter()
-        .map(|m| json!({"role": gemini_role(m.role), "parts": [{"text": m.text}]}))
+        .map(|m| {
+            let mut parts = vec![json!({"text": m.text})];
+            for a in &m.attachments {
+                if let AttachmentSource::Base64(data) = &a.source {
+                    parts.push(json!({"inlineData": {"mimeType": a.media_type, "data": data}}));
+                }
+            }
+            json!({"role": gemini_role(m.role), "parts": parts})
+        })
         .collect();
     for turn in turns {
         contents.push(match turn {

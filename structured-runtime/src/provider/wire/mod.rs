@@ -38,7 +38,7 @@ use crate::provider::mode::StructuredOutputMode;
 use crate::schema::response::Fragment;
 use crate::schema::{Pointer, ResponseSchema};
 
-pub use chat::{ChatMessage, ChatRequest, Role, Turn};
+pub use chat::{Attachment, AttachmentSource, ChatMessage, ChatRequest, Role, Turn};
 #[cfg(feature = "http")]
 pub(crate) use envelope::shorten;
 pub use json::merge;

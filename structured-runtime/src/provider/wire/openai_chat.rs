@@ -4,7 +4,7 @@
 
 use serde_json::{json, Map, Value};
 
-use super::chat::{ChatRequest, Role, Turn};
+use super::chat::{AttachmentSource, ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::json::{merge, object, put};
 use super::sse::{events, Event};
@@ -87,7 +87,34 @@ pub(super) fn messages(
         messages.push(message("system", Value::String(system)));
     }
     for m in &request.messages {
-        messages.push(message(role(m.role), Value::from(m.text.as_str())));
+        if m.attachments.is_empty() {
+            messages.push(message(role(m.role), Value::from(m.text.as_str())));
+        } else if arguments_as_object {
+            // Ollama: the text, and the images beside it as base64.
+            let images: Vec<Value> = m
+                .attachments
+                .iter()
+                .filter_map(|a| match &a.source {
+                    AttachmentSource::Base64(data) => Some(Value::from(data.as_str())),
+                    AttachmentSource::Url(_) => None,
+                })
+                .collect();
+            let mut msg = message(role(m.role), Value::from(m.text.as_str()));
+            if let Value::Object(map) = &mut msg {
+                map.insert("images".into(), Value::Array(images));
+            }
+            messages.push(msg);
+        } else {
+            let mut parts = vec![json!({"type": "text", "text": m.text})];
+            for a in &m.attachments {
+                parts.push(if a.is_pdf() {
+                    json!({"type": "file", "file": {"filename": "document.pdf", "file_data": a.url()}})
+                } else {
+                    json!({"type": "image_url", "image_url": {"url": a.url()}})
+                });
+            }
+            messages.push(message(role(m.role), Value::Array(parts)));
+        }
     }
     for turn in turns {
         messages.push(match turn {

@@ -57,7 +57,20 @@ pub(super) fn body(
     let mut input: Vec<Value> = request
         .messages
         .iter()
-        .map(|m| json!({"role": role(m.role), "content": m.text}))
+        .map(|m| {
+            if m.attachments.is_empty() {
+                return json!({"role": role(m.role), "content": m.text});
+            }
+            let mut parts = vec![json!({"type": "input_text", "text": m.text})];
+            for a in &m.attachments {
+                parts.push(if a.is_pdf() {
+                    json!({"type": "input_file", "filename": "document.pdf", "file_data": a.url()})
+                } else {
+                    json!({"type": "input_image", "image_url": a.url()})
+                });
+            }
+            json!({"role": role(m.role), "content": parts})
+        })
         .collect();
     for turn in turns {
         input.push(match turn {
