@@ -185,3 +185,45 @@ fn modes_targets_and_schemas_round_trip_through_serde() {
     let bad = r#"{"name": "x", "schema": {"type": "object", "frobnicate": 1}}"#;
     assert!(serde_json::from_str::<ResponseSchema>(bad).is_err());
 }
+
+#[test]
+fn the_section_also_sets_the_run_and_each_key_takes_effect() {
+    use std::time::Duration;
+    use structured_runtime::run::RunConfig;
+    let config = RunConfig::from_toml(
+        "[inference.structured_outputs]\nmax_retries = 3\ntransport_retries = 1\nmax_wait_seconds = 5\ndeadline_seconds = 0\nmax_tokens = 800\nmax_echo_bytes = 1024\nparse = \"lenient\"\n",
+    )
+    .unwrap();
+    assert_eq!(config.outputs.max_retries, 3);
+    assert_eq!(config.transport_retries, 1);
+    assert_eq!(config.max_wait, Duration::from_secs(5));
+    assert_eq!(config.deadline, None, "0 turns the deadline off");
+    assert_eq!(config.max_tokens, Some(800));
+    assert_eq!(config.max_echo_bytes, 1024);
+    assert_eq!(config.parse, structured_runtime::ParseOptions::lenient());
+    // Wrong values name the key.
+    let err =
+        RunConfig::from_toml("[inference.structured_outputs]\nparse = \"loose\"").unwrap_err();
+    assert!(
+        err.to_string()
+            .starts_with("inference.structured_outputs.parse: expected"),
+        "{err}"
+    );
+    let err =
+        RunConfig::from_toml("[inference.structured_outputs]\ntransport_retries = -1").unwrap_err();
+    assert!(err.to_string().contains("transport_retries"), "{err}");
+    // The outputs-only reader points a run key to the reader that takes it.
+    let err =
+        StructuredOutputsConfig::from_toml("[inference.structured_outputs]\nparse = \"strict\"")
+            .unwrap_err();
+    assert!(err.to_string().contains("RunConfig::from_toml"), "{err}");
+    // Embedded in a program's config.
+    #[derive(serde::Deserialize)]
+    struct App {
+        run: RunConfig,
+    }
+    let app: App =
+        serde_json::from_str(r#"{"run": {"max_retries": 0, "deadline_seconds": 20}}"#).unwrap();
+    assert_eq!(app.run.outputs.max_retries, 0);
+    assert_eq!(app.run.deadline, Some(Duration::from_secs(20)));
+}

@@ -99,6 +99,119 @@ impl Default for RunConfig {
 /// Where the section lives in the file.
 pub const SECTION: &str = "inference.structured_outputs";
 
+/// The section's keys that set how a run is carried out, read by [`RunConfig::from_toml`]
+/// beside the structured-output keys.
+const RUN_KEYS: &[&str] = &[
+    "transport_retries",
+    "max_wait_seconds",
+    "deadline_seconds",
+    "max_tokens",
+    "max_echo_bytes",
+    "parse",
+];
+
+impl RunConfig {
+    /// The whole section: the structured-output keys ([`StructuredOutputsConfig`]) and the
+    /// run's own: `transport_retries`, `max_wait_seconds`, `deadline_seconds` (0: no deadline),
+    /// `max_tokens` (0: no limit), `max_echo_bytes`, and `parse` (`"default"`, `"strict"` or
+    /// `"lenient"`). Every key is optional; an unknown key or a wrong value is an error naming it.
+    ///
+    /// ```
+    /// use std::time::Duration;
+    /// use structured_runtime::run::RunConfig;
+    ///
+    /// let config = RunConfig::from_toml(r#"
+    ///     [inference.structured_outputs]
+    ///     max_retries = 2
+    ///     on_exhausted = "defaults"
+    ///     deadline_seconds = 30
+    ///     parse = "strict"
+    /// "#).unwrap();
+    /// assert_eq!(config.outputs.max_retries, 2);
+    /// assert_eq!(config.deadline, Some(Duration::from_secs(30)));
+    /// assert!(config.parse.exact);
+    /// ```
+    pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
+        let table: Table = text
+            .parse()
+            .map_err(|e: toml::de::Error| ConfigError::Syntax(e.message().to_owned()))?;
+        let section = table
+            .get("inference")
+            .map(|v| expect_table(v, "inference"))
+            .transpose()?
+            .and_then(|inference| inference.get("structured_outputs"));
+        match section {
+            None => Ok(RunConfig::default()),
+            Some(v) => Self::from_table(expect_table(v, SECTION)?, SECTION),
+        }
+    }
+
+    fn from_table(section: &Table, at: &str) -> Result<Self, ConfigError> {
+        let named = |key: &str| match at {
+            "" => key.to_owned(),
+            at => format!("{at}.{key}"),
+        };
+        let mut outputs_part = section.clone();
+        outputs_part.retain(|k, _| !RUN_KEYS.contains(&k.as_ref()));
+        let outputs = StructuredOutputsConfig::from_table(&outputs_part, at, RUN_KEYS)?;
+        let defaults = RunConfig::default();
+        let count = |key: &str, max: i64| -> Result<Option<u64>, ConfigError> {
+            match section.get(key) {
+                None => Ok(None),
+                Some(Value::Integer(n)) if (0..=max).contains(n) => Ok(Some(*n as u64)),
+                Some(other) => Err(ConfigError::Value {
+                    key: named(key),
+                    expected: "a whole number in range",
+                    found: describe(other),
+                }),
+            }
+        };
+        let parse = match section.get("parse") {
+            None => defaults.parse.clone(),
+            Some(Value::String(s)) if s == "default" => ParseOptions::default(),
+            Some(Value::String(s)) if s == "strict" => ParseOptions::strict(),
+            Some(Value::String(s)) if s == "lenient" => ParseOptions::lenient(),
+            Some(other) => {
+                return Err(ConfigError::Value {
+                    key: named("parse"),
+                    expected: "\"default\", \"strict\" or \"lenient\"",
+                    found: describe(other),
+                })
+            }
+        };
+        let seconds = |n: u64| Duration::from_secs(n);
+        Ok(RunConfig {
+            outputs,
+            parse,
+            transport_retries: count("transport_retries", 10)?
+                .map_or(defaults.transport_retries, |n| n as u32),
+            max_wait: count("max_wait_seconds", 86_400)?.map_or(defaults.max_wait, seconds),
+            deadline: match count("deadline_seconds", 86_400)? {
+                None => defaults.deadline,
+                Some(0) => None,
+                Some(n) => Some(seconds(n)),
+            },
+            max_tokens: match count("max_tokens", u32::MAX.into())? {
+                None => defaults.max_tokens,
+                Some(0) => None,
+                Some(n) => Some(n as u32),
+            },
+            max_echo_bytes: count("max_echo_bytes", 1 << 30)?
+                .map_or(defaults.max_echo_bytes, |n| n as usize),
+            ..defaults
+        })
+    }
+}
+
+/// The whole section inside a program's own configuration (any serde format), as
+/// [`RunConfig::from_toml`] reads it.
+impl<'de> serde::Deserialize<'de> for RunConfig {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let table = Table::deserialize(deserializer)?;
+        Self::from_table(&table, "").map_err(serde::de::Error::custom)
+    }
+}
+
 /// How subsystems obtain structured output.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct StructuredOutputsConfig {
@@ -188,11 +301,12 @@ impl StructuredOutputsConfig {
 
     /// Reads the section's own table.
     pub fn from_section(section: &Table) -> Result<Self, ConfigError> {
-        Self::from_table(section, SECTION)
+        Self::from_table(section, SECTION, &[])
     }
 
-    /// Reads the section's table, naming keys under `at` in errors (`""` for none).
-    fn from_table(section: &Table, at: &str) -> Result<Self, ConfigError> {
+    /// Reads the section's table, naming keys under `at` in errors (`""` for none); `also` are
+    /// keys read by someone else, named among the known ones.
+    fn from_table(section: &Table, at: &str, also: &[&str]) -> Result<Self, ConfigError> {
         let named = |key: &str| match at {
             "" => key.to_owned(),
             at => format!("{at}.{key}"),
@@ -203,9 +317,15 @@ impl StructuredOutputsConfig {
             found: describe(found),
         };
         if let Some(unknown) = section.keys().find(|k| !KEYS.contains(&k.as_str())) {
+            let known: Vec<&str> = KEYS.iter().chain(also).copied().collect();
+            let hint = if RUN_KEYS.contains(&unknown.as_str()) {
+                " (a run setting: read the section with RunConfig::from_toml)"
+            } else {
+                ""
+            };
             return Err(ConfigError::Unknown {
-                key: named(unknown),
-                known: KEYS.join(", "),
+                key: format!("{}{hint}", named(unknown)),
+                known: known.join(", "),
             });
         }
         let defaults = StructuredOutputsConfig::default();
@@ -281,7 +401,7 @@ impl StructuredOutputsConfig {
 impl<'de> serde::Deserialize<'de> for StructuredOutputsConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let table = Table::deserialize(deserializer)?;
-        Self::from_table(&table, "").map_err(serde::de::Error::custom)
+        Self::from_table(&table, "", &[]).map_err(serde::de::Error::custom)
     }
 }
 
