@@ -152,7 +152,7 @@ impl RunConfig {
             at => format!("{at}.{key}"),
         };
         let mut outputs_part = section.clone();
-        outputs_part.retain(|k, _| !RUN_KEYS.contains(&k.as_ref()));
+        outputs_part.retain(|k, _| !RUN_KEYS.contains(&k));
         let outputs = StructuredOutputsConfig::from_table(&outputs_part, at, RUN_KEYS)?;
         let defaults = RunConfig::default();
         let count = |key: &str, max: i64| -> Result<Option<u64>, ConfigError> {
