@@ -89,12 +89,41 @@ pub struct Attempt {
 /// Prices per model, to cost a run and each attempt.
 ///
 /// ```
+/// # use std::future::Future;
+/// # use std::time::Duration;
+/// # use structured_runtime::provider::capabilities::ProviderKind;
+/// # use structured_runtime::run::TransportError;
 /// use structured_runtime::provider::wire::Prices;
 /// use structured_runtime::run::PriceTable;
+/// use structured_runtime::{run_structured, ChatRequest, Provider, RunConfig, StructuredOutput};
+/// # struct Recorded;
+/// # impl Provider for Recorded {
+/// #     fn kind(&self) -> ProviderKind { ProviderKind::OpenAiChat }
+/// #     fn model(&self) -> &str { "gpt-4o" }
+/// #     fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+/// #         async { Ok(r#"{"choices": [{"index": 0, "finish_reason": "stop",
+/// #             "message": {"role": "assistant", "content": "{\"ok\": true}"}}],
+/// #             "usage": {"prompt_tokens": 1000, "completion_tokens": 10,
+/// #                       "prompt_tokens_details": {"cached_tokens": 800}}}"#.to_owned()) }
+/// #     }
+/// #     async fn wait(&self, _: Duration) {}
+/// # }
+/// # fn block_on<F: Future>(f: F) -> F::Output {
+/// #     let mut f = std::pin::pin!(f);
+/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// #[derive(StructuredOutput, serde::Deserialize, Debug)]
+/// struct Answer { ok: bool }
 ///
 /// let mut prices = PriceTable::new();
 /// prices.set("gpt-4o", Prices { input: 2.5, output: 10.0, cached_input: Some(1.25) });
-/// assert!(prices.get("gpt-4o").is_some());
+/// let out = block_on(run_structured::<Answer, _>(&Recorded, &ChatRequest::user("On?"), &RunConfig::default())).unwrap();
+/// let usage = out.usage();
+/// assert_eq!((usage.input_tokens, usage.cached_input_tokens, usage.output_tokens), (1000, 800, 10));
+/// // 200 uncached × 2.5 + 800 cached × 1.25 + 10 × 10, per million tokens.
+/// let cost = prices.cost(&out.ledger).unwrap();
+/// assert!((cost - 0.0016).abs() < 1e-12);
 /// ```
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct PriceTable {
