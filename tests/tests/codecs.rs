@@ -234,7 +234,7 @@ fn openai_chat_bodies() {
         Expect::tool("GetWeatherArgs"),
         "openai_chat_parallel_tool_calls.json",
     ) {
-        Outcome::ToolCalledWrongly { calls, reason } => {
+        Outcome::ToolCalledWrongly { calls, reason, .. } => {
             assert_eq!(calls.len(), 2);
             assert_eq!(calls[1].name, "get_stock_price");
             assert!(reason.contains("one tool call"), "{reason}");

@@ -1050,3 +1050,253 @@ fn ollama_gets_images_beside_the_text_and_refuses_a_pdf() {
     assert!(matches!(err, RunError::UnsupportedInput { .. }), "{err:?}");
     assert_eq!(p.calls(), 0);
 }
+
+fn openai_calls(calls: &[(&str, &str, &str)]) -> Result<String, TransportError> {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
+        .collect();
+    Ok(
+        json!({"choices": [{"index": 0, "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": null, "tool_calls": calls}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+        .to_string(),
+    )
+}
+
+fn caller_tools() -> Vec<structured_runtime::provider::wire::Tool> {
+    use structured_runtime::provider::wire::Tool;
+    ["funding_rate", "volume"]
+        .iter()
+        .map(|name| Tool {
+            name: (*name).into(),
+            description: format!("Look up the {name}."),
+            parameters: json!({"type": "object", "properties": {"market": {"type": "string"}}}),
+        })
+        .collect()
+}
+
+#[test]
+fn an_agent_step_hands_the_callers_tools_back_and_ends_at_a_valid_finalizer() {
+    use structured_runtime::run::{run_agent, AgentStep};
+    let finalizer = DaimonAppraisal::schema().name().to_owned();
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![
+            // Two of the caller's tools at once.
+            openai_calls(&[
+                ("c1", "funding_rate", r#"{"market": "ETH"}"#),
+                ("c2", "volume", r#"{"market": "ETH"}"#),
+            ]),
+            // Text only.
+            openai_text("Let me think about it."),
+            // The finalizer, out of range.
+            openai_calls(&[("c3", &finalizer, OUT_OF_RANGE)]),
+            // The finalizer, valid.
+            openai_calls(&[("c4", &finalizer, GOOD)]),
+        ],
+    );
+    let mut handled = Vec::new();
+    let out = block_on(run_agent::<DaimonAppraisal, _, _>(
+        &p,
+        &ChatRequest::user("Appraise the market."),
+        &AgentStep::new(caller_tools()),
+        &config(1),
+        |name, args| {
+            handled.push((name.to_owned(), args.to_text().into_owned()));
+            format!("{name}: 0.01")
+        },
+    ))
+    .unwrap();
+    assert_eq!(out.value.primary_emotion, "anticipation");
+    assert_eq!(out.attempts, 4);
+    assert_eq!(handled.len(), 2);
+    assert_eq!(handled[0].0, "funding_rate");
+    assert!(handled[1].1.contains("ETH"));
+    // Every request offers the caller's tools beside the finalizer, and lets the model choose.
+    let first = p.body(0);
+    let names: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| t["function"]["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, [finalizer.as_str(), "funding_rate", "volume"]);
+    assert_eq!(first["tool_choice"], "required");
+    // The tools' results went back, the text-only answer was answered, and the invalid
+    // finalizer call got an error tool result naming the path.
+    let messages = p.body(3)["messages"].as_array().unwrap().clone();
+    let tool_results: Vec<&Value> = messages.iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(tool_results.len(), 3);
+    assert_eq!(tool_results[0]["content"], "funding_rate: 0.01");
+    assert!(tool_results[2]["content"]
+        .as_str()
+        .unwrap()
+        .contains("/pleasure"));
+    assert!(messages.iter().any(|m| m["role"] == "user"
+        && m["content"]
+            .as_str()
+            .is_some_and(|c| c.contains("calling a tool"))));
+}
+
+#[test]
+fn an_agent_step_is_bounded_by_text_only_answers_and_by_steps() {
+    use structured_runtime::run::{run_agent, AgentStep};
+    let finalizer = DaimonAppraisal::schema().name().to_owned();
+    // Five text-only answers in a row end the run; a tool call in between resets the count.
+    let mut replies = vec![openai_text("hmm"); 4];
+    replies.push(openai_calls(&[("c1", "volume", "{}")]));
+    replies.extend(vec![openai_text("hmm"); 5]);
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", replies);
+    let mut step = AgentStep::new(caller_tools());
+    step.max_steps = 20;
+    let err = block_on(run_agent::<DaimonAppraisal, _, _>(
+        &p,
+        &ChatRequest::user("Appraise."),
+        &step,
+        &config(1),
+        |_, _| "ok".into(),
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(err, RunError::NoStructuredOutput { .. }),
+        "{err:?}"
+    );
+    assert_eq!(p.calls(), 10, "4 + a tool call + 5");
+    // A model that only ever calls tools runs out of steps: a typed error, never a value.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_calls(&[("c", "volume", "{}")]); 12],
+    );
+    let err = block_on(run_agent::<DaimonAppraisal, _, _>(
+        &p,
+        &ChatRequest::user("Appraise."),
+        &AgentStep::new(caller_tools()),
+        &config(1),
+        |_, _| "ok".into(),
+    ))
+    .unwrap_err();
+    assert!(
+        matches!(err, RunError::StepBudget { steps: 10, ref ledger } if ledger.len() == 10),
+        "{err:?}"
+    );
+    // The finalizer beside another tool is answered with an error asking for it alone.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![
+            openai_calls(&[("c1", "volume", "{}"), ("c2", &finalizer, GOOD)]),
+            openai_calls(&[("c3", &finalizer, GOOD)]),
+        ],
+    );
+    let mut handled = 0;
+    let out = block_on(run_agent::<DaimonAppraisal, _, _>(
+        &p,
+        &ChatRequest::user("Appraise."),
+        &AgentStep::new(caller_tools()),
+        &config(1),
+        |_, _| {
+            handled += 1;
+            "ok".into()
+        },
+    ))
+    .unwrap();
+    assert_eq!((out.attempts, handled), (2, 0));
+    let errors: Vec<String> = p.body(1)["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].as_str().unwrap().to_owned())
+        .collect();
+    assert!(
+        errors.iter().all(|e| e.contains("must be called alone")),
+        "{errors:?}"
+    );
+}
+
+#[test]
+fn an_agent_step_on_anthropic_writes_its_tools_and_results_in_anthropics_format() {
+    use structured_runtime::run::{run_agent, AgentStep};
+    let finalizer = DaimonAppraisal::schema().name().to_owned();
+    let tool_use = |id: &str, name: &str, input: Value| {
+        Ok(
+            json!({"type": "message", "role": "assistant", "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": id, "name": name, "input": input}]})
+            .to_string(),
+        )
+    };
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-3-5-haiku-latest",
+        vec![
+            tool_use("t1", "volume", json!({"market": "BTC"})),
+            tool_use("t2", &finalizer, serde_json::from_str(GOOD).unwrap()),
+        ],
+    );
+    let out = block_on(run_agent::<DaimonAppraisal, _, _>(
+        &p,
+        &ChatRequest::user("Appraise."),
+        &AgentStep::new(caller_tools()),
+        &config(1),
+        |_, _| "volume is up".into(),
+    ))
+    .unwrap();
+    assert_eq!(out.attempts, 2);
+    let first = p.body(0);
+    assert_eq!(first["tool_choice"]["type"], "any");
+    assert_eq!(first["tools"].as_array().unwrap().len(), 3);
+    assert_eq!(first["tools"][1]["input_schema"]["type"], "object");
+    let second = p.body(1);
+    let result = &second["messages"].as_array().unwrap().last().unwrap()["content"][0];
+    assert_eq!(result["type"], "tool_result");
+    assert_eq!(result["tool_use_id"], "t1");
+    assert_eq!(result["content"], "volume is up");
+    assert!(result.get("is_error").is_none());
+}
+
+#[test]
+fn an_agent_step_offers_the_callers_tools_in_gemini_and_responses_format() {
+    use structured_runtime::run::{run_agent, AgentStep};
+    for (kind, model) in [
+        (ProviderKind::Gemini, "gemini-2.5-flash"),
+        (ProviderKind::OpenAiResponses, "gpt-4o"),
+    ] {
+        let p = Scripted::new(kind, model, vec![]);
+        let mut caps = structured_runtime::provider::capabilities::CapabilityOverrides::new();
+        let mut tool_only = structured_runtime::provider::capabilities::capabilities(kind, model);
+        tool_only.supports_response_schema = false;
+        caps.set(kind, model, tool_only);
+        let config = RunConfig {
+            capabilities: caps,
+            transport_retries: 0,
+            ..config(0)
+        };
+        let _ = block_on(run_agent::<DaimonAppraisal, _, _>(
+            &p,
+            &ChatRequest::user("Appraise."),
+            &AgentStep::new(caller_tools()),
+            &config,
+            |_, _| String::new(),
+        ));
+        let body = p.body(0);
+        match kind {
+            ProviderKind::Gemini => {
+                let declarations = body["tools"][0]["functionDeclarations"].as_array().unwrap();
+                assert_eq!(declarations.len(), 3, "{body}");
+                assert_eq!(
+                    body["toolConfig"],
+                    json!({"functionCallingConfig": {"mode": "ANY"}})
+                );
+            }
+            _ => {
+                let tools = body["tools"].as_array().unwrap();
+                assert_eq!(tools.len(), 3, "{body}");
+                assert_eq!(tools[2]["name"], "volume");
+                assert_eq!(body["tool_choice"], "required");
+            }
+        }
+    }
+}

@@ -21,6 +21,8 @@ pub enum AttemptResult {
     PlainText,
     /// A tool called wrongly.
     ToolCalledWrongly(String),
+    /// The caller's own tools were called (an agent step), by name; their results went back.
+    CallerTools(Vec<String>),
     /// Refused, filtered or truncated: the run ends here.
     Stopped(Stop),
     /// The request got no response.
@@ -64,6 +66,7 @@ impl AttemptResult {
                 None => "no structured output: the answer holds no text".to_owned(),
             },
             AttemptResult::ToolCalledWrongly(reason) => reason.clone(),
+            AttemptResult::CallerTools(_) => return None,
             AttemptResult::Stopped(stop) => stop.to_string(),
             AttemptResult::Transport(e) => e.to_string(),
             AttemptResult::Codec(e) => e.to_string(),

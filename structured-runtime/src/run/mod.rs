@@ -4,11 +4,13 @@
 //! gateway's own client, a test double) with a [`RunConfig`], and returns the value with its
 //! [ledger](Attempt), or a [`RunError`] that carries the ledger too.
 
+pub mod agent;
 pub mod config;
 mod ledger;
 mod runner;
 mod transport;
 
+pub use agent::{run_agent, AgentStep};
 pub use config::{OnExhausted, RunConfig};
 pub use ledger::{Attempt, AttemptResult, PriceTable, Stop};
 pub use runner::{run_structured, run_value, run_with_fallback, RunError, Structured};

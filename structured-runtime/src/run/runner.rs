@@ -146,6 +146,15 @@ pub enum RunError {
         /// Every attempt.
         ledger: Vec<Attempt>,
     },
+    /// An agent step ([`crate::run::run_agent`]) used every step it had without a valid call of
+    /// the structured-output tool.
+    #[error("no final answer within {steps} steps")]
+    StepBudget {
+        /// The budget.
+        steps: u32,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
     /// The run's deadline ([`RunConfig::deadline`]) passed: the request in flight, if any,
     /// was dropped (its attempt is in the ledger as a timeout).
     #[error("the run's deadline of {deadline:?} passed")]
@@ -191,7 +200,8 @@ impl RunError {
             | RunError::Filtered { ledger, .. }
             | RunError::Transport { ledger, .. }
             | RunError::Provider { ledger, .. }
-            | RunError::DeadlineExceeded { ledger, .. } => Some(ledger),
+            | RunError::DeadlineExceeded { ledger, .. }
+            | RunError::StepBudget { ledger, .. } => Some(ledger),
         }
     }
 
@@ -208,7 +218,8 @@ impl RunError {
             | RunError::Filtered { ledger, .. }
             | RunError::Transport { ledger, .. }
             | RunError::Provider { ledger, .. }
-            | RunError::DeadlineExceeded { ledger, .. } => ledger,
+            | RunError::DeadlineExceeded { ledger, .. }
+            | RunError::StepBudget { ledger, .. } => ledger,
         }
     }
 }

@@ -84,6 +84,9 @@ pub(super) fn body(
             Turn::ToolError { id, text, .. } => json!({"role": "user", "content": [
                 {"type": "tool_result", "tool_use_id": id, "is_error": true, "content": text}
             ]}),
+            Turn::ToolResult { id, text, .. } => json!({"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": id, "content": text}
+            ]}),
         });
     }
     let mut body = object([

@@ -155,6 +155,18 @@ impl ChatRequest {
     }
 }
 
+/// One of the caller's own tools, offered beside the structured-output tool in an agent step
+/// ([`crate::run::run_agent`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tool {
+    /// Its name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// The JSON Schema of its arguments, sent as the caller wrote it.
+    pub parameters: Value,
+}
+
 /// A turn a re-ask appends after the caller's messages.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Turn {
@@ -171,6 +183,15 @@ pub enum Turn {
     },
     /// A correction from the caller, as a user message.
     UserText(String),
+    /// The result of one of the caller's tools, answering the model's call (an agent step).
+    ToolResult {
+        /// The call answered.
+        id: Option<String>,
+        /// The tool called.
+        name: String,
+        /// What the tool returned.
+        text: String,
+    },
     /// A correction answering a tool call, as an error tool result.
     ToolError {
         /// The call answered.

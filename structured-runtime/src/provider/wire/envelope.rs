@@ -102,8 +102,10 @@ pub(super) fn decide(expect: &Expect, s: Signals<'_>) -> Outcome {
         };
     }
     if let Some(reason) = s.malformed_call {
+        let (calls, inputs) = s.calls.into_iter().unzip();
         return Outcome::ToolCalledWrongly {
-            calls: s.calls.into_iter().map(|(c, _)| c).collect(),
+            calls,
+            inputs,
             reason: format!("the provider reported {reason}"),
         };
     }
@@ -129,8 +131,10 @@ pub(super) fn decide(expect: &Expect, s: Signals<'_>) -> Outcome {
                 } else {
                     format!("expected one tool call, found {}", s.calls.len())
                 };
+                let (calls, inputs) = s.calls.into_iter().unzip();
                 return Outcome::ToolCalledWrongly {
-                    calls: s.calls.into_iter().map(|(c, _)| c).collect(),
+                    calls,
+                    inputs,
                     reason,
                 };
             }

@@ -81,6 +81,9 @@ pub(super) fn body(request: &ChatRequest, system: Option<String>, turns: &[Turn]
             Turn::ToolError { name, text, .. } => json!({"role": "user", "parts": [
                 {"functionResponse": {"name": name, "response": {"error": text}}}
             ]}),
+            Turn::ToolResult { name, text, .. } => json!({"role": "user", "parts": [
+                {"functionResponse": {"name": name, "response": {"content": text}}}
+            ]}),
         });
     }
     let mut body = object([("contents", Value::Array(contents))]);

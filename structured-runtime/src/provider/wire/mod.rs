@@ -38,7 +38,7 @@ use crate::provider::mode::StructuredOutputMode;
 use crate::schema::response::Fragment;
 use crate::schema::{Pointer, ResponseSchema};
 
-pub use chat::{Attachment, AttachmentSource, ChatMessage, ChatRequest, Role, Turn};
+pub use chat::{Attachment, AttachmentSource, ChatMessage, ChatRequest, Role, Tool, Turn};
 #[cfg(feature = "http")]
 pub(crate) use envelope::shorten;
 pub use json::merge;
@@ -178,6 +178,57 @@ pub(crate) fn fragment_body(
     let target = sent_target(caps, schema);
     let key = (provider as u32) << 16 | (mode as u32) << 8 | target.index() as u32;
     schema.fragment(key, |schema| build_fragment(provider, mode, schema, target))
+}
+
+/// `body` (a request in tool mode) with the caller's `tools` offered beside the structured-output
+/// tool, and the choice opened from "that tool" to "any tool" (the model must still call one).
+pub(crate) fn add_caller_tools(kind: ProviderKind, body: &mut Value, tools: &[Tool]) {
+    let Value::Object(map) = body else { return };
+    let api = kind.wire_api();
+    let entries: Vec<Value> = tools
+        .iter()
+        .map(|t| match api {
+            WireApi::Anthropic => serde_json::json!({
+                "name": t.name, "description": t.description, "input_schema": t.parameters}),
+            WireApi::OpenAiResponses => serde_json::json!({"type": "function",
+                "name": t.name, "description": t.description, "parameters": t.parameters}),
+            WireApi::Gemini => serde_json::json!({
+                "name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}),
+            WireApi::OpenAiChat | WireApi::OllamaChat => serde_json::json!({"type": "function",
+                "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}),
+        })
+        .collect();
+    match api {
+        WireApi::Gemini => {
+            if let Some(Value::Array(groups)) = map.get_mut("tools") {
+                if let Some(Value::Array(declarations)) = groups
+                    .first_mut()
+                    .and_then(|g| g.get_mut("functionDeclarations"))
+                {
+                    declarations.extend(entries);
+                }
+            }
+            map.insert(
+                "toolConfig".into(),
+                serde_json::json!({"functionCallingConfig": {"mode": "ANY"}}),
+            );
+        }
+        _ => {
+            if let Some(Value::Array(existing)) = map.get_mut("tools") {
+                existing.extend(entries);
+            }
+            let choice = match api {
+                WireApi::Anthropic => {
+                    serde_json::json!({"type": "any", "disable_parallel_tool_use": false})
+                }
+                _ => Value::from("required"),
+            };
+            map.insert("tool_choice".into(), choice);
+            if map.contains_key("parallel_tool_calls") {
+                map.insert("parallel_tool_calls".into(), Value::Bool(true));
+            }
+        }
+    }
 }
 
 /// The target `schema` is lowered for with these capabilities: a best-effort schema is sent as

@@ -141,7 +141,7 @@ pub(super) fn messages(
                 ])
             }
             Turn::UserText(text) => message("user", Value::from(text.as_str())),
-            Turn::ToolError { id, name, text } => {
+            Turn::ToolError { id, name, text } | Turn::ToolResult { id, name, text } => {
                 json!({"role": "tool", "tool_call_id": id, "name": name, "content": text})
             }
         });

@@ -79,7 +79,7 @@ pub(super) fn body(
                 json!({"type": "function_call", "call_id": id, "name": name, "arguments": input.to_text()})
             }
             Turn::UserText(text) => json!({"role": "user", "content": text}),
-            Turn::ToolError { id, text, .. } => {
+            Turn::ToolError { id, text, .. } | Turn::ToolResult { id, text, .. } => {
                 json!({"type": "function_call_output", "call_id": id, "output": text})
             }
         });

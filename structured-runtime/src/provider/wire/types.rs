@@ -69,7 +69,7 @@ impl Expect {
 }
 
 /// A tool call as the provider reported it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct ToolCall {
     /// The provider's id for the call (needed to answer it with a tool result), if it gave one.
     pub id: Option<String>,
@@ -125,6 +125,8 @@ pub enum Outcome {
     ToolCalledWrongly {
         /// The calls made.
         calls: Vec<ToolCall>,
+        /// Each call's arguments, in the order of `calls`.
+        inputs: Vec<Answer>,
         /// What was wrong.
         reason: String,
     },
