@@ -1300,3 +1300,21 @@ fn an_agent_step_offers_the_callers_tools_in_gemini_and_responses_format() {
         }
     }
 }
+
+#[test]
+fn tools_in_the_requests_extra_fields_are_refused_in_tool_mode() {
+    let p = Scripted::new(ProviderKind::Anthropic, "claude-3-5-haiku-latest", vec![]);
+    let mut request = ChatRequest::user("Appraise.");
+    request.extra = json!({"tools": [{"name": "mine", "input_schema": {"type": "object"}}]});
+    let err = block_on(run_structured::<DaimonAppraisal, _>(
+        &p,
+        &request,
+        &config(0),
+    ))
+    .unwrap_err();
+    match err {
+        RunError::UnsupportedInput { reason } => assert!(reason.contains("run_agent"), "{reason}"),
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(p.calls(), 0);
+}

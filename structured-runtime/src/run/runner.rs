@@ -706,6 +706,18 @@ impl<'r, G: Goal> Run<'r, G> {
         if let Some(reason) = refused {
             return Err(RunError::UnsupportedInput { reason });
         }
+        // Tools in the request's own fields would replace the structured-output tool while the
+        // choice still names it: the caller's tools go through `run_agent`.
+        let clash = ["tools", "tool_choice", "toolConfig"]
+            .into_iter()
+            .find(|k| request.extra.get(k).is_some());
+        if let (StructuredOutputMode::ToolUseWorkaround, Some(key)) = (mode, clash) {
+            return Err(RunError::UnsupportedInput {
+                reason: format!(
+                    "`{key}` in the request's extra fields would replace the structured-output tool: offer your tools with run_agent"
+                ),
+            });
+        }
         if mode == StructuredOutputMode::None && !goal.reads_prose() {
             return Err(RunError::NoProseReader {
                 schema: schema.name().to_owned(),
