@@ -227,3 +227,29 @@ fn the_section_also_sets_the_run_and_each_key_takes_effect() {
     assert_eq!(app.run.outputs.max_retries, 0);
     assert_eq!(app.run.deadline, Some(Duration::from_secs(20)));
 }
+
+/// Embedded anywhere, an error names the whole key path when the program reads its config
+/// through `serde_path_to_error` (the recipe the docs give): the outer path from it, the key
+/// inside the section from us.
+#[test]
+fn an_embedded_sections_error_names_its_full_key_path() {
+    use structured_runtime::run::RunConfig;
+    #[derive(Debug, serde::Deserialize)]
+    struct App {
+        #[allow(dead_code)]
+        llm: Llm,
+    }
+    #[derive(Debug, serde::Deserialize)]
+    struct Llm {
+        #[allow(dead_code)]
+        structured: RunConfig,
+    }
+    let text = "[llm.structured]\nmax_retries = 99\n";
+    let de = toml::Deserializer::parse(text).unwrap();
+    let err = serde_path_to_error::deserialize::<_, App>(de).unwrap_err();
+    let full = format!("{}.{}", err.path(), err.inner().message());
+    assert!(
+        full.starts_with("llm.structured.max_retries: expected an integer from 0 to 10"),
+        "{full}"
+    );
+}

@@ -204,7 +204,9 @@ impl RunConfig {
 }
 
 /// The whole section inside a program's own configuration (any serde format), as
-/// [`RunConfig::from_toml`] reads it.
+/// [`RunConfig::from_toml`] reads it. An error names the key inside the section; read the
+/// program's configuration through `serde_path_to_error` and it is prefixed with where the
+/// section sits (`llm.structured.max_retries: expected ...`).
 impl<'de> serde::Deserialize<'de> for RunConfig {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let table = Table::deserialize(deserializer)?;
@@ -382,7 +384,8 @@ impl StructuredOutputsConfig {
 }
 
 /// The section embedded in a program's own configuration (any serde format): every key
-/// optional with the defaults above, an unknown key or a wrong type an error naming the key.
+/// optional with the defaults above, an unknown key or a wrong type an error naming the key
+/// (the whole path through `serde_path_to_error`, as for [`RunConfig`]).
 ///
 /// ```
 /// #[derive(serde::Deserialize)]
