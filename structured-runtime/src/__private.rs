@@ -18,7 +18,9 @@ pub use crate::read::from_text::{
 pub use crate::read::prose::Prose;
 pub use crate::schema::output::StructuredOutput;
 pub use crate::schema::response::{derived as derived_schema, derived_markdown, ResponseSchema};
-pub use crate::schema::types::{Bound, EnumTarget, Range, RangeTarget, SchemaGen, SchemaType};
+pub use crate::schema::types::{
+    Bound, EnumTarget, Length, LengthTarget, Range, RangeTarget, SchemaGen, SchemaType,
+};
 pub use crate::schema::validate::{Path, Validate, Violation};
 
 /// A strict object node: properties in declaration order, all required, nothing else allowed.

@@ -223,3 +223,89 @@ fn error_display_lists_every_violation() {
         "2 violations\n  /pleasure: range: expected a number in [-1.0, 1.0], found 2.0\n  /arousal: range: expected a number in [-1.0, 1.0], found -3.0"
     );
 }
+
+/// `#[length]`: characters of a string, items of a list, carried into the schema, `Validate`,
+/// `from_json`'s report, the guidance, and the validator of record's verdict.
+#[derive(Debug, serde::Deserialize, serde::Serialize, StructuredOutput, PartialEq)]
+struct Commit {
+    /// The summary line.
+    #[length(max = 72)]
+    title: String,
+    /// Labels.
+    #[length(min = 1, max = 3)]
+    labels: Vec<String>,
+    /// A nickname, if any.
+    #[length(min = 2)]
+    nick: Option<String>,
+}
+
+#[test]
+fn length_rules_reach_every_place_a_rule_goes() {
+    use structured_runtime::{parse_value, ParseError, ParseOptions, Rule};
+    let schema = Commit::schema().schema().clone();
+    assert_eq!(schema["properties"]["title"]["maxLength"], 72);
+    assert_eq!(schema["properties"]["labels"]["minItems"], 1);
+    assert_eq!(schema["properties"]["labels"]["maxItems"], 3);
+    assert_eq!(schema["properties"]["nick"]["minLength"], 2);
+    // A round trip of a valid value.
+    let ok = Commit {
+        title: "é".repeat(72),
+        labels: vec!["a".into()],
+        nick: None,
+    };
+    let text = serde_json::to_string(&ok).unwrap();
+    assert_eq!(
+        Commit::from_json(&text).unwrap(),
+        ok,
+        "72 characters, 144 bytes: fits"
+    );
+    // Every broken rule, with its path.
+    let bad = r#"{"title": "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx", "labels": [], "nick": "x"}"#;
+    let err = Commit::from_json(bad).unwrap_err();
+    let report: Vec<(String, Rule)> = err
+        .violations()
+        .unwrap()
+        .iter()
+        .map(|v| (v.path.as_str().to_owned(), v.rule))
+        .collect();
+    assert_eq!(
+        report,
+        [
+            ("/title".to_owned(), Rule::Length),
+            ("/labels".to_owned(), Rule::Items),
+            ("/nick".to_owned(), Rule::Length)
+        ]
+    );
+    // The validator of record agrees: the derived schema refuses the same value.
+    let as_value = parse_value(bad, Commit::schema(), &ParseOptions::strict());
+    assert!(
+        matches!(as_value, Err(ParseError::Invalid { .. })),
+        "{as_value:?}"
+    );
+    // `Validate` on a value built in code.
+    let built = Commit {
+        title: "t".into(),
+        labels: vec!["a".into(), "b".into(), "c".into(), "d".into()],
+        nick: Some("ab".into()),
+    };
+    let violations = built.validate().unwrap_err();
+    assert_eq!(violations.len(), 1);
+    assert_eq!(violations[0].expected, "1 to 3 items");
+    // The guidance names the limits.
+    let guidance = Commit::schema().prompt_guidance();
+    assert!(guidance.contains("72"), "{guidance}");
+    // Lowered for every target: kept where the target enforces it, moved into the description
+    // (and reported) where it does not, never dropped.
+    use structured_runtime::provider::dialect::SchemaTarget;
+    for target in SchemaTarget::ALL {
+        let lowered = Commit::schema().lowered(target).unwrap().to_string();
+        assert!(lowered.contains("72"), "{target:?}: {lowered}");
+    }
+    let moved = Commit::schema().moved(SchemaTarget::OpenAiStrict).unwrap();
+    assert!(
+        moved
+            .iter()
+            .any(|m| m.keywords.iter().any(|k| k == "maxLength")),
+        "{moved:?}"
+    );
+}

@@ -73,6 +73,14 @@ pub struct RangeAttr {
     pub max: Option<Spanned<BoundValue>>,
 }
 
+/// `#[length(min = .., max = ..)]`: characters of a string, items of a list.
+pub struct LengthAttr {
+    /// The `length` path of the attribute.
+    pub span: Span,
+    pub min: Option<Spanned<u64>>,
+    pub max: Option<Spanned<u64>>,
+}
+
 /// `#[enum_values("a", ...)]`.
 pub struct EnumValuesAttr {
     pub span: Span,
@@ -91,6 +99,7 @@ pub struct MarkdownAttr {
 #[derive(Default)]
 pub struct FieldAttrs {
     pub range: Option<RangeAttr>,
+    pub length: Option<LengthAttr>,
     pub enum_values: Option<EnumValuesAttr>,
     pub fallback: Option<FallbackAttr>,
     pub markdown: Option<MarkdownAttr>,
@@ -98,6 +107,7 @@ pub struct FieldAttrs {
 
 /// Attribute names this derive owns.
 pub const RANGE: &str = "range";
+pub const LENGTH: &str = "length";
 pub const ENUM_VALUES: &str = "enum_values";
 pub const FALLBACK_KEYWORD: &str = "fallback_keyword";
 pub const MARKDOWN: &str = "markdown";
@@ -213,6 +223,16 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             } else {
                 out.range = parsed;
             }
+        } else if path.is_ident(LENGTH) {
+            let parsed = length(cx, attr);
+            if out.length.is_some() {
+                cx.error_spanned_by(
+                    path,
+                    "duplicate #[length] attribute: write both bounds in one #[length(min = .., max = ..)]",
+                );
+            } else {
+                out.length = parsed;
+            }
         } else if path.is_ident(ENUM_VALUES) {
             let parsed = enum_values(cx, attr);
             if out.enum_values.is_some() {
@@ -237,7 +257,7 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
         } else if path.is_ident(STRUCTURED) {
             cx.error_spanned_by(
                 path,
-                "#[structured(..)] goes on the type; on a field use #[range(..)], #[enum_values(..)], #[fallback_keyword(..)] or #[markdown], and a `///` comment for its description",
+                "#[structured(..)] goes on the type; on a field use #[range(..)], #[length(..)], #[enum_values(..)], #[fallback_keyword(..)] or #[markdown], and a `///` comment for its description",
             );
         }
     }
@@ -253,6 +273,52 @@ fn is_field_attr(attr: &Attribute) -> bool {
 }
 
 /// `#[markdown]` or `#[markdown(title)]`.
+const LENGTH_FORMS: &str =
+    "write #[length(min = N)], #[length(max = N)] or #[length(min = N, max = N)], e.g. #[length(max = 72)]";
+
+fn length(cx: &Ctxt, attr: &Attribute) -> Option<LengthAttr> {
+    let span = attr.path().span();
+    let mut out = LengthAttr {
+        span,
+        min: None,
+        max: None,
+    };
+    let parsed = attr.parse_nested_meta(|meta| {
+        let key = meta.path.get_ident().map(ToString::to_string);
+        let lit: syn::LitInt = meta.value()?.parse()?;
+        let value = lit.base10_parse::<u64>()?;
+        let slot = match key.as_deref() {
+            Some("min") => &mut out.min,
+            Some("max") => &mut out.max,
+            _ => {
+                return Err(meta.error(format!(
+                    "unknown key `{}`: #[length] takes `min` and `max`",
+                    path_text(&meta.path)
+                )))
+            }
+        };
+        if slot.is_some() {
+            return Err(meta.error("this bound is given twice"));
+        }
+        *slot = Some(Spanned {
+            value,
+            span: lit.span(),
+        });
+        Ok(())
+    });
+    match parsed {
+        Err(e) => {
+            cx.error_at(e.span(), format!("{e}: {LENGTH_FORMS}"));
+            None
+        }
+        Ok(()) if out.min.is_none() && out.max.is_none() => {
+            cx.error_at(span, format!("#[length] needs a bound: {LENGTH_FORMS}"));
+            None
+        }
+        Ok(()) => Some(out),
+    }
+}
+
 fn markdown(cx: &Ctxt, attr: &Attribute) -> Option<MarkdownAttr> {
     let span = attr.path().span();
     match &attr.meta {

@@ -122,6 +122,12 @@ fn not_on_variant(cx: &Ctxt, attrs: &FieldAttrs) {
             "#[range] applies to numeric fields, not to enum variants",
         );
     }
+    if let Some(l) = &attrs.length {
+        cx.error_at(
+            l.span,
+            "#[length] applies to String and Vec fields, not to enum variants",
+        );
+    }
     if let Some(e) = &attrs.enum_values {
         cx.error_at(
             e.span,
@@ -148,6 +154,9 @@ fn field(cx: &Ctxt, f: &Field) {
         if let Some(r) = &f.attrs.range {
             cx.error_at(r.span, "#[range] on a skipped field has no effect: serde never reads it; remove one of them");
         }
+        if let Some(l) = &f.attrs.length {
+            cx.error_at(l.span, "#[length] on a skipped field has no effect: serde never reads it; remove one of them");
+        }
         if let Some(e) = &f.attrs.enum_values {
             cx.error_at(e.span, "#[enum_values] on a skipped field has no effect: serde never reads it; remove one of them");
         }
@@ -158,6 +167,19 @@ fn field(cx: &Ctxt, f: &Field) {
         return;
     }
     unsupported_type(cx, f.ty);
+    if let Some(length) = &f.attrs.length {
+        if let (Some(lo), Some(hi)) = (&length.min, &length.max) {
+            if lo.value > hi.value {
+                cx.error_at(
+                    lo.span,
+                    format!(
+                        "length minimum {} is greater than its maximum {}: write #[length(min = .., max = ..)] with min <= max",
+                        lo.value, hi.value
+                    ),
+                );
+            }
+        }
+    }
     if let Some(range) = &f.attrs.range {
         match &leaf {
             Some(Scalar::Str | Scalar::Bool) => cx.error_at(

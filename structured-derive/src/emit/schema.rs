@@ -5,7 +5,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
 use crate::ast::{Body, Container, Field, Variant};
-use crate::attr::{BoundValue, RangeAttr, Spanned};
+use crate::attr::{BoundValue, LengthAttr, RangeAttr, Spanned};
 
 pub fn schema_type_impl(cont: &Container) -> TokenStream {
     let ident = cont.ident;
@@ -129,6 +129,10 @@ fn property(f: &Field) -> TokenStream {
         let values = e.values.iter().map(|v| &v.value);
         quote_spanned!(e.span=> <#ty as _structured::__private::EnumTarget>::apply_enum(&mut __structured_node, &[#(#values),*]);)
     });
+    let length = f.attrs.length.as_ref().map(|l| {
+        let value = length_tokens(l);
+        quote_spanned!(l.span=> <#ty as _structured::__private::LengthTarget>::apply_length(&mut __structured_node, #value);)
+    });
     let doc = f.doc.as_ref().map(
         |d| quote!(__structured_node = _structured::__private::describe(__structured_node, #d);),
     );
@@ -138,11 +142,24 @@ fn property(f: &Field) -> TokenStream {
             #[allow(unused_mut)]
             let mut __structured_node = #schema;
             #range
+            #length
             #enum_values
             #doc
             __structured_node
         })
     }
+}
+
+pub(super) fn length_tokens(l: &LengthAttr) -> TokenStream {
+    let bound = |b: Option<&Spanned<u64>>| match b {
+        Some(b) => {
+            let v = b.value;
+            quote!(::core::option::Option::Some(#v))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let (min, max) = (bound(l.min.as_ref()), bound(l.max.as_ref()));
+    quote!(_structured::__private::Length { min: #min, max: #max })
 }
 
 pub(super) fn range_tokens(r: &RangeAttr) -> TokenStream {

@@ -43,6 +43,12 @@ fn field_checks(f: &Field) -> TokenStream {
             <#ty as _structured::__private::RangeTarget>::check_range(&self.#member, #value, __structured_path, __structured_out);
         }
     });
+    let length = f.attrs.length.as_ref().map(|l| {
+        let value = super::schema::length_tokens(l);
+        quote_spanned! {l.span=>
+            <#ty as _structured::__private::LengthTarget>::check_length(&self.#member, #value, __structured_path, __structured_out);
+        }
+    });
     let enum_values = f.attrs.enum_values.as_ref().map(|e| {
         let values = e.values.iter().map(|v| &v.value);
         quote_spanned! {e.span=>
@@ -54,6 +60,7 @@ fn field_checks(f: &Field) -> TokenStream {
             let __structured_path = &_structured::__private::Path::key(__structured_path, #name);
             <#ty as _structured::__private::SchemaType>::validate_nested(&self.#member, __structured_path, __structured_out);
             #range
+            #length
             #enum_values
         }
     }

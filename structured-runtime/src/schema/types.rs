@@ -6,7 +6,7 @@ use std::any::TypeId;
 
 use serde_json::{json, Map, Value};
 
-use crate::schema::validate::{Path, Violation};
+use crate::schema::validate::{Path, Rule, Violation};
 
 /// A Rust type with a strict JSON Schema: `String`, `bool`, the integer and float types,
 /// `Option<T>`, `Vec<T>`, `Box<T>`, and every type that derives `StructuredOutput`.
@@ -270,6 +270,110 @@ pub trait RangeTarget {
     fn apply_range(node: &mut Value, range: Range);
     /// Appends a violation for each number in `self` outside the range.
     fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>);
+}
+
+/// The bounds of `#[length(min = .., max = ..)]`: characters of a string, items of a list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Length {
+    /// Fewest allowed.
+    pub min: Option<u64>,
+    /// Most allowed.
+    pub max: Option<u64>,
+}
+
+impl Length {
+    /// Writes the bounds under `min_key`/`max_key` (`minLength`/`maxLength`, `minItems`/...).
+    fn apply(self, node: &mut Value, min_key: &str, max_key: &str) {
+        let Value::Object(map) = node else { return };
+        if let Some(min) = self.min {
+            map.insert(min_key.into(), Value::from(min));
+        }
+        if let Some(max) = self.max {
+            map.insert(max_key.into(), Value::from(max));
+        }
+    }
+
+    /// A violation when `count` (of `unit`) is outside the bounds.
+    fn check(
+        self,
+        count: usize,
+        unit: &str,
+        rule: Rule,
+        path: &Path<'_>,
+        out: &mut Vec<Violation>,
+    ) {
+        let count = count as u64;
+        let short = self.min.is_some_and(|min| count < min);
+        let long = self.max.is_some_and(|max| count > max);
+        if !(short || long) {
+            return;
+        }
+        let expected = match (self.min, self.max) {
+            (Some(min), Some(max)) => format!("{min} to {max} {unit}"),
+            (Some(min), None) => format!("at least {min} {unit}"),
+            (None, Some(max)) => format!("at most {max} {unit}"),
+            (None, None) => return,
+        };
+        out.push(Violation {
+            path: path.to_pointer(),
+            rule,
+            expected,
+            found: format!("{count} {unit}"),
+        });
+    }
+}
+
+/// A field type `#[length]` applies to: a `String` (characters) or a `Vec` (items), or an
+/// `Option`/`Box` of one.
+#[diagnostic::on_unimplemented(
+    message = "#[length] applies to strings and lists, found `{Self}`",
+    label = "not a String or a Vec, nor an Option of one",
+    note = "use #[length(min = .., max = ..)] on String (characters) or Vec (items); for numbers use #[range(min, max)]"
+)]
+pub trait LengthTarget {
+    /// Writes the bounds into this type's schema node.
+    fn apply_length(node: &mut Value, length: Length);
+    /// Appends a violation when `self` is too short or too long.
+    fn check_length(&self, length: Length, path: &Path<'_>, out: &mut Vec<Violation>);
+}
+
+impl LengthTarget for String {
+    fn apply_length(node: &mut Value, length: Length) {
+        length.apply(node, "minLength", "maxLength")
+    }
+    fn check_length(&self, length: Length, path: &Path<'_>, out: &mut Vec<Violation>) {
+        // JSON Schema counts characters (code points), as `chars` does.
+        length.check(self.chars().count(), "characters", Rule::Length, path, out)
+    }
+}
+
+impl<T> LengthTarget for Vec<T> {
+    fn apply_length(node: &mut Value, length: Length) {
+        length.apply(node, "minItems", "maxItems")
+    }
+    fn check_length(&self, length: Length, path: &Path<'_>, out: &mut Vec<Violation>) {
+        length.check(self.len(), "items", Rule::Items, path, out)
+    }
+}
+
+impl<T: LengthTarget> LengthTarget for Option<T> {
+    fn apply_length(node: &mut Value, length: Length) {
+        T::apply_length(node, length)
+    }
+    fn check_length(&self, length: Length, path: &Path<'_>, out: &mut Vec<Violation>) {
+        if let Some(inner) = self {
+            inner.check_length(length, path, out);
+        }
+    }
+}
+
+impl<T: LengthTarget> LengthTarget for Box<T> {
+    fn apply_length(node: &mut Value, length: Length) {
+        T::apply_length(node, length)
+    }
+    fn check_length(&self, length: Length, path: &Path<'_>, out: &mut Vec<Violation>) {
+        (**self).check_length(length, path, out)
+    }
 }
 
 /// A field type `#[enum_values]` applies to: a `String`, or an `Option`/`Vec`/`Box` of one.
