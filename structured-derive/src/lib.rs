@@ -21,7 +21,15 @@ use syn::{parse_macro_input, DeriveInput};
 /// See the `structured-runtime` crate documentation for the attributes.
 #[proc_macro_derive(
     StructuredOutput,
-    attributes(structured, range, length, enum_values, fallback_keyword, markdown)
+    attributes(
+        structured,
+        range,
+        length,
+        pattern,
+        enum_values,
+        fallback_keyword,
+        markdown
+    )
 )]
 pub fn derive_structured_output(input: TokenStream) -> TokenStream {
     let input = parse_macro_input!(input as DeriveInput);

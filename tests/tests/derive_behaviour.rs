@@ -309,3 +309,59 @@ fn length_rules_reach_every_place_a_rule_goes() {
         "{moved:?}"
     );
 }
+
+#[derive(Debug, serde::Deserialize, serde::Serialize, StructuredOutput, PartialEq)]
+struct Ticket {
+    /// The ticket id.
+    #[pattern("^[A-Z]{3}-[0-9]+$")]
+    id: String,
+    /// Related ids.
+    #[pattern("^[A-Z]{3}-[0-9]+$")]
+    related: Vec<String>,
+}
+
+#[test]
+fn pattern_rules_reach_every_place_a_rule_goes() {
+    use structured_runtime::{parse_value, ParseError, ParseOptions, Rule};
+    let schema = Ticket::schema().schema().clone();
+    assert_eq!(schema["properties"]["id"]["pattern"], "^[A-Z]{3}-[0-9]+$");
+    assert_eq!(
+        schema["properties"]["related"]["items"]["pattern"],
+        "^[A-Z]{3}-[0-9]+$"
+    );
+    let ok = Ticket {
+        id: "OPS-12".into(),
+        related: vec!["ENG-3".into()],
+    };
+    assert_eq!(
+        Ticket::from_json(&serde_json::to_string(&ok).unwrap()).unwrap(),
+        ok
+    );
+    let bad = r#"{"id": "ops-12", "related": ["ENG-3", "x ENG-4"]}"#;
+    let err = Ticket::from_json(bad).unwrap_err();
+    let report: Vec<(String, Rule)> = err
+        .violations()
+        .unwrap()
+        .iter()
+        .map(|v| (v.path.as_str().to_owned(), v.rule))
+        .collect();
+    assert_eq!(
+        report,
+        [
+            ("/id".to_owned(), Rule::Pattern),
+            ("/related/1".to_owned(), Rule::Pattern)
+        ]
+    );
+    // The validator of record reads the pattern the same way (a search; anchors are its own).
+    assert!(matches!(
+        parse_value(bad, Ticket::schema(), &ParseOptions::strict()),
+        Err(ParseError::Invalid { .. })
+    ));
+    let unanchored = structured_runtime::ResponseSchema::new(
+        "u",
+        json!({"type": "object", "properties": {"s": {"type": "string", "pattern": "[0-9]"}}}),
+    )
+    .unwrap();
+    assert!(parse_value(r#"{"s": "abc1"}"#, &unanchored, &ParseOptions::strict()).is_ok());
+    assert!(Ticket::schema().prompt_guidance().contains("[A-Z]{3}"));
+}

@@ -81,6 +81,13 @@ pub struct LengthAttr {
     pub max: Option<Spanned<u64>>,
 }
 
+/// `#[pattern("^[A-Z]+$")]`.
+pub struct PatternAttr {
+    /// The `pattern` path of the attribute.
+    pub span: Span,
+    pub pattern: Spanned<String>,
+}
+
 /// `#[enum_values("a", ...)]`.
 pub struct EnumValuesAttr {
     pub span: Span,
@@ -100,6 +107,7 @@ pub struct MarkdownAttr {
 pub struct FieldAttrs {
     pub range: Option<RangeAttr>,
     pub length: Option<LengthAttr>,
+    pub pattern: Option<PatternAttr>,
     pub enum_values: Option<EnumValuesAttr>,
     pub fallback: Option<FallbackAttr>,
     pub markdown: Option<MarkdownAttr>,
@@ -108,6 +116,7 @@ pub struct FieldAttrs {
 /// Attribute names this derive owns.
 pub const RANGE: &str = "range";
 pub const LENGTH: &str = "length";
+pub const PATTERN: &str = "pattern";
 pub const ENUM_VALUES: &str = "enum_values";
 pub const FALLBACK_KEYWORD: &str = "fallback_keyword";
 pub const MARKDOWN: &str = "markdown";
@@ -233,6 +242,16 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             } else {
                 out.length = parsed;
             }
+        } else if path.is_ident(PATTERN) {
+            let parsed = pattern(cx, attr);
+            if out.pattern.is_some() {
+                cx.error_spanned_by(
+                    path,
+                    "duplicate #[pattern] attribute: join the alternatives in one pattern",
+                );
+            } else {
+                out.pattern = parsed;
+            }
         } else if path.is_ident(ENUM_VALUES) {
             let parsed = enum_values(cx, attr);
             if out.enum_values.is_some() {
@@ -273,6 +292,38 @@ fn is_field_attr(attr: &Attribute) -> bool {
 }
 
 /// `#[markdown]` or `#[markdown(title)]`.
+/// `#[pattern("..")]`: one string literal that compiles as a regular expression.
+fn pattern(cx: &Ctxt, attr: &Attribute) -> Option<PatternAttr> {
+    let span = attr.path().span();
+    let lit: syn::LitStr = match attr.parse_args() {
+        Ok(lit) => lit,
+        Err(e) => {
+            cx.error_at(
+                e.span(),
+                "write #[pattern(\"..\")] with one string literal, e.g. #[pattern(\"^[A-Z]{3}-[0-9]+$\")]",
+            );
+            return None;
+        }
+    };
+    if let Err(e) = regex::Regex::new(&lit.value()) {
+        let first = e.to_string();
+        let first = first.lines().last().unwrap_or_default().trim();
+        let first = first.strip_prefix("error: ").unwrap_or(first).to_owned();
+        cx.error_at(
+            lit.span(),
+            format!("this pattern does not compile: {first}"),
+        );
+        return None;
+    }
+    Some(PatternAttr {
+        span,
+        pattern: Spanned {
+            value: lit.value(),
+            span: lit.span(),
+        },
+    })
+}
+
 const LENGTH_FORMS: &str =
     "write #[length(min = N)], #[length(max = N)] or #[length(min = N, max = N)], e.g. #[length(max = 72)]";
 

@@ -128,6 +128,12 @@ fn not_on_variant(cx: &Ctxt, attrs: &FieldAttrs) {
             "#[length] applies to String and Vec fields, not to enum variants",
         );
     }
+    if let Some(p) = &attrs.pattern {
+        cx.error_at(
+            p.span,
+            "#[pattern] applies to String fields, not to enum variants",
+        );
+    }
     if let Some(e) = &attrs.enum_values {
         cx.error_at(
             e.span,
@@ -156,6 +162,9 @@ fn field(cx: &Ctxt, f: &Field) {
         }
         if let Some(l) = &f.attrs.length {
             cx.error_at(l.span, "#[length] on a skipped field has no effect: serde never reads it; remove one of them");
+        }
+        if let Some(p) = &f.attrs.pattern {
+            cx.error_at(p.span, "#[pattern] on a skipped field has no effect: serde never reads it; remove one of them");
         }
         if let Some(e) = &f.attrs.enum_values {
             cx.error_at(e.span, "#[enum_values] on a skipped field has no effect: serde never reads it; remove one of them");

@@ -133,6 +133,10 @@ fn property(f: &Field) -> TokenStream {
         let value = length_tokens(l);
         quote_spanned!(l.span=> <#ty as _structured::__private::LengthTarget>::apply_length(&mut __structured_node, #value);)
     });
+    let pattern = f.attrs.pattern.as_ref().map(|p| {
+        let value = &p.pattern.value;
+        quote_spanned!(p.span=> <#ty as _structured::__private::PatternTarget>::apply_pattern(&mut __structured_node, #value);)
+    });
     let doc = f.doc.as_ref().map(
         |d| quote!(__structured_node = _structured::__private::describe(__structured_node, #d);),
     );
@@ -143,6 +147,7 @@ fn property(f: &Field) -> TokenStream {
             let mut __structured_node = #schema;
             #range
             #length
+            #pattern
             #enum_values
             #doc
             __structured_node

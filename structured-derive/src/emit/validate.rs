@@ -49,6 +49,12 @@ fn field_checks(f: &Field) -> TokenStream {
             <#ty as _structured::__private::LengthTarget>::check_length(&self.#member, #value, __structured_path, __structured_out);
         }
     });
+    let pattern = f.attrs.pattern.as_ref().map(|p| {
+        let value = &p.pattern.value;
+        quote_spanned! {p.span=>
+            <#ty as _structured::__private::PatternTarget>::check_pattern(&self.#member, #value, __structured_path, __structured_out);
+        }
+    });
     let enum_values = f.attrs.enum_values.as_ref().map(|e| {
         let values = e.values.iter().map(|v| &v.value);
         quote_spanned! {e.span=>
@@ -61,6 +67,7 @@ fn field_checks(f: &Field) -> TokenStream {
             <#ty as _structured::__private::SchemaType>::validate_nested(&self.#member, __structured_path, __structured_out);
             #range
             #length
+            #pattern
             #enum_values
         }
     }

@@ -376,6 +376,88 @@ impl<T: LengthTarget> LengthTarget for Box<T> {
     }
 }
 
+/// A field type `#[pattern]` applies to: a `String`, or an `Option`/`Vec`/`Box` of one.
+#[diagnostic::on_unimplemented(
+    message = "#[pattern] applies to strings, found `{Self}`",
+    label = "not a String, nor an Option/Vec of String",
+    note = "use #[pattern(\"^[A-Z]{{3}}-[0-9]+$\")] on String fields"
+)]
+pub trait PatternTarget {
+    /// Writes the pattern into this type's schema node.
+    fn apply_pattern(node: &mut Value, pattern: &'static str);
+    /// Appends a violation for each string in `self` the pattern does not match.
+    fn check_pattern(&self, pattern: &'static str, path: &Path<'_>, out: &mut Vec<Violation>);
+}
+
+/// The compiled form of each pattern a derive declared, compiled on first use. A pattern that
+/// does not compile cannot get here: the derive refuses it at compile time.
+fn pattern_matches(pattern: &'static str, text: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static COMPILED: OnceLock<Mutex<HashMap<&'static str, Option<regex::Regex>>>> = OnceLock::new();
+    let mut compiled = COMPILED
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let regex = compiled
+        .entry(pattern)
+        .or_insert_with(|| regex::Regex::new(pattern).ok());
+    // JSON Schema's `pattern` is a search, not a full match: anchors are the pattern's own. A
+    // pattern that does not compile (the derive refuses them) matches nothing.
+    regex.as_ref().is_some_and(|r| r.is_match(text))
+}
+
+impl PatternTarget for String {
+    fn apply_pattern(node: &mut Value, pattern: &'static str) {
+        if let Value::Object(map) = node {
+            map.insert("pattern".into(), Value::from(pattern));
+        }
+    }
+    fn check_pattern(&self, pattern: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
+        if !pattern_matches(pattern, self) {
+            out.push(Violation {
+                path: path.to_pointer(),
+                rule: Rule::Pattern,
+                expected: format!("a string matching {pattern:?}"),
+                found: crate::schema::validate::preview_str(self),
+            });
+        }
+    }
+}
+
+impl<T: PatternTarget> PatternTarget for Option<T> {
+    fn apply_pattern(node: &mut Value, pattern: &'static str) {
+        T::apply_pattern(node, pattern)
+    }
+    fn check_pattern(&self, pattern: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
+        if let Some(inner) = self {
+            inner.check_pattern(pattern, path, out);
+        }
+    }
+}
+
+impl<T: PatternTarget> PatternTarget for Vec<T> {
+    fn apply_pattern(node: &mut Value, pattern: &'static str) {
+        if let Some(items) = node.get_mut("items") {
+            T::apply_pattern(items, pattern);
+        }
+    }
+    fn check_pattern(&self, pattern: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
+        for (i, item) in self.iter().enumerate() {
+            item.check_pattern(pattern, &path.index(i), out);
+        }
+    }
+}
+
+impl<T: PatternTarget> PatternTarget for Box<T> {
+    fn apply_pattern(node: &mut Value, pattern: &'static str) {
+        T::apply_pattern(node, pattern)
+    }
+    fn check_pattern(&self, pattern: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
+        (**self).check_pattern(pattern, path, out)
+    }
+}
+
 /// A field type `#[enum_values]` applies to: a `String`, or an `Option`/`Vec`/`Box` of one.
 #[diagnostic::on_unimplemented(
     message = "#[enum_values] applies to strings, found `{Self}`",

@@ -1,0 +1,9 @@
+use structured_runtime::StructuredOutput;
+
+#[derive(StructuredOutput, serde::Deserialize)]
+struct Answer {
+    #[pattern("^[A-Z{3}$")]
+    code: String,
+}
+
+fn main() {}
