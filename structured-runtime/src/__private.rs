@@ -86,3 +86,25 @@ pub fn generic_schema<T: 'static>(
     let stored: &'static ResponseSchema = map.entry(id).or_insert(built);
     stored
 }
+
+/// Runs one `#[validate(with = ..)]` function and records its refusal: a `Violation` at the
+/// field's path with [`Rule::Custom`](crate::Rule::Custom), the function's name as what was
+/// expected and its message as what was found. The function takes the field's value (or what it
+/// borrows as: `&str` for a `String`, `&[T]` for a `Vec<T>`) and returns `Result<(), E>` for any
+/// displayable `E` (a `String`, an error type).
+pub fn custom_check<T: ?Sized, U: std::borrow::Borrow<T> + ?Sized, E: std::fmt::Display>(
+    check: impl Fn(&T) -> Result<(), E>,
+    value: &U,
+    name: &'static str,
+    path: &Path<'_>,
+    out: &mut Vec<Violation>,
+) {
+    if let Err(e) = check(value.borrow()) {
+        out.push(Violation {
+            path: path.to_pointer(),
+            rule: crate::Rule::Custom,
+            expected: format!("a value `{name}` accepts"),
+            found: crate::schema::validate::capped(e.to_string()),
+        });
+    }
+}

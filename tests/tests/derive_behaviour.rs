@@ -365,3 +365,106 @@ fn pattern_rules_reach_every_place_a_rule_goes() {
     assert!(parse_value(r#"{"s": "abc1"}"#, &unanchored, &ParseOptions::strict()).is_ok());
     assert!(Ticket::schema().prompt_guidance().contains("[A-Z]{3}"));
 }
+
+mod refund_checks {
+    pub fn no_shouting(s: &str) -> Result<(), String> {
+        if s.chars()
+            .filter(|c| c.is_alphabetic())
+            .all(|c| c.is_uppercase())
+            && !s.is_empty()
+        {
+            Err("the reason is all capitals".into())
+        } else {
+            Ok(())
+        }
+    }
+    pub fn not_a_placeholder(s: &str) -> Result<(), &'static str> {
+        if s.trim() == "TBD" {
+            Err("the reason is a placeholder")
+        } else {
+            Ok(())
+        }
+    }
+    pub fn amount_fits_kind(r: &super::Refund) -> Result<(), String> {
+        match (r.kind.as_str(), r.amount) {
+            ("full", Some(_)) => Err("a full refund takes no amount".into()),
+            ("partial", None) => Err("a partial refund needs its amount".into()),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// A refund: a custom rule on a field (two of them), and one on the whole value.
+#[derive(Debug, serde::Deserialize, serde::Serialize, StructuredOutput, PartialEq)]
+#[validate(with = refund_checks::amount_fits_kind)]
+struct Refund {
+    #[enum_values("full", "partial")]
+    kind: String,
+    #[range(min = 0.0)]
+    amount: Option<f64>,
+    #[length(max = 40)]
+    #[validate(with = refund_checks::no_shouting)]
+    #[validate(with = refund_checks::not_a_placeholder)]
+    reason: String,
+}
+
+#[test]
+fn custom_validators_run_after_the_structural_rules_and_report_like_any_rule() {
+    use structured_runtime::Rule;
+    let ok = Refund {
+        kind: "partial".into(),
+        amount: Some(12.5),
+        reason: "Late delivery".into(),
+    };
+    assert!(ok.validate().is_ok());
+    // Both field checks run; their messages are what was found.
+    let v = Refund {
+        kind: "full".into(),
+        amount: None,
+        reason: "TBD".into(),
+    }
+    .validate()
+    .unwrap_err();
+    let report: Vec<(String, Rule, String)> = v
+        .iter()
+        .map(|v| (v.path.as_str().to_owned(), v.rule, v.found.clone()))
+        .collect();
+    assert_eq!(
+        report,
+        [
+            (
+                "/reason".to_owned(),
+                Rule::Custom,
+                "the reason is all capitals".to_owned()
+            ),
+            (
+                "/reason".to_owned(),
+                Rule::Custom,
+                "the reason is a placeholder".to_owned()
+            ),
+        ]
+    );
+    assert!(
+        v[0].expected.contains("refund_checks::no_shouting"),
+        "{}",
+        v[0].expected
+    );
+    // A field that breaks a structural rule is not handed to the custom checks.
+    let long = "A".repeat(50);
+    let v = Refund {
+        kind: "full".into(),
+        amount: None,
+        reason: long,
+    }
+    .validate()
+    .unwrap_err();
+    assert_eq!(v.len(), 1);
+    assert_eq!(v[0].rule, Rule::Length);
+    // The whole value's check runs once every field holds, and from_json reports it.
+    let err =
+        Refund::from_json(r#"{"kind": "full", "amount": 5.0, "reason": "Damaged"}"#).unwrap_err();
+    let v = err.violations().unwrap();
+    assert_eq!(v.len(), 1);
+    assert_eq!((v[0].path.as_str(), v[0].rule), ("", Rule::Custom));
+    assert_eq!(v[0].found, "a full refund takes no amount");
+}

@@ -1318,3 +1318,45 @@ fn tools_in_the_requests_extra_fields_are_refused_in_tool_mode() {
     }
     assert_eq!(p.calls(), 0);
 }
+
+fn trigger_is_specific(t: &str) -> Result<(), String> {
+    if t.split_whitespace().count() < 2 {
+        Err(format!("{t:?} is too vague: name what happened"))
+    } else {
+        Ok(())
+    }
+}
+
+/// A custom rule's refusal goes into the re-ask like every other rule.
+#[derive(Debug, serde::Deserialize, StructuredOutput)]
+struct Noted {
+    #[validate(with = trigger_is_specific)]
+    trigger: String,
+}
+
+#[test]
+fn a_custom_rules_refusal_is_carried_into_the_re_ask() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![
+            openai_text(r#"{"trigger": "stuff"}"#),
+            openai_text(r#"{"trigger": "funding flipped negative"}"#),
+        ],
+    );
+    let out = block_on(run_structured::<Noted, _>(
+        &p,
+        &ChatRequest::user("Why?"),
+        &config(1),
+    ))
+    .unwrap();
+    assert_eq!(out.value.trigger, "funding flipped negative");
+    let reask = p.body(1)["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(
+        reask.contains("/trigger") && reask.contains("too vague"),
+        "{reask}"
+    );
+}

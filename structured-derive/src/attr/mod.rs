@@ -25,6 +25,8 @@ pub struct Spanned<T> {
 pub struct ContainerAttrs {
     pub name: Option<Spanned<String>>,
     pub description: Option<String>,
+    /// `#[validate(with = path)]` on the type: run on the whole value.
+    pub validators: Vec<syn::Path>,
 }
 
 /// What serde reads differently from the plain declaration. `default` is not here on purpose:
@@ -108,6 +110,8 @@ pub struct FieldAttrs {
     pub range: Option<RangeAttr>,
     pub length: Option<LengthAttr>,
     pub pattern: Option<PatternAttr>,
+    /// `#[validate(with = path)]`: the caller's own checks, in order.
+    pub validators: Vec<syn::Path>,
     pub enum_values: Option<EnumValuesAttr>,
     pub fallback: Option<FallbackAttr>,
     pub markdown: Option<MarkdownAttr>,
@@ -117,6 +121,7 @@ pub struct FieldAttrs {
 pub const RANGE: &str = "range";
 pub const LENGTH: &str = "length";
 pub const PATTERN: &str = "pattern";
+pub const VALIDATE: &str = "validate";
 pub const ENUM_VALUES: &str = "enum_values";
 pub const FALLBACK_KEYWORD: &str = "fallback_keyword";
 pub const MARKDOWN: &str = "markdown";
@@ -172,6 +177,12 @@ pub fn container(cx: &Ctxt, attrs: &[Attribute]) -> ContainerAttrs {
                 attr.path(),
                 format!("#[{}] goes on a field, not on the type", path_name(attr)),
             );
+            continue;
+        }
+        if attr.path().is_ident(VALIDATE) {
+            if let Some(path) = validate(cx, attr) {
+                out.validators.push(path);
+            }
             continue;
         }
         if !attr.path().is_ident(STRUCTURED) {
@@ -242,6 +253,10 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             } else {
                 out.length = parsed;
             }
+        } else if path.is_ident(VALIDATE) {
+            if let Some(v) = validate(cx, attr) {
+                out.validators.push(v);
+            }
         } else if path.is_ident(PATTERN) {
             let parsed = pattern(cx, attr);
             if out.pattern.is_some() {
@@ -286,12 +301,47 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
 fn is_field_attr(attr: &Attribute) -> bool {
     let p = attr.path();
     p.is_ident(RANGE)
+        || p.is_ident(LENGTH)
+        || p.is_ident(PATTERN)
         || p.is_ident(ENUM_VALUES)
         || p.is_ident(FALLBACK_KEYWORD)
         || p.is_ident(MARKDOWN)
 }
 
-/// `#[markdown]` or `#[markdown(title)]`.
+/// `#[validate(with = path::to::function)]`.
+fn validate(cx: &Ctxt, attr: &Attribute) -> Option<syn::Path> {
+    let mut with = None;
+    let parsed = attr.parse_nested_meta(|meta| {
+        if meta.path.is_ident("with") {
+            let path: syn::Path = meta.value()?.parse()?;
+            if with.is_some() {
+                return Err(meta.error("one function per #[validate]: write another #[validate(with = ..)] for the next"));
+            }
+            with = Some(path);
+            Ok(())
+        } else {
+            Err(meta.error(format!(
+                "unknown key `{}`: write #[validate(with = path::to::function)]",
+                path_text(&meta.path)
+            )))
+        }
+    });
+    match (parsed, with) {
+        (Err(e), _) => {
+            cx.syn_error(e);
+            None
+        }
+        (Ok(()), None) => {
+            cx.error_spanned_by(
+                attr,
+                "#[validate] needs a function: write #[validate(with = path::to::function)]",
+            );
+            None
+        }
+        (Ok(()), Some(path)) => Some(path),
+    }
+}
+
 /// `#[pattern("..")]`: one string literal that compiles as a regular expression.
 fn pattern(cx: &Ctxt, attr: &Attribute) -> Option<PatternAttr> {
     let span = attr.path().span();
@@ -370,6 +420,7 @@ fn length(cx: &Ctxt, attr: &Attribute) -> Option<LengthAttr> {
     }
 }
 
+/// `#[markdown]` or `#[markdown(title)]`.
 fn markdown(cx: &Ctxt, attr: &Attribute) -> Option<MarkdownAttr> {
     let span = attr.path().span();
     match &attr.meta {

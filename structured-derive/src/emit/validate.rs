@@ -2,6 +2,7 @@
 
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
+use syn::spanned::Spanned;
 
 use crate::ast::{Body, Container, Field};
 
@@ -10,6 +11,12 @@ pub fn validate_impl(cont: &Container) -> TokenStream {
     let g = super::generics(cont.original);
     let (impl_generics, ty_generics, where_clause) =
         (&g.impl_generics, &g.ty_generics, &g.where_clause);
+    let whole = cont.attrs.validators.iter().map(|v| {
+        let name = path_string(v);
+        quote_spanned! {v.span()=>
+            _structured::__private::custom_check(#v, self, #name, __structured_path, __structured_out);
+        }
+    });
     let checks: Vec<TokenStream> = match &cont.body {
         Body::Struct(fields) => fields
             .iter()
@@ -27,7 +34,12 @@ pub fn validate_impl(cont: &Container) -> TokenStream {
                 __structured_path: &_structured::__private::Path<'_>,
                 __structured_out: &mut ::std::vec::Vec<_structured::__private::Violation>,
             ) {
+                let __structured_before = __structured_out.len();
                 #(#checks)*
+                // The caller's checks of the whole value run once its structure holds.
+                if __structured_out.len() == __structured_before {
+                    #(#whole)*
+                }
             }
         }
     }
@@ -61,14 +73,34 @@ fn field_checks(f: &Field) -> TokenStream {
             <#ty as _structured::__private::EnumTarget>::check_enum(&self.#member, &[#(#values),*], __structured_path, __structured_out);
         }
     });
+    let custom = f.attrs.validators.iter().map(|v| {
+        let fn_name = path_string(v);
+        quote_spanned! {v.span()=>
+            _structured::__private::custom_check(#v, &self.#member, #fn_name, __structured_path, __structured_out);
+        }
+    });
     quote! {
         {
             let __structured_path = &_structured::__private::Path::key(__structured_path, #name);
+            let __structured_before = __structured_out.len();
             <#ty as _structured::__private::SchemaType>::validate_nested(&self.#member, __structured_path, __structured_out);
             #range
             #length
             #pattern
             #enum_values
+            // The caller's own checks run once the field's structural rules hold.
+            if __structured_out.len() == __structured_before {
+                #(#custom)*
+            }
         }
     }
+}
+
+/// A validator's path as written, for the report (`checks::not_empty`).
+fn path_string(path: &syn::Path) -> String {
+    path.segments
+        .iter()
+        .map(|s| s.ident.to_string())
+        .collect::<Vec<_>>()
+        .join("::")
 }

@@ -67,6 +67,8 @@ pub enum Rule {
     Deserialize,
     /// A string that does not match the `pattern`.
     Pattern,
+    /// A check of the caller's own (`#[validate(with = ..)]`) refused the value.
+    Custom,
     /// A string not in the declared `format`.
     Format,
     /// A number that is not a multiple of `multipleOf`.
@@ -114,6 +116,7 @@ impl Rule {
             Rule::Properties => "properties",
             Rule::Unevaluated => "unevaluated",
             Rule::Schema => "schema",
+            Rule::Custom => "custom",
         }
     }
 }
