@@ -26,6 +26,7 @@ use syn::{parse_macro_input, DeriveInput};
         range,
         length,
         pattern,
+        format,
         validate,
         enum_values,
         fallback_keyword,

@@ -19,8 +19,8 @@ pub use crate::read::prose::Prose;
 pub use crate::schema::output::StructuredOutput;
 pub use crate::schema::response::{derived as derived_schema, derived_markdown, ResponseSchema};
 pub use crate::schema::types::{
-    Bound, EnumTarget, Length, LengthTarget, PatternTarget, Range, RangeTarget, SchemaGen,
-    SchemaType,
+    Bound, EnumTarget, FormatTarget, Length, LengthTarget, PatternTarget, Range, RangeTarget,
+    SchemaGen, SchemaType,
 };
 pub use crate::schema::validate::{Path, Validate, Violation};
 

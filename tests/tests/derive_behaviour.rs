@@ -468,3 +468,52 @@ fn custom_validators_run_after_the_structural_rules_and_report_like_any_rule() {
     assert_eq!((v[0].path.as_str(), v[0].rule), ("", Rule::Custom));
     assert_eq!(v[0].found, "a full refund takes no amount");
 }
+
+#[derive(Debug, serde::Deserialize, serde::Serialize, StructuredOutput, PartialEq)]
+struct Contact {
+    #[format("email")]
+    email: String,
+    #[format("date")]
+    since: Option<String>,
+    #[format("uri")]
+    links: Vec<String>,
+}
+
+#[test]
+fn format_rules_are_checked_by_the_validator_of_record() {
+    use structured_runtime::{parse_value, ParseError, ParseOptions, Rule};
+    let schema = Contact::schema().schema().clone();
+    assert_eq!(schema["properties"]["email"]["format"], "email");
+    assert_eq!(schema["properties"]["links"]["items"]["format"], "uri");
+    let ok = r#"{"email": "ada@example.com", "since": "2024-02-29", "links": ["https://example.com/a"]}"#;
+    assert!(Contact::from_json(ok).is_ok());
+    let bad = r#"{"email": "not an address", "since": "2023-02-30", "links": ["https://example.com", "::"]}"#;
+    let err = Contact::from_json(bad).unwrap_err();
+    let report: Vec<(String, Rule)> = err
+        .violations()
+        .unwrap()
+        .iter()
+        .map(|v| (v.path.as_str().to_owned(), v.rule))
+        .collect();
+    assert_eq!(
+        report,
+        [
+            ("/email".to_owned(), Rule::Format),
+            ("/since".to_owned(), Rule::Format),
+            ("/links/1".to_owned(), Rule::Format)
+        ]
+    );
+    // The same verdict from the schema alone.
+    assert!(matches!(
+        parse_value(bad, Contact::schema(), &ParseOptions::strict()),
+        Err(ParseError::Invalid { .. })
+    ));
+    assert!(parse_value(ok, Contact::schema(), &ParseOptions::strict()).is_ok());
+    // Every target takes it: kept where enforced, else moved into the description.
+    use structured_runtime::provider::dialect::SchemaTarget;
+    for target in SchemaTarget::ALL {
+        let lowered = Contact::schema().lowered(target);
+        assert!(lowered.is_ok(), "{target:?}: {lowered:?}");
+        assert!(lowered.unwrap().to_string().contains("email"), "{target:?}");
+    }
+}

@@ -90,6 +90,13 @@ pub struct PatternAttr {
     pub pattern: Spanned<String>,
 }
 
+/// `#[format("email")]`.
+pub struct FormatAttr {
+    /// The `format` path of the attribute.
+    pub span: Span,
+    pub format: String,
+}
+
 /// `#[enum_values("a", ...)]`.
 pub struct EnumValuesAttr {
     pub span: Span,
@@ -110,6 +117,7 @@ pub struct FieldAttrs {
     pub range: Option<RangeAttr>,
     pub length: Option<LengthAttr>,
     pub pattern: Option<PatternAttr>,
+    pub format: Option<FormatAttr>,
     /// `#[validate(with = path)]`: the caller's own checks, in order.
     pub validators: Vec<syn::Path>,
     pub enum_values: Option<EnumValuesAttr>,
@@ -122,6 +130,23 @@ pub const RANGE: &str = "range";
 pub const LENGTH: &str = "length";
 pub const PATTERN: &str = "pattern";
 pub const VALIDATE: &str = "validate";
+pub const FORMAT: &str = "format";
+
+/// The string formats `#[format]` takes: those the runtime's validator of record (the
+/// `jsonschema` crate, formats asserted) checks.
+const FORMATS: &[&str] = &[
+    "date",
+    "date-time",
+    "time",
+    "duration",
+    "email",
+    "hostname",
+    "ipv4",
+    "ipv6",
+    "uri",
+    "uri-reference",
+    "uuid",
+];
 pub const ENUM_VALUES: &str = "enum_values";
 pub const FALLBACK_KEYWORD: &str = "fallback_keyword";
 pub const MARKDOWN: &str = "markdown";
@@ -257,6 +282,16 @@ pub fn field(cx: &Ctxt, attrs: &[Attribute]) -> FieldAttrs {
             if let Some(v) = validate(cx, attr) {
                 out.validators.push(v);
             }
+        } else if path.is_ident(FORMAT) {
+            let parsed = format(cx, attr);
+            if out.format.is_some() {
+                cx.error_spanned_by(
+                    path,
+                    "duplicate #[format] attribute: a string has one format",
+                );
+            } else {
+                out.format = parsed;
+            }
         } else if path.is_ident(PATTERN) {
             let parsed = pattern(cx, attr);
             if out.pattern.is_some() {
@@ -303,9 +338,37 @@ fn is_field_attr(attr: &Attribute) -> bool {
     p.is_ident(RANGE)
         || p.is_ident(LENGTH)
         || p.is_ident(PATTERN)
+        || p.is_ident(FORMAT)
         || p.is_ident(ENUM_VALUES)
         || p.is_ident(FALLBACK_KEYWORD)
         || p.is_ident(MARKDOWN)
+}
+
+/// `#[format("..")]`: one of [`FORMATS`].
+fn format(cx: &Ctxt, attr: &Attribute) -> Option<FormatAttr> {
+    let span = attr.path().span();
+    let lit: syn::LitStr = match attr.parse_args() {
+        Ok(lit) => lit,
+        Err(e) => {
+            cx.error_at(
+                e.span(),
+                "write #[format(\"email\")] with one string literal",
+            );
+            return None;
+        }
+    };
+    let format = lit.value();
+    if !FORMATS.contains(&format.as_str()) {
+        cx.error_at(
+            lit.span(),
+            format!(
+                "unknown format {format:?}: #[format] takes one of {}",
+                FORMATS.join(", ")
+            ),
+        );
+        return None;
+    }
+    Some(FormatAttr { span, format })
 }
 
 /// `#[validate(with = path::to::function)]`.

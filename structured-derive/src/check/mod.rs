@@ -166,6 +166,9 @@ fn field(cx: &Ctxt, f: &Field) {
         if let Some(p) = &f.attrs.pattern {
             cx.error_at(p.span, "#[pattern] on a skipped field has no effect: serde never reads it; remove one of them");
         }
+        if let Some(fa) = &f.attrs.format {
+            cx.error_at(fa.span, "#[format] on a skipped field has no effect: serde never reads it; remove one of them");
+        }
         if let Some(e) = &f.attrs.enum_values {
             cx.error_at(e.span, "#[enum_values] on a skipped field has no effect: serde never reads it; remove one of them");
         }

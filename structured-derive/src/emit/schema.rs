@@ -137,6 +137,10 @@ fn property(f: &Field) -> TokenStream {
         let value = &p.pattern.value;
         quote_spanned!(p.span=> <#ty as _structured::__private::PatternTarget>::apply_pattern(&mut __structured_node, #value);)
     });
+    let format = f.attrs.format.as_ref().map(|fa| {
+        let value = &fa.format;
+        quote_spanned!(fa.span=> <#ty as _structured::__private::FormatTarget>::apply_format(&mut __structured_node, #value);)
+    });
     let doc = f.doc.as_ref().map(
         |d| quote!(__structured_node = _structured::__private::describe(__structured_node, #d);),
     );
@@ -148,6 +152,7 @@ fn property(f: &Field) -> TokenStream {
             #range
             #length
             #pattern
+            #format
             #enum_values
             #doc
             __structured_node

@@ -67,6 +67,12 @@ fn field_checks(f: &Field) -> TokenStream {
             <#ty as _structured::__private::PatternTarget>::check_pattern(&self.#member, #value, __structured_path, __structured_out);
         }
     });
+    let format = f.attrs.format.as_ref().map(|fa| {
+        let value = &fa.format;
+        quote_spanned! {fa.span=>
+            <#ty as _structured::__private::FormatTarget>::check_format(&self.#member, #value, __structured_path, __structured_out);
+        }
+    });
     let enum_values = f.attrs.enum_values.as_ref().map(|e| {
         let values = e.values.iter().map(|v| &v.value);
         quote_spanned! {e.span=>
@@ -87,6 +93,7 @@ fn field_checks(f: &Field) -> TokenStream {
             #range
             #length
             #pattern
+            #format
             #enum_values
             // The caller's own checks run once the field's structural rules hold.
             if __structured_out.len() == __structured_before {

@@ -64,7 +64,7 @@ const UNSUPPORTED_KEYWORDS: &[&str] = &[
 ];
 
 /// `format` values strict mode accepts.
-const SUPPORTED_FORMATS: &[&str] = &[
+pub(crate) const SUPPORTED_FORMATS: &[&str] = &[
     "date-time",
     "time",
     "date",

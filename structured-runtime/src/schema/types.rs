@@ -376,6 +376,70 @@ impl<T: LengthTarget> LengthTarget for Box<T> {
     }
 }
 
+/// A field type `#[format]` applies to: a `String`, or an `Option`/`Vec`/`Box` of one.
+#[diagnostic::on_unimplemented(
+    message = "#[format] applies to strings, found `{Self}`",
+    label = "not a String, nor an Option/Vec of String",
+    note = "use #[format(\"email\")] (or date, date-time, time, uri, uuid, ...) on String fields"
+)]
+pub trait FormatTarget {
+    /// Writes the format into this type's schema node.
+    fn apply_format(node: &mut Value, format: &'static str);
+    /// Appends a violation for each string in `self` not in the format.
+    fn check_format(&self, format: &'static str, path: &Path<'_>, out: &mut Vec<Violation>);
+}
+
+impl FormatTarget for String {
+    fn apply_format(node: &mut Value, format: &'static str) {
+        if let Value::Object(map) = node {
+            map.insert("format".into(), Value::from(format));
+        }
+    }
+    fn check_format(&self, format: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
+        if !crate::schema::validation::in_format(format, self) {
+            out.push(Violation {
+                path: path.to_pointer(),
+                rule: Rule::Format,
+                expected: format!("a string in format {format:?}"),
+                found: crate::schema::validate::preview_str(self),
+            });
+        }
+    }
+}
+
+impl<T: FormatTarget> FormatTarget for Option<T> {
+    fn apply_format(node: &mut Value, format: &'static str) {
+        T::apply_format(node, format)
+    }
+    fn check_format(&self, format: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
+        if let Some(inner) = self {
+            inner.check_format(format, path, out);
+        }
+    }
+}
+
+impl<T: FormatTarget> FormatTarget for Vec<T> {
+    fn apply_format(node: &mut Value, format: &'static str) {
+        if let Some(items) = node.get_mut("items") {
+            T::apply_format(items, format);
+        }
+    }
+    fn check_format(&self, format: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
+        for (i, item) in self.iter().enumerate() {
+            item.check_format(format, &path.index(i), out);
+        }
+    }
+}
+
+impl<T: FormatTarget> FormatTarget for Box<T> {
+    fn apply_format(node: &mut Value, format: &'static str) {
+        T::apply_format(node, format)
+    }
+    fn check_format(&self, format: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
+        (**self).check_format(format, path, out)
+    }
+}
+
 /// A field type `#[pattern]` applies to: a `String`, or an `Option`/`Vec`/`Box` of one.
 #[diagnostic::on_unimplemented(
     message = "#[pattern] applies to strings, found `{Self}`",

@@ -51,6 +51,24 @@ pub(crate) fn options() -> jsonschema::ValidationOptions<'static> {
         .should_ignore_unknown_formats(false)
 }
 
+/// Whether `text` is in the JSON Schema `format` named `format`, by the validator of record
+/// (each format's check compiled once). An unknown format accepts nothing.
+pub(crate) fn in_format(format: &'static str, text: &str) -> bool {
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    static CHECKS: OnceLock<Mutex<HashMap<&'static str, Option<Compiled>>>> = OnceLock::new();
+    let mut checks = CHECKS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let check = checks.entry(format).or_insert_with(|| {
+        Compiled::new(&serde_json::json!({"type": "string", "format": format})).ok()
+    });
+    check
+        .as_ref()
+        .is_some_and(|c| c.is_valid(&Value::String(text.to_owned())))
+}
+
 impl Compiled {
     /// Compiles `schema`; the validator's refusal, with the pointer it names, on failure.
     pub(crate) fn new(schema: &Value) -> Result<Compiled, (Pointer, String)> {

@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::pass::{for_each_child_mut, soften, Run, MAX_NODES};
+use super::pass::{for_each_child_mut, for_each_child_with_path_mut, soften, Run, MAX_NODES};
 use crate::schema::node::{Node, MAX_DEPTH};
-use crate::schema::strict::preflight;
+use crate::schema::strict::{preflight, SUPPORTED_FORMATS};
 use crate::schema::Pointer;
 
 pub(super) fn lower(run: &mut Run, schema: &Value) -> Value {
@@ -17,6 +17,7 @@ pub(super) fn lower(run: &mut Run, schema: &Value) -> Value {
         &Pointer::root(),
         0,
     );
+    soften_formats(run, &mut out, &Pointer::root(), 0);
     rename_one_of(&mut out, 0);
     if let Err(report) = preflight(&out) {
         for v in report.0 {
@@ -119,6 +120,29 @@ fn nodes_within(value: &Value, limit: usize) -> Option<usize> {
         }
     }
     Some(count)
+}
+
+/// A `format` strict mode does not take (`uri`, say) moved into the description, like the other
+/// keywords it does not enforce: the model is told, the value is checked locally.
+fn soften_formats(run: &mut Run, node: &mut Value, path: &Pointer, depth: usize) {
+    let Value::Object(map) = node else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    let unsupported = map
+        .get("format")
+        .and_then(Value::as_str)
+        .is_some_and(|f| !SUPPORTED_FORMATS.contains(&f));
+    if unsupported {
+        let mut moved = Map::new();
+        if let Some(format) = map.remove("format") {
+            moved.insert("format".into(), format);
+        }
+        run.describe(path, map, &moved);
+    }
+    for_each_child_with_path_mut(map, path, &mut |child, at| {
+        soften_formats(run, child, at, depth + 1)
+    });
 }
 
 /// `oneOf` read as `anyOf` (what both OpenAI's and Anthropic's SDKs do: the model cannot be

@@ -225,7 +225,7 @@ pub(super) fn soften(run: &mut Run, node: &mut Value, keys: &[&str], path: &Poin
 }
 
 /// [`for_each_child_mut`], with each child's path.
-fn for_each_child_with_path_mut(
+pub(super) fn for_each_child_with_path_mut(
     map: &mut Map<String, Value>,
     path: &Pointer,
     f: &mut dyn FnMut(&mut Value, &Pointer),

@@ -1,0 +1,9 @@
+use structured_runtime::StructuredOutput;
+
+#[derive(StructuredOutput, serde::Deserialize)]
+struct Answer {
+    #[format("phone")]
+    phone: String,
+}
+
+fn main() {}
