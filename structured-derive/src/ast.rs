@@ -74,6 +74,25 @@ impl<'a> Container<'a> {
     }
 
     /// The schema name: `#[structured(name)]`, else the type name in snake_case.
+    /// The schema name as code: the name, or for a generic type without a name of its own, the
+    /// name with each instantiation's type parameters (`envelope_ticket`).
+    pub fn schema_name_tokens(&self) -> proc_macro2::TokenStream {
+        let name = self.schema_name();
+        let params: Vec<&syn::Ident> = self
+            .original
+            .generics
+            .type_params()
+            .map(|p| &p.ident)
+            .collect();
+        if self.attrs.name.is_some() || params.is_empty() {
+            return quote::quote!(#name);
+        }
+        quote::quote!(&_structured::__private::instance_name(
+            #name,
+            &[#(::core::any::type_name::<#params>()),*],
+        ))
+    }
+
     pub fn schema_name(&self) -> String {
         match &self.attrs.name {
             Some(name) => name.value.clone(),

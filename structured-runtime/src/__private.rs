@@ -108,3 +108,33 @@ pub fn custom_check<T: ?Sized, U: std::borrow::Borrow<T> + ?Sized, E: std::fmt::
         });
     }
 }
+
+/// The schema name of one instantiation of a generic type: its own name, then each type
+/// parameter's last path segment in snake case (`envelope` with `my::Ticket` is
+/// `envelope_ticket`; with `Vec<my::Ticket>`, `envelope_vec_ticket`).
+pub fn instance_name(base: &str, params: &[&str]) -> String {
+    let mut name = base.to_owned();
+    for param in params {
+        for piece in param.split(|c: char| !(c.is_alphanumeric() || c == '_' || c == ':')) {
+            let last = piece.rsplit("::").next().unwrap_or(piece);
+            if last.is_empty() {
+                continue;
+            }
+            name.push('_');
+            let mut previous_lower = false;
+            for c in last.chars() {
+                if c.is_uppercase() {
+                    if previous_lower {
+                        name.push('_');
+                    }
+                    name.extend(c.to_lowercase());
+                    previous_lower = false;
+                } else {
+                    name.push(c);
+                    previous_lower = c.is_lowercase() || c.is_ascii_digit();
+                }
+            }
+        }
+    }
+    name
+}

@@ -517,3 +517,43 @@ fn format_rules_are_checked_by_the_validator_of_record() {
         assert!(lowered.unwrap().to_string().contains("email"), "{target:?}");
     }
 }
+
+/// A generic wrapper: each instantiation has its own schema and its own name.
+#[derive(Debug, serde::Deserialize, StructuredOutput)]
+struct Envelope<T> {
+    id: String,
+    body: T,
+}
+
+#[derive(Debug, serde::Deserialize, StructuredOutput)]
+#[structured(name = "boxed")]
+struct Named<T> {
+    body: T,
+}
+
+#[derive(Debug, serde::Deserialize, StructuredOutput)]
+struct TicketBody {
+    #[length(max = 10)]
+    title: String,
+}
+
+#[test]
+fn each_instantiation_of_a_generic_type_has_its_own_name_and_a_given_name_wins() {
+    assert_eq!(
+        Envelope::<TicketBody>::schema().name(),
+        "envelope_ticket_body"
+    );
+    assert_eq!(Envelope::<String>::schema().name(), "envelope_string");
+    assert_eq!(
+        Envelope::<Vec<TicketBody>>::schema().name(),
+        "envelope_vec_ticket_body"
+    );
+    assert_eq!(Named::<TicketBody>::schema().name(), "boxed");
+    // Each instantiation's schema is its own.
+    let a = Envelope::<TicketBody>::schema().schema();
+    let b = Envelope::<String>::schema().schema();
+    assert_ne!(a, b);
+    assert!(
+        Envelope::<TicketBody>::from_json(r#"{"id": "1", "body": {"title": "short"}}"#).is_ok()
+    );
+}

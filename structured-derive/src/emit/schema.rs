@@ -14,7 +14,7 @@ pub fn schema_type_impl(cont: &Container) -> TokenStream {
         (&g.impl_generics, &g.ty_generics, &g.where_clause);
     let body = match &cont.body {
         Body::Struct(fields) => {
-            let name = cont.schema_name();
+            let name = cont.schema_name_tokens();
             let description = opt_str(cont.description().as_deref());
             let properties = fields.iter().filter(|f| !f.serde.skip).map(property);
             quote! {
@@ -55,7 +55,7 @@ pub fn structured_output_impl(cont: &Container) -> TokenStream {
     let ident = cont.ident;
     let mut generics = cont.original.generics.clone();
     let g = super::generics(cont.original);
-    let name = cont.schema_name();
+    let name = cont.schema_name_tokens();
     let description = opt_str(cont.description().as_deref());
     let schema = quote! {
         _structured::__private::derived_schema(
