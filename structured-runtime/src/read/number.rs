@@ -18,40 +18,21 @@ struct Decimal {
     point: i64,
 }
 
-/// `text` is a JSON number (an optional `-`, digits, an optional fraction and exponent).
-fn decimal(text: &str) -> Decimal {
-    let text = text.trim_start_matches(['-', '+']);
-    let (mantissa, exponent) = match text.find(['e', 'E']) {
-        Some(e) => (
-            &text[..e],
-            text[e + 1..].parse::<i64>().unwrap_or(i64::MAX / 4),
-        ),
-        None => (text, 0),
-    };
-    let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
-    let all = int.bytes().chain(frac.bytes());
-    let leading = all.clone().take_while(|&b| b == b'0').count();
-    let mut digits: Vec<u8> = all.skip(leading).collect();
-    while digits.last() == Some(&b'0') {
-        digits.pop();
-    }
-    let point = if digits.is_empty() {
-        0
-    } else {
-        exponent.saturating_add(int.len() as i64 - leading as i64)
-    };
-    Decimal { digits, point }
+/// A number token's digits (integer part, then fraction), where its significant digits lie in
+/// them (`leading` zeros skipped, then `count` digits), and its point. Zero has no digits.
+struct Digits<'a> {
+    int: &'a str,
+    frac: &'a str,
+    leading: usize,
+    count: usize,
+    point: i64,
 }
 
-/// How many significant digits `text` (a number token) has, and its point, without
-/// allocating: what the filters need.
-fn shape(text: &str) -> (usize, i64) {
+/// `text` is a number token (an optional sign, digits, an optional fraction and exponent).
+fn digits(text: &str) -> Digits<'_> {
     let text = text.trim_start_matches(['-', '+']);
-    let (mantissa, exponent) = match text.find(['e', 'E']) {
-        Some(e) => (
-            &text[..e],
-            text[e + 1..].parse::<i64>().unwrap_or(i64::MAX / 4),
-        ),
+    let (mantissa, exponent) = match text.split_once(['e', 'E']) {
+        Some((m, e)) => (m, e.parse::<i64>().unwrap_or(i64::MAX / 4)),
         None => (text, 0),
     };
     let (int, frac) = mantissa.split_once('.').unwrap_or((mantissa, ""));
@@ -59,16 +40,39 @@ fn shape(text: &str) -> (usize, i64) {
     let leading = all.clone().take_while(|&b| b == b'0').count();
     let total = int.len() + frac.len();
     if leading == total {
-        return (0, 0);
+        return Digits {
+            int,
+            frac,
+            leading,
+            count: 0,
+            point: 0,
+        };
     }
-    let trailing = frac
-        .bytes()
-        .rev()
-        .chain(int.bytes().rev())
-        .take_while(|&b| b == b'0')
-        .count();
-    let point = exponent.saturating_add(int.len() as i64 - leading as i64);
-    (total - leading - trailing, point)
+    let trailing = all.rev().take_while(|&b| b == b'0').count();
+    Digits {
+        int,
+        frac,
+        leading,
+        count: total - leading - trailing,
+        point: exponent.saturating_add(int.len() as i64 - leading as i64),
+    }
+}
+
+/// The decimal `text` spells, its significant digits collected.
+fn decimal(text: &str) -> Decimal {
+    let d = digits(text);
+    let all = d.int.bytes().chain(d.frac.bytes());
+    Decimal {
+        digits: all.skip(d.leading).take(d.count).collect(),
+        point: d.point,
+    }
+}
+
+/// How many significant digits `text` (a number token) has, and its point, without
+/// allocating: what the filters need.
+fn shape(text: &str) -> (usize, i64) {
+    let d = digits(text);
+    (d.count, d.point)
 }
 
 /// Whether `f` reads `written` (a JSON number) without a change worth a word. A fraction is

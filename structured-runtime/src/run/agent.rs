@@ -7,13 +7,13 @@
 use serde_json::Value;
 
 use super::config::RunConfig;
-use super::ledger::{Attempt, AttemptResult, Stop};
+use super::ledger::{errors, Attempt, AttemptResult, Stop};
 use super::runner::{RunError, Structured};
 use super::transport::Provider;
 use crate::provider::capabilities::resolve_mode;
 use crate::provider::mode::StructuredOutputMode;
 use crate::provider::wire::{
-    add_caller_tools, body_text, fragment_body, read_response, ChatRequest, Expect, Outcome, Tool,
+    add_caller_tools, body_with, fragment_body, read_response, ChatRequest, Expect, Outcome, Tool,
     Turn,
 };
 use crate::read::parse::{parse_answer, Answer, ParseError};
@@ -145,15 +145,15 @@ where
                 ledger,
             });
         }
-        let mut body: Value = serde_json::from_str(&body_text(
+        // Built as a value (not text read back) so the caller's tools can be added to it.
+        let mut body = body_with(
             kind,
             provider.model(),
             &request,
             None,
-            &fragment,
+            &fragment.value,
             &turns,
-        ))
-        .unwrap_or_default();
+        );
         add_caller_tools(kind, &mut body, &step.tools);
         let sent = body.to_string();
         let attempt = |result, received, usage| Attempt {
@@ -284,10 +284,7 @@ where
                 ledger.push(attempt(AttemptResult::PlainText, Some(text), usage));
                 text_only += 1;
                 if text_only >= step.max_text_only {
-                    let errors = ledger
-                        .iter()
-                        .filter_map(|a| a.result.problem(Some(&finalizer)))
-                        .collect();
+                    let errors = errors(&ledger, Some(&finalizer));
                     return Err(RunError::NoStructuredOutput { errors, ledger });
                 }
                 turns.push(Turn::AssistantText(said.unwrap_or_default()));
@@ -336,11 +333,7 @@ where
 
 /// Every re-ask of the finalizer spent.
 fn exhausted(ledger: Vec<Attempt>, last_value: Option<Value>, finalizer: &str) -> RunError {
-    let errors = ledger
-        .iter()
-        .filter(|a| !matches!(a.result, AttemptResult::Transport(_)))
-        .filter_map(|a| a.result.problem(Some(finalizer)))
-        .collect();
+    let errors = errors(&ledger, Some(finalizer));
     match last_value {
         Some(last_value) => RunError::RetriesExhausted {
             last_value,

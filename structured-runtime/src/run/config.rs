@@ -132,17 +132,9 @@ impl RunConfig {
     /// assert!(config.parse.exact);
     /// ```
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
-        let table: Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| ConfigError::Syntax(e.message().to_owned()))?;
-        let section = table
-            .get("inference")
-            .map(|v| expect_table(v, "inference"))
-            .transpose()?
-            .and_then(|inference| inference.get("structured_outputs"));
-        match section {
+        match section_of(&parse_toml(text)?)? {
             None => Ok(RunConfig::default()),
-            Some(v) => Self::from_table(expect_table(v, SECTION)?, SECTION),
+            Some(section) => Self::from_table(section, SECTION),
         }
     }
 
@@ -287,17 +279,9 @@ const KEYS: &[&str] = &[
 impl StructuredOutputsConfig {
     /// Reads the section from a whole configuration file; a file without it gets the defaults.
     pub fn from_toml(text: &str) -> Result<Self, ConfigError> {
-        let table: Table = text
-            .parse()
-            .map_err(|e: toml::de::Error| ConfigError::Syntax(e.message().to_owned()))?;
-        let section = table
-            .get("inference")
-            .map(|v| expect_table(v, "inference"))
-            .transpose()?
-            .and_then(|inference| inference.get("structured_outputs"));
-        match section {
+        match section_of(&parse_toml(text)?)? {
             None => Ok(StructuredOutputsConfig::default()),
-            Some(v) => Self::from_section(expect_table(v, SECTION)?),
+            Some(section) => Self::from_section(section),
         }
     }
 
@@ -410,6 +394,21 @@ impl<'de> serde::Deserialize<'de> for StructuredOutputsConfig {
 
 /// More re-asks than this is a configuration mistake: each one is a paid model call.
 const MAX_RETRIES: u32 = 10;
+
+fn parse_toml(text: &str) -> Result<Table, ConfigError> {
+    text.parse()
+        .map_err(|e: toml::de::Error| ConfigError::Syntax(e.message().to_owned()))
+}
+
+/// The `[inference.structured_outputs]` table of a whole file, if it has one.
+fn section_of(file: &Table) -> Result<Option<&Table>, ConfigError> {
+    let section = file
+        .get("inference")
+        .map(|v| expect_table(v, "inference"))
+        .transpose()?
+        .and_then(|inference| inference.get("structured_outputs"));
+    section.map(|v| expect_table(v, SECTION)).transpose()
+}
 
 fn expect_table<'v>(value: &'v Value, key: &str) -> Result<&'v Table, ConfigError> {
     value.as_table().ok_or_else(|| ConfigError::Value {

@@ -176,10 +176,16 @@ impl Ledger {
     /// What was wrong with each answer that came back, in order (transport failures, which are
     /// not answers, are left out).
     pub(crate) fn errors(&self) -> Vec<String> {
-        self.attempts
-            .iter()
-            .filter(|a| !matches!(a.result, AttemptResult::Transport(_)))
-            .filter_map(|a| a.result.problem(self.tool.as_deref()))
-            .collect()
+        errors(&self.attempts, self.tool.as_deref())
     }
+}
+
+/// What was wrong with each answer among `attempts`, in order (transport failures, which are
+/// not answers, are left out); `tool` is the tool the model was asked to call, for messages.
+pub(crate) fn errors(attempts: &[Attempt], tool: Option<&str>) -> Vec<String> {
+    attempts
+        .iter()
+        .filter(|a| !matches!(a.result, AttemptResult::Transport(_)))
+        .filter_map(|a| a.result.problem(tool))
+        .collect()
 }

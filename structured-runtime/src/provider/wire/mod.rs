@@ -314,7 +314,7 @@ pub fn build_body(
 }
 
 /// [`build_body`] from the fragment's parts.
-fn body_with(
+pub(crate) fn body_with(
     kind: ProviderKind,
     model: &str,
     request: &ChatRequest,
