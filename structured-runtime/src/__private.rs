@@ -16,6 +16,7 @@ pub use crate::read::from_text::{
     TextNumber, TextReport,
 };
 pub use crate::read::prose::Prose;
+pub use crate::schema::containers::MapKey;
 pub use crate::schema::output::StructuredOutput;
 pub use crate::schema::response::{derived as derived_schema, derived_markdown, ResponseSchema};
 pub use crate::schema::types::{

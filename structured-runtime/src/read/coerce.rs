@@ -270,8 +270,8 @@ impl Coerce<'_> {
         self.scalar(node, types, value, path);
         match value {
             Value::Array(items) => {
-                if let Some(item_schema) = node.items() {
-                    for (i, item) in items.iter_mut().enumerate() {
+                for (i, item) in items.iter_mut().enumerate() {
+                    if let Some(item_schema) = node.item(i) {
                         self.node(item_schema, item, &path.index(i));
                     }
                 }

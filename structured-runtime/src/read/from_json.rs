@@ -67,17 +67,22 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
     schema: &ResponseSchema,
 ) -> Result<T, FromJsonError> {
     match strict_de::from_str_noting_floats::<T>(json) {
-        Ok((value, floats)) => match value.validate() {
-            Ok(()) => match floats.then(|| inexact_number(json)).flatten() {
-                None => Ok(value),
-                Some(number) => Err(FromJsonError::Inexact {
-                    offset: number.at,
-                    reason: number.kind.to_string(),
-                    number: number.found.unwrap_or_default(),
-                }),
-            },
-            Err(violations) => Err(FromJsonError::Invalid(violations)),
-        },
+        Ok((value, noted)) => {
+            let checked = value
+                .validate()
+                .and_then(|()| schema_check_text(schema, json, noted));
+            match checked {
+                Ok(()) => match noted.floats.then(|| inexact_number(json)).flatten() {
+                    None => Ok(value),
+                    Some(number) => Err(FromJsonError::Inexact {
+                        offset: number.at,
+                        reason: number.kind.to_string(),
+                        number: number.found.unwrap_or_default(),
+                    }),
+                },
+                Err(violations) => Err(FromJsonError::Invalid(violations)),
+            }
+        }
         Err(first) => match serde_json::from_str::<Value>(json) {
             Ok(value) => Err(FromJsonError::Invalid(explain(schema, &value, first))),
             Err(e) => Err(syntax_error(&e)),
@@ -92,8 +97,45 @@ pub(crate) fn from_value<T: DeserializeOwned + Validate>(
     schema: &ResponseSchema,
 ) -> Result<T, Violations> {
     match strict_de::from_value::<T>(value) {
-        Ok(out) => out.validate().map(|()| out),
+        Ok((out, noted)) => out
+            .validate()
+            .and_then(|()| schema_check(schema, value, noted))
+            .map(|()| out),
         Err(first) => Err(explain(schema, value, first)),
+    }
+}
+
+/// The value checked against the schema itself, where reading it into `T` could not vouch
+/// for it: a set (a Rust set merges a repeated item without a word), or a part serde read
+/// where the strict pass cannot follow ([`strict_de::Noted::loose`]: tagged enums, flattened
+/// fields). Other values cost nothing here.
+pub(crate) fn schema_check(
+    schema: &ResponseSchema,
+    value: &Value,
+    noted: strict_de::Noted,
+) -> Result<(), Violations> {
+    if !(noted.loose || schema.has_sets()) {
+        return Ok(());
+    }
+    let violations = validation::explain(Node::root(schema.schema()), value);
+    match violations.is_empty() {
+        true => Ok(()),
+        false => Err(Violations(violations)),
+    }
+}
+
+/// [`schema_check`] on JSON text that serde has already read once.
+pub(crate) fn schema_check_text(
+    schema: &ResponseSchema,
+    json: &str,
+    noted: strict_de::Noted,
+) -> Result<(), Violations> {
+    if !(noted.loose || schema.has_sets()) {
+        return Ok(());
+    }
+    match serde_json::from_str::<Value>(json) {
+        Ok(value) => schema_check(schema, &value, noted),
+        Err(_) => Ok(()),
     }
 }
 

@@ -518,20 +518,24 @@ impl<T: StructuredOutput> Target for Typed<T> {
         if self.object_root && !object_opening(json) {
             return None;
         }
-        let (value, floats) = strict_de::from_str_noting_floats::<T>(json).ok()?;
+        let (value, noted) = strict_de::from_str_noting_floats::<T>(json).ok()?;
         // A float only the text can vouch for: a number read differently is a repair, found
         // the careful way.
-        if floats && !all_plain(json) {
+        if noted.floats && !all_plain(json) {
             return None;
         }
-        value.validate().is_ok().then_some(value)
+        let fits = value.validate().is_ok()
+            && crate::read::from_json::schema_check_text(T::schema(), json, noted).is_ok();
+        fits.then_some(value)
     }
     fn explained(&self, json: &str) -> Result<T, String> {
         from_json(json, T::schema()).map_err(|e| e.to_string())
     }
     fn exact_value(&self, value: &Value) -> Option<T> {
-        let out = strict_de::from_value::<T>(value).ok()?;
-        out.validate().is_ok().then_some(out)
+        let (out, noted) = strict_de::from_value::<T>(value).ok()?;
+        let fits = out.validate().is_ok()
+            && crate::read::from_json::schema_check(T::schema(), value, noted).is_ok();
+        fits.then_some(out)
     }
     fn accept(&self, value: Value) -> Result<T, (Value, Violations)> {
         match from_value::<T>(&value, T::schema()) {

@@ -41,7 +41,7 @@ pub(crate) fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, StrictDeErr
 /// written (then [`crate::read::repair::inexact_number`] decides).
 pub(crate) fn from_str_noting_floats<T: DeserializeOwned>(
     json: &str,
-) -> Result<(T, bool), StrictDeError> {
+) -> Result<(T, Noted), StrictDeError> {
     let track = Track::default();
     let mut de = serde_json::Deserializer::from_str(json);
     let result = T::deserialize(Strict {
@@ -53,7 +53,7 @@ pub(crate) fn from_str_noting_floats<T: DeserializeOwned>(
         Ok(v)
     });
     match result {
-        Ok(value) => Ok((value, track.1.get())),
+        Ok(value) => Ok((value, track.noted())),
         Err(error) => Err(StrictDeError {
             path: track.pointer(),
             error,
@@ -61,16 +61,28 @@ pub(crate) fn from_str_noting_floats<T: DeserializeOwned>(
     }
 }
 
+/// What the strict pass noticed on input it accepted.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct Noted {
+    /// A float was read that only the text can say is the number as written.
+    pub floats: bool,
+    /// Part of the value was read where this adapter cannot follow (serde buffers it: a tagged
+    /// or untagged enum, a flattened field, a type that reads any JSON value), so only a check
+    /// of the value against the schema says it is exactly as declared.
+    pub loose: bool,
+}
+
 /// Deserializes `T` from a value already parsed, exactly as strictly as [`from_str`] reads its
 /// text: nothing is printed and parsed again.
 pub(crate) fn from_value<T: DeserializeOwned>(
     value: &serde_json::Value,
-) -> Result<T, StrictDeError> {
+) -> Result<(T, Noted), StrictDeError> {
     let track = Track::default();
     T::deserialize(Strict {
         de: value,
         track: &track,
     })
+    .map(|v| (v, track.noted()))
     .map_err(|error| StrictDeError {
         path: track.pointer(),
         error,
@@ -174,9 +186,21 @@ enum Seg {
 /// Path segments pushed innermost first while an error travels up, and whether a float was
 /// read that may not be the number as written.
 #[derive(Default)]
-struct Track(RefCell<Vec<Seg>>, std::cell::Cell<bool>);
+struct Track(
+    RefCell<Vec<Seg>>,
+    std::cell::Cell<bool>,
+    /// [`Noted::loose`].
+    std::cell::Cell<bool>,
+);
 
 impl Track {
+    fn noted(&self) -> Noted {
+        Noted {
+            floats: self.1.get(),
+            loose: self.2.get(),
+        }
+    }
+
     /// A float that only the text can vouch for: zero (an underflow reads as zero) or beyond
     /// the integers a float holds exactly (a long integer reads rounded). Any other float is
     /// the nearest one to the decimal written, as every JSON reader reads it.
@@ -249,8 +273,16 @@ impl<'t, D> Strict<'t, D> {
 impl<'de, 't, D: Deserializer<'de>> Deserializer<'de> for Strict<'t, D> {
     type Error = D::Error;
 
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
+        // serde reads this way what it buffers before choosing a shape (tagged and untagged
+        // enums, flattened fields): what is inside is not seen by this adapter.
+        self.track.2.set(true);
+        let (de, visitor) = self.split(visitor);
+        de.deserialize_any(visitor)
+    }
+
     forward_de! { split;
-        deserialize_any(); deserialize_bool(); deserialize_f32(); deserialize_f64();
+        deserialize_bool(); deserialize_f32(); deserialize_f64();
         deserialize_char(); deserialize_str(); deserialize_string(); deserialize_bytes();
         deserialize_byte_buf(); deserialize_option(); deserialize_unit();
         deserialize_unit_struct(name: &'static str);
@@ -290,8 +322,12 @@ impl<'de, 't, D: Deserializer<'de>> Deserializer<'de> for Strict<'t, D> {
         _variants: &'static [&'static str],
         visitor: V,
     ) -> Result<V::Value, Self::Error> {
-        // The schema of a derived enum is a string enum: read the variant from a string only.
-        self.de.deserialize_str(UnitEnum { v: visitor })
+        // A unit variant is read from its name; a variant with data from `{"name": data}`,
+        // which this adapter does not follow inside (so the value is checked after).
+        self.de.deserialize_any(UnitEnum {
+            v: visitor,
+            track: self.track,
+        })
     }
 
     fn deserialize_ignored_any<V: Visitor<'de>>(
@@ -419,12 +455,13 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for IntWrap<V> {
     }
 }
 
-/// A unit-only enum read from its variant name.
-struct UnitEnum<V> {
+/// An externally tagged enum: a unit variant read from its name, another from a one-key object.
+struct UnitEnum<'t, V> {
     v: V,
+    track: &'t Track,
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for UnitEnum<V> {
+impl<'de, V: Visitor<'de>> Visitor<'de> for UnitEnum<'_, V> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -442,6 +479,12 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for UnitEnum<V> {
 
     fn visit_string<E: de::Error>(self, s: String) -> Result<V::Value, E> {
         self.v.visit_enum(s.into_deserializer())
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.track.2.set(true);
+        self.v
+            .visit_enum(de::value::MapAccessDeserializer::new(map))
     }
 }
 
@@ -758,7 +801,7 @@ mod tests {
         assert_eq!(v.kind, Kind::High);
         assert_eq!(v.count, 2);
         let value = serde_json::json!({"items":[{"n":1,"tag":"t"}],"kind":"low","count":2.0});
-        let v: Outer = from_value(&value).unwrap();
+        let v: Outer = from_value(&value).unwrap().0;
         assert_eq!(v.items[0].tag.as_deref(), Some("t"));
         assert_eq!((v.kind, v.count), (Kind::Low, 2));
     }
@@ -785,8 +828,16 @@ mod tests {
     fn struct_from_array_and_enum_from_object_are_refused() {
         let (path, _) = err(r#"{"items":[[1,null]],"kind":"low","count":0}"#);
         assert_eq!(path, "/items/0");
-        let (path, _) = err(r#"{"items":[],"kind":{"low":null},"count":0}"#);
-        assert_eq!(path, "/kind");
+        // A unit variant written as `{"low": null}` is read (serde's enum form for data
+        // variants), but noted as loose: the value is then checked against the schema, which
+        // says a string.
+        let (_, noted) =
+            from_str_noting_floats::<Outer>(r#"{"items":[],"kind":{"low":null},"count":0}"#)
+                .unwrap();
+        assert!(noted.loose);
+        let (_, noted) =
+            from_str_noting_floats::<Outer>(r#"{"items":[],"kind":"low","count":0}"#).unwrap();
+        assert!(!noted.loose);
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! compiled once with the `jsonschema` crate, the validator of record for it.
 
 pub(crate) mod checks;
+pub(crate) mod containers;
 pub(crate) mod guidance;
 pub(crate) mod markdown;
 pub(crate) mod node;

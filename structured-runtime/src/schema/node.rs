@@ -395,6 +395,15 @@ impl<'s> Node<'s> {
         }
     }
 
+    /// The schema of the array item at `index`: its `prefixItems` entry (a tuple's position),
+    /// else `items`.
+    pub fn item(self, index: usize) -> Option<Node<'s>> {
+        match self.get("prefixItems").and_then(Value::as_array) {
+            Some(prefix) if index < prefix.len() => prefix.get(index).map(|p| self.child(p)),
+            _ => self.items(),
+        }
+    }
+
     /// The `anyOf` branches, when the node has them.
     pub fn any_of(self) -> Option<impl Iterator<Item = Node<'s>>> {
         let branches = self.get("anyOf")?.as_array()?;

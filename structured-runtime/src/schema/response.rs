@@ -64,6 +64,9 @@ pub struct ResponseSchema {
     /// Request fragments built for this schema, by the key their builder gives (provider,
     /// mode, target): what does not change from one request to the next is built once.
     fragments: Arc<Mutex<Fragments>>,
+    /// The schema holds a set (`uniqueItems`): reading into a Rust set would merge a repeated
+    /// item silently, so values are checked for repeats before that.
+    has_sets: bool,
 }
 
 /// Fragments by their builder's key.
@@ -206,13 +209,19 @@ impl ResponseSchema {
             name,
             description,
             strict: true,
-            schema,
             markdown: None,
             compiled: Arc::default(),
             guidance: Arc::default(),
             lowered: Arc::default(),
             fragments: Arc::default(),
+            has_sets: has_unique_items(&schema, 0),
+            schema,
         }
+    }
+
+    /// Whether the schema holds a set (`"uniqueItems": true` anywhere).
+    pub(crate) fn has_sets(&self) -> bool {
+        self.has_sets
     }
 
     /// Sets the description sent beside the schema.
@@ -394,6 +403,19 @@ pub fn derived(name: &str, description: Option<&str>, schema: Value) -> Response
     ResponseSchema::unchecked(name.to_owned(), description.map(str::to_owned), schema)
 }
 
+fn has_unique_items(value: &Value, depth: usize) -> bool {
+    if depth > crate::schema::node::MAX_DEPTH {
+        return false;
+    }
+    match value {
+        Value::Object(map) => map.iter().any(|(k, v)| {
+            (k == "uniqueItems" && v == &Value::Bool(true)) || has_unique_items(v, depth + 1)
+        }),
+        Value::Array(items) => items.iter().any(|v| has_unique_items(v, depth + 1)),
+        _ => false,
+    }
+}
+
 /// A derived markdown wrapper: the derive checked the fields at compile time (the content and
 /// title are `String`, every other field an `Option`). Were the schema to disagree, a plain-text
 /// answer would be refused by validation, never accepted wrongly.
@@ -472,10 +494,11 @@ mod tests {
         assert_eq!(
             found,
             [
+                // The walk names the repeated item; the validator only the array.
+                ("/c/1".to_owned(), Rule::UniqueItems),
                 ("/d".to_owned(), Rule::Length),
                 ("/a".to_owned(), Rule::Range),
                 ("/b".to_owned(), Rule::Not),
-                ("/c".to_owned(), Rule::UniqueItems),
             ]
         );
         assert!(schema

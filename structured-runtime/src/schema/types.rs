@@ -8,13 +8,14 @@ use serde_json::{json, Map, Value};
 
 use crate::schema::validate::{Path, Rule, Violation};
 
-/// A Rust type with a strict JSON Schema: `String`, `bool`, the integer and float types,
-/// `Option<T>`, `Vec<T>`, `Box<T>`, and every type that derives `StructuredOutput`.
+/// A Rust type with a strict JSON Schema: `String`, `char`, `bool`, the integer and float types,
+/// `Option<T>`, `Vec<T>`, `[T; N]`, tuples, sets, maps keyed by strings, `Box`/`Arc`/`Rc`, and
+/// every type that derives `StructuredOutput`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no strict JSON Schema",
     label = "this field type cannot be described to a model",
-    note = "use String, bool, an integer or float type, Option<T>, Vec<T>, Box<T>, or a type that derives StructuredOutput",
-    note = "maps, `serde_json::Value`, tuples and references have no strict schema: declare a struct with named fields instead"
+    note = "use String, char, bool, a number, Option, Vec, [T; N], a tuple, a set, a map keyed by String, Box/Arc/Rc, or a type that derives StructuredOutput",
+    note = "`serde_json::Value` and references have no strict schema: declare a struct for the shape you expect"
 )]
 pub trait SchemaType {
     /// The schema of this type. Nested derived types are inlined; a type that contains itself
@@ -283,7 +284,7 @@ pub struct Length {
 
 impl Length {
     /// Writes the bounds under `min_key`/`max_key` (`minLength`/`maxLength`, `minItems`/...).
-    fn apply(self, node: &mut Value, min_key: &str, max_key: &str) {
+    pub(super) fn apply(self, node: &mut Value, min_key: &str, max_key: &str) {
         let Value::Object(map) = node else { return };
         if let Some(min) = self.min {
             map.insert(min_key.into(), Value::from(min));
@@ -294,7 +295,7 @@ impl Length {
     }
 
     /// A violation when `count` (of `unit`) is outside the bounds.
-    fn check(
+    pub(super) fn check(
         self,
         count: usize,
         unit: &str,
@@ -337,7 +338,7 @@ pub trait LengthTarget {
     fn check_length(&self, length: Length, path: &Path<'_>, out: &mut Vec<Violation>);
 }
 
-impl LengthTarget for String {
+impl LengthTarget for str {
     fn apply_length(node: &mut Value, length: Length) {
         length.apply(node, "minLength", "maxLength")
     }
@@ -367,15 +368,6 @@ impl<T: LengthTarget> LengthTarget for Option<T> {
     }
 }
 
-impl<T: LengthTarget> LengthTarget for Box<T> {
-    fn apply_length(node: &mut Value, length: Length) {
-        T::apply_length(node, length)
-    }
-    fn check_length(&self, length: Length, path: &Path<'_>, out: &mut Vec<Violation>) {
-        (**self).check_length(length, path, out)
-    }
-}
-
 /// A field type `#[format]` applies to: a `String`, or an `Option`/`Vec`/`Box` of one.
 #[diagnostic::on_unimplemented(
     message = "#[format] applies to strings, found `{Self}`",
@@ -389,7 +381,7 @@ pub trait FormatTarget {
     fn check_format(&self, format: &'static str, path: &Path<'_>, out: &mut Vec<Violation>);
 }
 
-impl FormatTarget for String {
+impl FormatTarget for str {
     fn apply_format(node: &mut Value, format: &'static str) {
         if let Value::Object(map) = node {
             map.insert("format".into(), Value::from(format));
@@ -415,28 +407,6 @@ impl<T: FormatTarget> FormatTarget for Option<T> {
         if let Some(inner) = self {
             inner.check_format(format, path, out);
         }
-    }
-}
-
-impl<T: FormatTarget> FormatTarget for Vec<T> {
-    fn apply_format(node: &mut Value, format: &'static str) {
-        if let Some(items) = node.get_mut("items") {
-            T::apply_format(items, format);
-        }
-    }
-    fn check_format(&self, format: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
-        for (i, item) in self.iter().enumerate() {
-            item.check_format(format, &path.index(i), out);
-        }
-    }
-}
-
-impl<T: FormatTarget> FormatTarget for Box<T> {
-    fn apply_format(node: &mut Value, format: &'static str) {
-        T::apply_format(node, format)
-    }
-    fn check_format(&self, format: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
-        (**self).check_format(format, path, out)
     }
 }
 
@@ -471,7 +441,7 @@ fn pattern_matches(pattern: &'static str, text: &str) -> bool {
     regex.as_ref().is_some_and(|r| r.is_match(text))
 }
 
-impl PatternTarget for String {
+impl PatternTarget for str {
     fn apply_pattern(node: &mut Value, pattern: &'static str) {
         if let Value::Object(map) = node {
             map.insert("pattern".into(), Value::from(pattern));
@@ -497,28 +467,6 @@ impl<T: PatternTarget> PatternTarget for Option<T> {
         if let Some(inner) = self {
             inner.check_pattern(pattern, path, out);
         }
-    }
-}
-
-impl<T: PatternTarget> PatternTarget for Vec<T> {
-    fn apply_pattern(node: &mut Value, pattern: &'static str) {
-        if let Some(items) = node.get_mut("items") {
-            T::apply_pattern(items, pattern);
-        }
-    }
-    fn check_pattern(&self, pattern: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
-        for (i, item) in self.iter().enumerate() {
-            item.check_pattern(pattern, &path.index(i), out);
-        }
-    }
-}
-
-impl<T: PatternTarget> PatternTarget for Box<T> {
-    fn apply_pattern(node: &mut Value, pattern: &'static str) {
-        T::apply_pattern(node, pattern)
-    }
-    fn check_pattern(&self, pattern: &'static str, path: &Path<'_>, out: &mut Vec<Violation>) {
-        (**self).check_pattern(pattern, path, out)
     }
 }
 
@@ -629,13 +577,13 @@ impl SchemaType for bool {
     }
 }
 
-impl SchemaType for String {
+impl SchemaType for str {
     fn json_schema(_: &mut SchemaGen) -> Value {
         json!({ "type": "string" })
     }
 }
 
-impl EnumTarget for String {
+impl EnumTarget for str {
     fn apply_enum(node: &mut Value, allowed: &[&str]) {
         if let Value::Object(map) = node {
             map.insert(
@@ -645,7 +593,7 @@ impl EnumTarget for String {
         }
     }
     fn check_enum(&self, allowed: &[&str], path: &Path<'_>, out: &mut Vec<Violation>) {
-        if !allowed.contains(&self.as_str()) {
+        if !allowed.contains(&self) {
             out.push(Violation {
                 path: path.to_pointer(),
                 rule: crate::schema::validate::Rule::Enum,
@@ -690,70 +638,6 @@ impl<T: EnumTarget> EnumTarget for Option<T> {
         if let Some(inner) = self {
             inner.check_enum(allowed, path, out);
         }
-    }
-}
-
-impl<T: SchemaType> SchemaType for Vec<T> {
-    fn json_schema(gen: &mut SchemaGen) -> Value {
-        json!({ "type": "array", "items": T::json_schema(gen) })
-    }
-    fn validate_nested(&self, path: &Path<'_>, out: &mut Vec<Violation>) {
-        for (i, item) in self.iter().enumerate() {
-            item.validate_nested(&path.index(i), out);
-        }
-    }
-}
-
-impl<T: RangeTarget> RangeTarget for Vec<T> {
-    fn apply_range(node: &mut Value, range: Range) {
-        if let Some(items) = node.get_mut("items") {
-            T::apply_range(items, range);
-        }
-    }
-    fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
-        for (i, item) in self.iter().enumerate() {
-            item.check_range(range, &path.index(i), out);
-        }
-    }
-}
-
-impl<T: EnumTarget> EnumTarget for Vec<T> {
-    fn apply_enum(node: &mut Value, allowed: &[&str]) {
-        if let Some(items) = node.get_mut("items") {
-            T::apply_enum(items, allowed);
-        }
-    }
-    fn check_enum(&self, allowed: &[&str], path: &Path<'_>, out: &mut Vec<Violation>) {
-        for (i, item) in self.iter().enumerate() {
-            item.check_enum(allowed, &path.index(i), out);
-        }
-    }
-}
-
-impl<T: SchemaType + ?Sized> SchemaType for Box<T> {
-    fn json_schema(gen: &mut SchemaGen) -> Value {
-        T::json_schema(gen)
-    }
-    fn validate_nested(&self, path: &Path<'_>, out: &mut Vec<Violation>) {
-        (**self).validate_nested(path, out)
-    }
-}
-
-impl<T: RangeTarget> RangeTarget for Box<T> {
-    fn apply_range(node: &mut Value, range: Range) {
-        T::apply_range(node, range)
-    }
-    fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
-        (**self).check_range(range, path, out)
-    }
-}
-
-impl<T: EnumTarget> EnumTarget for Box<T> {
-    fn apply_enum(node: &mut Value, allowed: &[&str]) {
-        T::apply_enum(node, allowed)
-    }
-    fn check_enum(&self, allowed: &[&str], path: &Path<'_>, out: &mut Vec<Violation>) {
-        (**self).check_enum(allowed, path, out)
     }
 }
 

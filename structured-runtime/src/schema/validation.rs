@@ -393,18 +393,57 @@ impl Explain {
             );
             self.push(path, Rule::Items, expected, format!("{len} items"));
         }
-        // `items` beside `prefixItems` applies only after them: left to the validator.
-        if s.contains_key("prefixItems") {
-            return;
+        if s.get("uniqueItems") == Some(&Value::Bool(true)) {
+            if let Some(i) = first_repeat(items) {
+                self.push(
+                    &path.index(i),
+                    Rule::UniqueItems,
+                    "items that are all different".into(),
+                    format!(
+                        "a repeat of an earlier item: {}",
+                        items.get(i).map(preview_json).unwrap_or_default()
+                    ),
+                );
+            }
         }
-        if let Some(item_schema) = node.items() {
-            for (i, item) in items.iter().enumerate() {
+        for (i, item) in items.iter().enumerate() {
+            if let Some(item_schema) = node.item(i) {
                 self.node(item_schema, item, &path.index(i));
             }
         }
     }
 
     fn object(&mut self, node: Node<'_>, map: &serde_json::Map<String, Value>, path: &Path<'_>) {
+        let min = node.get("minProperties").and_then(as_count);
+        let max = node.get("maxProperties").and_then(as_count);
+        let len = map.len() as u64;
+        if min.is_some_and(|m| len < m) || max.is_some_and(|m| len > m) {
+            let expected = format!(
+                "{} to {} entries",
+                min.unwrap_or(0),
+                max.map_or("any number of".to_owned(), |m| m.to_string())
+            );
+            self.push(path, Rule::Properties, expected, format!("{len} entries"));
+        }
+        if let Some(names) = node.get("propertyNames").map(|n| node.child(n)) {
+            for key in map.keys() {
+                let mut sub = Explain {
+                    out: Vec::new(),
+                    budget: self.budget,
+                    active: HashSet::new(),
+                };
+                sub.node(names, &Value::String(key.clone()), path);
+                self.budget = sub.budget;
+                if let Some(first) = sub.out.into_iter().next() {
+                    self.push(
+                        &path.key(key),
+                        Rule::PropertyNames,
+                        format!("a property name that is {}", first.expected),
+                        format!("property {}", preview_str(key)),
+                    );
+                }
+            }
+        }
         for name in node.required() {
             if !map.contains_key(name) {
                 let at = path.key(name);
@@ -456,6 +495,38 @@ impl Explain {
                 },
             }
         }
+    }
+}
+
+/// The index of the first item equal (as JSON Schema compares: `1` and `1.0` alike, keys in any
+/// order) to an earlier one. Each item is written once in a canonical form: linear in the array.
+fn first_repeat(items: &[Value]) -> Option<usize> {
+    let mut seen = HashSet::with_capacity(items.len());
+    items
+        .iter()
+        .position(|item| !seen.insert(canonical(item, 0)))
+}
+
+/// `value` written with sorted keys and numbers by their value.
+fn canonical(value: &Value, depth: usize) -> String {
+    match value {
+        Value::Number(n) => match n.as_f64() {
+            Some(f) if f.is_finite() => format!("{f:?}"),
+            _ => n.to_string(),
+        },
+        Value::Array(items) if depth < crate::schema::node::MAX_DEPTH => {
+            let parts: Vec<String> = items.iter().map(|v| canonical(v, depth + 1)).collect();
+            format!("[{}]", parts.join(","))
+        }
+        Value::Object(map) if depth < crate::schema::node::MAX_DEPTH => {
+            let mut parts: Vec<String> = map
+                .iter()
+                .map(|(k, v)| format!("{}:{}", Value::from(k.as_str()), canonical(v, depth + 1)))
+                .collect();
+            parts.sort_unstable();
+            format!("{{{}}}", parts.join(","))
+        }
+        other => other.to_string(),
     }
 }
 
