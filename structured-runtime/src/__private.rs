@@ -16,9 +16,11 @@ pub use crate::read::from_text::{
     TextNumber, TextReport,
 };
 pub use crate::read::prose::Prose;
-pub use crate::schema::containers::MapKey;
+pub use crate::schema::containers::{tuple, MapKey};
 pub use crate::schema::output::StructuredOutput;
-pub use crate::schema::response::{derived as derived_schema, derived_markdown, ResponseSchema};
+pub use crate::schema::response::{
+    derived as derived_schema, derived_markdown, derived_root, ResponseSchema,
+};
 pub use crate::schema::types::{
     Bound, EnumTarget, FormatTarget, Length, LengthTarget, PatternTarget, Range, RangeTarget,
     SchemaGen, SchemaType,
@@ -138,4 +140,120 @@ pub fn instance_name(base: &str, params: &[&str]) -> String {
         }
     }
     name
+}
+
+/// How an enum writes its variants (serde's four representations).
+#[derive(Debug, Clone, Copy)]
+pub enum Tagging {
+    /// `"Unit"`, or `{"Variant": data}`.
+    External,
+    /// `{"tag": "Variant", ..fields}`.
+    Internal(&'static str),
+    /// `{"tag": "Variant", "content": data}`.
+    Adjacent(&'static str, &'static str),
+    /// The data alone; a unit variant is `null`.
+    Untagged,
+}
+
+/// A property that holds exactly one string: a variant's tag.
+fn tag_node(name: &str) -> Value {
+    serde_json::json!({ "type": "string", "enum": [name] })
+}
+
+/// One variant's branch of an enum with data: its data (`None` for a unit variant) written as
+/// `tagging` writes it, strict, with the variant's doc comment.
+pub fn variant(
+    tagging: &Tagging,
+    name: &'static str,
+    description: Option<&str>,
+    data: Option<Value>,
+) -> Value {
+    let node = match (tagging, data) {
+        (Tagging::External, None) => tag_node(name),
+        (Tagging::External, Some(data)) => object(None, vec![(name, data)]),
+        (Tagging::Internal(tag), None) => object(None, vec![(tag, tag_node(name))]),
+        (Tagging::Internal(tag), Some(data)) => with_tag(tag, name, data),
+        (Tagging::Adjacent(tag, _), None) => object(None, vec![(tag, tag_node(name))]),
+        (Tagging::Adjacent(tag, content), Some(data)) => {
+            object(None, vec![(tag, tag_node(name)), (content, data)])
+        }
+        (Tagging::Untagged, None) => serde_json::json!({ "type": "null" }),
+        (Tagging::Untagged, Some(data)) => data,
+    };
+    match description {
+        Some(d) => describe(node, d),
+        None => node,
+    }
+}
+
+/// An internally tagged variant's object: the tag first, then the data's own properties. Data
+/// that is not an object with properties (a map) keeps its shape beside the tag.
+fn with_tag(tag: &'static str, name: &str, data: Value) -> Value {
+    let Value::Object(mut data) = data else {
+        return data;
+    };
+    let mut node = Map::new();
+    node.insert("type".into(), Value::from("object"));
+    if let Some(d) = data.remove("description") {
+        node.insert("description".into(), d);
+    }
+    let mut properties = Map::new();
+    properties.insert(tag.to_owned(), tag_node(name));
+    if let Some(Value::Object(own)) = data.remove("properties") {
+        properties.extend(own);
+    }
+    let required: Vec<Value> = properties.keys().map(|k| Value::from(k.as_str())).collect();
+    node.insert("properties".into(), Value::Object(properties));
+    node.insert("required".into(), Value::Array(required));
+    let additional = data
+        .remove("additionalProperties")
+        .unwrap_or(Value::Bool(false));
+    node.insert("additionalProperties".into(), additional);
+    Value::Object(node)
+}
+
+/// An enum with data: one branch per variant (`anyOf`), the type's description beside them.
+pub fn variants(description: Option<&str>, branches: Vec<Value>) -> Value {
+    let mut node = Map::new();
+    if let Some(d) = description {
+        node.insert("description".into(), Value::from(d));
+    }
+    node.insert("anyOf".into(), Value::Array(branches));
+    Value::Object(node)
+}
+
+/// Sets a description when there is one.
+pub fn describe_opt(node: Value, description: Option<&str>) -> Value {
+    match description {
+        Some(d) => describe(node, d),
+        None => node,
+    }
+}
+
+/// A struct with `#[serde(flatten)]` fields: each flattened object's properties merged into
+/// the struct's own, all required, as serde reads them. A flattened map allows the other keys
+/// its values fit (`additionalProperties`).
+pub fn flatten(object: Value, flattened: Vec<Value>) -> Value {
+    let Value::Object(mut node) = object else {
+        return object;
+    };
+    for inner in flattened {
+        let Value::Object(mut inner) = inner else {
+            continue;
+        };
+        if let (Some(Value::Object(props)), Some(Value::Object(own))) =
+            (node.get_mut("properties"), inner.remove("properties"))
+        {
+            props.extend(own);
+        }
+        if let Some(extra @ Value::Object(_)) = inner.remove("additionalProperties") {
+            node.insert("additionalProperties".into(), extra);
+        }
+    }
+    let required: Vec<Value> = match node.get("properties") {
+        Some(Value::Object(props)) => props.keys().map(|k| Value::from(k.as_str())).collect(),
+        _ => Vec::new(),
+    };
+    node.insert("required".into(), Value::Array(required));
+    Value::Object(node)
 }

@@ -34,12 +34,26 @@ pub struct ContainerAttrs {
 #[derive(Default)]
 pub struct SerdeContainer {
     pub rename_all: Option<RenameRule>,
+    /// `rename_all_fields`: the rule for the fields of every struct variant.
+    pub rename_all_fields: Option<RenameRule>,
+    pub tag: Option<String>,
+    pub content: Option<String>,
+    pub untagged: bool,
+    pub transparent: bool,
+    /// Where `tag` was written, for errors on structs.
+    pub tag_span: Option<Span>,
 }
 
 #[derive(Default)]
 pub struct SerdeField {
     pub rename: Option<String>,
     pub skip: bool,
+    /// `flatten`: the field's properties are the struct's own.
+    pub flatten: bool,
+    /// `alias = ".."`: other names serde also reads.
+    pub aliases: Vec<String>,
+    /// `rename_all` on a variant: the rule for its fields.
+    pub rename_all: Option<RenameRule>,
 }
 
 /// A numeric literal bound of `#[range]`.
@@ -752,22 +766,6 @@ fn enum_values(cx: &Ctxt, attr: &Attribute) -> Option<EnumValuesAttr> {
 /// serde keys that change the JSON shape in ways a strict schema cannot follow.
 const SERDE_CONTAINER_UNSUPPORTED: &[(&str, &str)] = &[
     (
-        "tag",
-        "internally tagged enums carry data; StructuredOutput enums are unit-only string enums",
-    ),
-    (
-        "content",
-        "adjacently tagged enums carry data; StructuredOutput enums are unit-only string enums",
-    ),
-    (
-        "untagged",
-        "an untagged enum matches several shapes; declare one struct per shape instead",
-    ),
-    (
-        "transparent",
-        "a transparent wrapper has no properties; use the inner type as the field type",
-    ),
-    (
         "from",
         "`from` reads another type's shape; derive StructuredOutput on that type instead",
     ),
@@ -779,12 +777,10 @@ const SERDE_CONTAINER_UNSUPPORTED: &[(&str, &str)] = &[
 ];
 
 const SERDE_FIELD_UNSUPPORTED: &[(&str, &str)] = &[
-    ("flatten", "a flattened field has no property of its own; nest it as a field with its own name"),
-    ("alias", "an alias lets serde read a name the schema does not declare; use `rename` for one name"),
     ("deserialize_with", "a custom deserializer reads a shape the schema cannot know; use a type that derives StructuredOutput"),
     ("with", "a custom deserializer reads a shape the schema cannot know; use a type that derives StructuredOutput"),
     ("other", "`other` reads any unknown variant; the schema lists each allowed value"),
-    ("untagged", "an untagged variant carries data; StructuredOutput enums are unit-only string enums"),
+    ("untagged", "an untagged variant among tagged ones has no schema here; mark the whole enum #[serde(untagged)]"),
 ];
 
 /// Reads serde's container attributes. Malformed serde attributes are serde's to report.
@@ -803,6 +799,17 @@ pub fn serde_container(cx: &Ctxt, attrs: &[Attribute]) -> SerdeContainer {
                 "rename_all" => {
                     out.rename_all = deserialize_name(&meta)?.and_then(|s| RenameRule::from_str(&s))
                 }
+                "rename_all_fields" => {
+                    out.rename_all_fields =
+                        deserialize_name(&meta)?.and_then(|s| RenameRule::from_str(&s))
+                }
+                "tag" => {
+                    out.tag_span = Some(meta.path.span());
+                    out.tag = Some(meta.value()?.parse::<syn::LitStr>()?.value());
+                }
+                "content" => out.content = Some(meta.value()?.parse::<syn::LitStr>()?.value()),
+                "untagged" => out.untagged = true,
+                "transparent" => out.transparent = true,
                 _ => skip_value(&meta)?,
             }
             Ok(())
@@ -829,6 +836,13 @@ pub fn serde_field(cx: &Ctxt, attrs: &[Attribute]) -> SerdeField {
                     }
                 }
                 "skip" | "skip_deserializing" => out.skip = true,
+                "flatten" => out.flatten = true,
+                "alias" => out
+                    .aliases
+                    .push(meta.value()?.parse::<syn::LitStr>()?.value()),
+                "rename_all" => {
+                    out.rename_all = deserialize_name(&meta)?.and_then(|s| RenameRule::from_str(&s))
+                }
                 _ => skip_value(&meta)?,
             }
             Ok(())

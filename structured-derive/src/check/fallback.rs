@@ -189,7 +189,7 @@ fn without_attr(cx: &Ctxt, f: &Field) {
         Kind::Scalar(Scalar::Str) => {
             if let Some(e) = &f.attrs.enum_values {
                 cx.error_spanned_by(
-                    f.ident,
+                    &f.ident,
                     format!(
                         "`{}` must hold one of its #[enum_values] when the type is read from prose: add #[fallback_keyword(default = {:?})] (and keywords to look for)",
                         f.ident,
@@ -201,7 +201,7 @@ fn without_attr(cx: &Ctxt, f: &Field) {
         Kind::Scalar(s @ (Scalar::Int { .. } | Scalar::Float)) => {
             if let Some(why) = outside(BoundValue::Int(0), s, f.attrs.range.as_ref()) {
                 cx.error_spanned_by(
-                    f.ident,
+                    &f.ident,
                     format!("`{}` would be 0 when the type is read from prose, which {why}: add #[fallback_keyword(default = ..)]", f.ident),
                 );
             }

@@ -3,7 +3,7 @@
 
 use syn::{Data, Fields, GenericArgument, GenericParam, PathArguments, Type};
 
-use crate::ast::{Body, Container, Field, Variant};
+use crate::ast::{Body, Container, Field, Shape, Tagging, Variant};
 use crate::attr::{BoundValue, FieldAttrs};
 use crate::ctxt::Ctxt;
 use crate::kind::{self, Scalar};
@@ -21,8 +21,16 @@ pub fn check(cx: &Ctxt, cont: &Container) {
             fallback::check(cx, fields);
             markdown::check(cx, fields);
         }
+        Body::Newtype(f) => field(cx, f),
+        Body::Tuple(fields) => fields.iter().for_each(|f| field(cx, f)),
         Body::Enum(variants) => enum_variants(cx, cont, variants),
         Body::Unsupported => {}
+    }
+    if let (Some(span), false) = (cont.serde.tag_span, matches!(cont.body, Body::Enum(_))) {
+        cx.error_at(
+            span,
+            "#[serde(tag = \"..\")] on a struct adds a property the fields do not declare: declare it as a field, or use an enum",
+        );
     }
 }
 
@@ -33,15 +41,16 @@ fn shape(cx: &Ctxt, cont: &Container) {
             "unions have no JSON form: use a struct with named fields, or a unit-only enum for a choice of strings",
         ),
         Data::Struct(s) => match &s.fields {
-            Fields::Unnamed(f) => cx.error_spanned_by(
-                f,
-                "tuple structs have no property names for a strict schema: use named fields, e.g. `struct Score { value: f64 }`",
-            ),
             Fields::Unit => cx.error_spanned_by(
                 cont.ident,
                 "a unit struct has no properties to ask a model for: add named fields",
             ),
-            Fields::Named(_) => {}
+            _ if cont.serde.transparent && !matches!(cont.body, Body::Newtype(_)) => cx
+                .error_spanned_by(
+                    cont.ident,
+                    "#[serde(transparent)] needs exactly one field that is not skipped",
+                ),
+            _ => {}
         },
         Data::Enum(_) => {}
     }
@@ -101,15 +110,18 @@ fn enum_variants(cx: &Ctxt, cont: &Container, variants: &[Variant]) {
         );
     }
     for v in variants {
-        match &v.original.fields {
-            Fields::Unit => {}
-            fields => cx.error_spanned_by(
-                fields,
-                format!(
-                    "variant `{}` carries data: StructuredOutput enums are unit-only string enums; move the data into a struct field",
-                    v.original.ident
-                ),
-            ),
+        match &v.shape {
+            Shape::Unit => {}
+            Shape::Newtype(f) => field(cx, f),
+            Shape::Tuple(fields) | Shape::Struct(fields) => {
+                fields.iter().for_each(|f| field(cx, f));
+            }
+        }
+        if let (Shape::Tuple(_), Tagging::Internal { .. }) = (&v.shape, &cont.tagging) {
+            cx.error_spanned_by(
+                &v.original.fields,
+                "an internally tagged enum cannot hold a tuple variant (serde writes its tag beside named fields): use named fields, or #[serde(tag = \"..\", content = \"..\")]",
+            );
         }
         not_on_variant(cx, &v.attrs);
     }
@@ -179,6 +191,9 @@ fn field(cx: &Ctxt, f: &Field) {
         return;
     }
     unsupported_type(cx, f.ty);
+    if f.serde.flatten {
+        flattened(cx, f);
+    }
     if let Some(length) = &f.attrs.length {
         if let (Some(lo), Some(hi)) = (&length.min, &length.max) {
             if lo.value > hi.value {
@@ -243,6 +258,30 @@ fn field(cx: &Ctxt, f: &Field) {
     }
 }
 
+/// A flattened field: its type's properties become the struct's, so it must be an object with
+/// properties of its own, and rules go on those.
+fn flattened(cx: &Ctxt, f: &Field) {
+    if kind::wrapper(f.ty, "Option").is_some() {
+        cx.error_spanned_by(
+            f.ty,
+            "a flattened Option makes every property it holds optional, which a strict schema cannot say: flatten the struct itself, or nest it as a field",
+        );
+    }
+    let rules = [
+        f.attrs.range.as_ref().map(|r| r.span),
+        f.attrs.length.as_ref().map(|r| r.span),
+        f.attrs.pattern.as_ref().map(|r| r.span),
+        f.attrs.format.as_ref().map(|r| r.span),
+        f.attrs.enum_values.as_ref().map(|r| r.span),
+    ];
+    for span in rules.into_iter().flatten() {
+        cx.error_at(
+            span,
+            "a flattened field has no value of its own to hold a rule: put the rule on the fields of its type",
+        );
+    }
+}
+
 /// Types with no strict schema, reported where they appear (also inside `Vec<..>`, `Option<..>`).
 fn unsupported_type(cx: &Ctxt, ty: &Type) {
     match ty {
@@ -250,10 +289,9 @@ fn unsupported_type(cx: &Ctxt, ty: &Type) {
             let Some(last) = p.path.segments.last() else { return };
             let name = last.ident.to_string();
             let why = match name.as_str() {
-                "HashMap" | "BTreeMap" | "IndexMap" | "Map" => Some(
-                    "maps have no strict schema, where every key must be declared: use a struct with named fields, or `Vec<Entry>` with `struct Entry { key: String, value: .. }`",
+                "IndexMap" | "Map" | "IndexSet" => Some(
+                    "this collection has no schema here: use HashMap or BTreeMap (keyed by String or a unit enum), HashSet or BTreeSet",
                 ),
-                "HashSet" | "BTreeSet" | "IndexSet" => Some("sets have no strict schema: use `Vec<T>`"),
                 "Value" => Some(
                     "`serde_json::Value` has no strict schema (any JSON fits it): declare a struct for the shape you expect",
                 ),
@@ -271,15 +309,13 @@ fn unsupported_type(cx: &Ctxt, ty: &Type) {
                 }
             }
         }
-        Type::Tuple(_) => cx.error_spanned_by(
-            ty,
-            "tuples have no property names for a strict schema: use a struct with named fields",
-        ),
+        Type::Tuple(t) => t.elems.iter().for_each(|e| unsupported_type(cx, e)),
+        Type::Array(a) => unsupported_type(cx, &a.elem),
         Type::Reference(_) => cx.error_spanned_by(
             ty,
             "references cannot hold a model's answer: use an owned type (`String` for `&str`)",
         ),
-        Type::Array(_) | Type::Slice(_) => cx.error_spanned_by(ty, "use `Vec<T>` for a list"),
+        Type::Slice(_) => cx.error_spanned_by(ty, "use `Vec<T>` for a list"),
         Type::Paren(p) => unsupported_type(cx, &p.elem),
         Type::Group(g) => unsupported_type(cx, &g.elem),
         Type::Ptr(_) | Type::BareFn(_) | Type::TraitObject(_) | Type::ImplTrait(_) | Type::Never(_) => {

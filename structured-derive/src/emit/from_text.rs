@@ -19,7 +19,7 @@ pub fn method(cont: &Container) -> TokenStream {
     }
     let check_values = !super::generics(cont.original).is_generic;
     let inits = fields.iter().map(|f| {
-        let member = f.ident;
+        let member = &f.ident;
         let value = field_value(f, check_values);
         quote!(#member: #value)
     });

@@ -28,12 +28,49 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
 fn generate(cont: &Container) -> TokenStream {
     let schema_type = schema::schema_type_impl(cont);
     let validate = validate::validate_impl(cont);
-    let output = match cont.body {
-        Body::Struct(_) => schema::structured_output_impl(cont),
-        // An enum is a field type (a strict root must be an object), which prose can name.
-        _ => from_text::text_choice_impl(cont),
+    let output = schema::structured_output_impl(cont);
+    // A unit-only enum is a choice of names: prose can name one, and it can key a map.
+    let names = match schema::is_string_enum(cont) {
+        true => {
+            let choice = from_text::text_choice_impl(cont);
+            let key = map_key_impl(cont);
+            quote!(#choice #key)
+        }
+        false => TokenStream::new(),
     };
-    quote! { #schema_type #validate #output }
+    quote! { #schema_type #validate #output #names }
+}
+
+/// `MapKey` for a unit-only enum: its names are the map's allowed keys.
+fn map_key_impl(cont: &Container) -> TokenStream {
+    let Body::Enum(variants) = &cont.body else {
+        return TokenStream::new();
+    };
+    let ident = cont.ident;
+    let g = generics(cont.original);
+    let (impl_generics, ty_generics, where_clause) =
+        (&g.impl_generics, &g.ty_generics, &g.where_clause);
+    let names = variants.iter().filter(|v| !v.skip).map(|v| &v.wire_name);
+    let arms = variants.iter().map(|v| {
+        let (name, variant) = (&v.wire_name, &v.original.ident);
+        quote!(Self::#variant => ::std::borrow::Cow::Borrowed(#name))
+    });
+    quote! {
+        #[automatically_derived]
+        impl #impl_generics _structured::__private::MapKey for #ident #ty_generics #where_clause {
+            fn key_schema() -> ::core::option::Option<_structured::__private::Value> {
+                ::core::option::Option::Some(_structured::__private::string_enum(
+                    ::core::option::Option::None,
+                    &[#(#names),*],
+                ))
+            }
+            fn key_name(&self) -> ::std::borrow::Cow<'_, str> {
+                match self {
+                    #(#arms,)*
+                }
+            }
+        }
+    }
 }
 
 /// An integer literal; a negative one is written `-lit`, which rustc reads as one in-range literal.

@@ -4,7 +4,7 @@ use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
-use crate::ast::{Body, Container, Field, Variant};
+use crate::ast::{Body, Container, Field, Shape, Tagging, Variant};
 use crate::attr::{BoundValue, LengthAttr, RangeAttr, Spanned};
 
 pub fn schema_type_impl(cont: &Container) -> TokenStream {
@@ -12,22 +12,76 @@ pub fn schema_type_impl(cont: &Container) -> TokenStream {
     let g = super::generics(cont.original);
     let (impl_generics, ty_generics, where_clause) =
         (&g.impl_generics, &g.ty_generics, &g.where_clause);
+    let name = cont.schema_name_tokens();
+    let description = opt_str(cont.description().as_deref());
     let body = match &cont.body {
         Body::Struct(fields) => {
-            let name = cont.schema_name_tokens();
-            let description = opt_str(cont.description().as_deref());
-            let properties = fields.iter().filter(|f| !f.serde.skip).map(property);
+            let node = object_node(cont.description().as_deref(), fields);
             quote! {
                 _structured::__private::SchemaGen::named::<Self>(__structured_gen, #name, |__structured_gen| {
-                    _structured::__private::object(#description, ::std::vec![#(#properties),*])
+                    #node
                 })
             }
         }
-        Body::Enum(variants) => {
+        Body::Newtype(f) => {
+            let node = field_node(f);
+            // The field's own doc comment wins over the type's.
+            let describe = match (&f.doc, cont.description()) {
+                (None, Some(d)) => quote!(_structured::__private::describe(__structured_node, #d)),
+                _ => quote!(__structured_node),
+            };
+            quote! {
+                _structured::__private::SchemaGen::named::<Self>(__structured_gen, #name, |__structured_gen| {
+                    let __structured_node = #node;
+                    #describe
+                })
+            }
+        }
+        Body::Tuple(fields) => {
+            let nodes = fields.iter().map(field_node);
+            quote! {
+                _structured::__private::SchemaGen::named::<Self>(__structured_gen, #name, |__structured_gen| {
+                    _structured::__private::describe_opt(
+                        _structured::__private::tuple(::std::vec![#(#nodes),*]),
+                        #description,
+                    )
+                })
+            }
+        }
+        Body::Enum(variants) if is_string_enum(cont) => {
             let kept: Vec<&Variant> = variants.iter().filter(|v| !v.skip).collect();
             let values = kept.iter().map(|v| &v.wire_name);
             let description = opt_str(enum_description(cont, &kept).as_deref());
             quote! { _structured::__private::string_enum(#description, &[#(#values),*]) }
+        }
+        Body::Enum(variants) => {
+            let tagging = tagging_tokens(&cont.tagging);
+            let branches = variants.iter().filter(|v| !v.skip).map(|v| {
+                let data = match &v.shape {
+                    Shape::Unit => quote!(::core::option::Option::None),
+                    Shape::Newtype(f) => {
+                        let node = field_node(f);
+                        quote!(::core::option::Option::Some(#node))
+                    }
+                    Shape::Tuple(fields) => {
+                        let nodes = fields.iter().map(field_node);
+                        quote!(::core::option::Option::Some(_structured::__private::tuple(
+                            ::std::vec![#(#nodes),*]
+                        )))
+                    }
+                    Shape::Struct(fields) => {
+                        let node = object_node(None, fields);
+                        quote!(::core::option::Option::Some(#node))
+                    }
+                };
+                let (wire, doc) = (&v.wire_name, opt_str(v.doc.as_deref()));
+                quote!(_structured::__private::variant(&#tagging, #wire, #doc, #data))
+            });
+            quote! {
+                _structured::__private::SchemaGen::named::<Self>(__structured_gen, #name, |__structured_gen| {
+                    _structured::__private::variants(#description, ::std::vec![#(#branches),*])
+                })
+            }
         }
         Body::Unsupported => quote!(::core::unimplemented!()),
     };
@@ -58,11 +112,7 @@ pub fn structured_output_impl(cont: &Container) -> TokenStream {
     let name = cont.schema_name_tokens();
     let description = opt_str(cont.description().as_deref());
     let schema = quote! {
-        _structured::__private::derived_schema(
-            #name,
-            #description,
-            _structured::__private::SchemaGen::root::<Self>(),
-        )
+        _structured::__private::derived_root::<Self>(#name, #description)
     };
     let build = match markdown_fields(cont) {
         Some((content, title)) => {
@@ -117,10 +167,43 @@ fn markdown_fields<'c>(cont: &'c Container) -> Option<(&'c str, Option<&'c str>)
     Some((marked(false)?, marked(true)))
 }
 
-/// `("name", node)` for one property: the field type's schema, its constraints, its description.
-fn property(f: &Field) -> TokenStream {
+/// A strict object of named fields: each field a property, a flattened field's properties
+/// merged in.
+fn object_node(description: Option<&str>, fields: &[Field]) -> TokenStream {
+    let description = opt_str(description);
+    let properties = fields
+        .iter()
+        .filter(|f| !f.serde.skip && !f.serde.flatten)
+        .map(|f| {
+            let (name, node) = (&f.wire_name, field_node(f));
+            quote!((#name, #node))
+        });
+    let flattened: Vec<TokenStream> = fields
+        .iter()
+        .filter(|f| !f.serde.skip && f.serde.flatten)
+        .map(field_node)
+        .collect();
+    let aliases = fields
+        .iter()
+        .filter(|f| !f.serde.aliases.is_empty())
+        .map(|f| {
+            let (name, aliases) = (&f.wire_name, &f.serde.aliases);
+            quote!(__structured_gen.aliases(#name, &[#(#aliases),*]);)
+        });
+    let object = quote!({
+        #(#aliases)*
+        _structured::__private::object(#description, ::std::vec![#(#properties),*])
+    });
+    if flattened.is_empty() {
+        object
+    } else {
+        quote!(_structured::__private::flatten(#object, ::std::vec![#(#flattened),*]))
+    }
+}
+
+/// One field's node: its type's schema, its rules, its description.
+fn field_node(f: &Field) -> TokenStream {
     let ty = f.ty;
-    let name = &f.wire_name;
     let range = f.attrs.range.as_ref().map(|r| {
         let value = range_tokens(r);
         quote_spanned!(r.span=> <#ty as _structured::__private::RangeTarget>::apply_range(&mut __structured_node, #value);)
@@ -146,7 +229,7 @@ fn property(f: &Field) -> TokenStream {
     );
     let schema = quote_spanned!(ty.span()=> <#ty as _structured::__private::SchemaType>::json_schema(__structured_gen));
     quote! {
-        (#name, {
+        {
             #[allow(unused_mut)]
             let mut __structured_node = #schema;
             #range
@@ -156,7 +239,7 @@ fn property(f: &Field) -> TokenStream {
             #enum_values
             #doc
             __structured_node
-        })
+        }
     }
 }
 
@@ -212,4 +295,25 @@ fn enum_description(cont: &Container, variants: &[&Variant]) -> Option<String> {
         }
     }
     (!lines.is_empty()).then(|| lines.join("\n"))
+}
+
+/// A unit-only enum written as its names: a string enum.
+pub(super) fn is_string_enum(cont: &Container) -> bool {
+    match &cont.body {
+        Body::Enum(variants) => {
+            cont.tagging == Tagging::External && variants.iter().all(Variant::is_unit)
+        }
+        _ => false,
+    }
+}
+
+fn tagging_tokens(tagging: &Tagging) -> TokenStream {
+    match tagging {
+        Tagging::External => quote!(_structured::__private::Tagging::External),
+        Tagging::Internal { tag } => quote!(_structured::__private::Tagging::Internal(#tag)),
+        Tagging::Adjacent { tag, content } => {
+            quote!(_structured::__private::Tagging::Adjacent(#tag, #content))
+        }
+        Tagging::Untagged => quote!(_structured::__private::Tagging::Untagged),
+    }
 }

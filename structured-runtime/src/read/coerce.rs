@@ -218,6 +218,7 @@ pub fn coerce(value: &mut Value, schema: &ResponseSchema, policy: &CoercePolicy)
     let mut run = Coerce {
         policy,
         out: Vec::new(),
+        aliases: schema.key_aliases(),
     };
     run.node(root, value, &Path::root());
     if policy.required_only {
@@ -229,6 +230,8 @@ pub fn coerce(value: &mut Value, schema: &ResponseSchema, policy: &CoercePolicy)
 struct Coerce<'p> {
     policy: &'p CoercePolicy,
     out: Vec<Recovery>,
+    /// `(alias, name)`: other names serde reads for a property (`#[serde(alias)]`).
+    aliases: &'p [(String, String)],
 }
 
 impl Coerce<'_> {
@@ -364,6 +367,7 @@ impl Coerce<'_> {
 
     fn object(&mut self, node: Node<'_>, map: &mut Map<String, Value>, path: &Path<'_>) {
         if self.policy.keys_ignore_case {
+            self.rename_aliases(node, map, path);
             self.rename_keys(node, map, path);
         }
         if node.closed() && self.policy.drop_unknown_keys {
@@ -413,6 +417,38 @@ impl Coerce<'_> {
             for (key, v) in map.iter_mut() {
                 if node.property(key).is_none() {
                     self.node(extra, v, &path.key(key));
+                }
+            }
+        }
+    }
+
+    /// A key that is an alias of a declared property the object lacks is renamed to it.
+    fn rename_aliases(&mut self, node: Node<'_>, map: &mut Map<String, Value>, path: &Path<'_>) {
+        if self.aliases.is_empty() || map.keys().all(|k| node.property(k).is_some()) {
+            return;
+        }
+        let renames: Vec<(String, String)> = map
+            .keys()
+            .filter(|k| node.property(k).is_none())
+            .filter_map(|k| {
+                let (_, name) = self.aliases.iter().find(|(alias, _)| alias == k)?;
+                let fits = node.property(name).is_some() && !map.contains_key(name);
+                fits.then(|| (k.clone(), name.clone()))
+            })
+            .collect();
+        for (alias, name) in renames {
+            // Renamed in place: the key keeps its position.
+            let old = std::mem::take(map);
+            for (key, value) in old {
+                if key == alias && !map.contains_key(&name) {
+                    self.push(
+                        RecoveryKind::RenamedKey,
+                        path.key(&key).to_pointer(),
+                        &Value::String(key.clone()),
+                    );
+                    map.insert(name.clone(), value);
+                } else {
+                    map.insert(key, value);
                 }
             }
         }
@@ -529,18 +565,37 @@ fn optional_on_the_way(root: Node<'_>, value: &Value, target: &Pointer) -> Optio
     None
 }
 
-/// For `anyOf` (how `Option<Struct>` is written): the branch whose type the value has, or the
-/// only branch that is not `null`.
+/// For `anyOf` (`Option<Struct>`, an enum with data): the variant the value names by its tag,
+/// else the branch whose type the value has, else the only branch that is not `null`.
 fn pick_branch<'s>(branches: impl Iterator<Item = Node<'s>>, value: &Value) -> Option<Node<'s>> {
     if value.is_null() {
         return None;
     }
     let branches: Vec<Node<'s>> = branches.collect();
-    let matching = branches
-        .iter()
-        .find(|b| b.target().types().iter().any(|t| type_is(t, value)));
-    if let Some(b) = matching {
+    // The variant the value names by its tag, else the branch of its type (among objects, the
+    // one declaring most of its keys).
+    if let Some(b) = branches.iter().find(|b| b.tagged_for(value)) {
         return Some(*b);
+    }
+    let declared = |b: &Node<'s>| match value {
+        Value::Object(map) => map
+            .keys()
+            .filter(|k| b.target().property(k).is_some())
+            .count(),
+        _ => 0,
+    };
+    let mut best: Option<(usize, Node<'s>)> = None;
+    for b in branches
+        .iter()
+        .filter(|b| b.target().types().iter().any(|t| type_is(t, value)))
+    {
+        let d = declared(b);
+        if best.is_none_or(|(most, _)| d > most) {
+            best = Some((d, *b));
+        }
+    }
+    if let Some((_, b)) = best {
+        return Some(b);
     }
     let mut non_null = branches
         .iter()

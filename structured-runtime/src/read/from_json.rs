@@ -68,9 +68,9 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
 ) -> Result<T, FromJsonError> {
     match strict_de::from_str_noting_floats::<T>(json) {
         Ok((value, noted)) => {
-            let checked = value
-                .validate()
-                .and_then(|()| schema_check_text(schema, json, noted));
+            // The schema's check first: where it applies, its report covers every property.
+            let checked =
+                schema_check_text(schema, json, noted).and_then(|()| value.validate());
             match checked {
                 Ok(()) => match noted.floats.then(|| inexact_number(json)).flatten() {
                     None => Ok(value),
@@ -97,9 +97,8 @@ pub(crate) fn from_value<T: DeserializeOwned + Validate>(
     schema: &ResponseSchema,
 ) -> Result<T, Violations> {
     match strict_de::from_value::<T>(value) {
-        Ok((out, noted)) => out
-            .validate()
-            .and_then(|()| schema_check(schema, value, noted))
+        Ok((out, noted)) => schema_check(schema, value, noted)
+            .and_then(|()| out.validate())
             .map(|()| out),
         Err(first) => Err(explain(schema, value, first)),
     }

@@ -295,20 +295,24 @@ macro_rules! map_schema {
 map_schema!(HashMap, S);
 map_schema!(BTreeMap);
 
+/// A tuple's node: an array of exactly these items, each at its position (`prefixItems`).
+pub fn tuple(items: Vec<Value>) -> Value {
+    let n = items.len();
+    json!({
+        "type": "array",
+        "prefixItems": items,
+        "items": false,
+        "minItems": n,
+        "maxItems": n,
+    })
+}
+
 /// A tuple is an array of fixed length, each position its own schema (`prefixItems`).
 macro_rules! tuple_schema {
     ($(($($t:ident . $i:tt),+)),*) => {$(
         impl<$($t: SchemaType),+> SchemaType for ($($t,)+) {
             fn json_schema(gen: &mut SchemaGen) -> Value {
-                let items = vec![$($t::json_schema(gen)),+];
-                let n = items.len();
-                json!({
-                    "type": "array",
-                    "prefixItems": items,
-                    "items": false,
-                    "minItems": n,
-                    "maxItems": n,
-                })
+                tuple(vec![$($t::json_schema(gen)),+])
             }
             fn validate_nested(&self, path: &Path<'_>, out: &mut Vec<Violation>) {
                 $(self.$i.validate_nested(&path.index($i), out);)+

@@ -410,6 +410,63 @@ impl<'s> Node<'s> {
         Some(branches.iter().map(move |b| self.child(b)))
     }
 
+    /// The one value a node allows (`const`, or an `enum` of one): a variant's tag.
+    pub fn single_value(self) -> Option<&'s Value> {
+        let node = self.target();
+        match node.enum_values() {
+            Some([only]) => Some(only),
+            _ => node.get("const"),
+        }
+    }
+
+    /// Whether this branch of an `anyOf` is the one `value` names by a tag: an object whose
+    /// required property allowing one value holds that value (`{"kind": "refund", ..}`), an
+    /// object of one required property that `value` has (`{"Refund": {..}}`), or a string enum
+    /// holding the string. The one rule by which both coercion and reports pick a variant.
+    pub fn tagged_for(self, value: &Value) -> bool {
+        let node = self.target();
+        match value {
+            Value::String(_) => {
+                node.types().is_only(JsonType::String)
+                    && node.enum_values().is_some_and(|e| e.contains(value))
+            }
+            Value::Object(map) => {
+                let by_tag = node.required().any(|name| {
+                    let tag = node.property(name).and_then(Node::single_value);
+                    tag.is_some_and(|tag| map.get(name) == Some(tag))
+                });
+                let mut names = node.required();
+                let by_key = match (names.next(), names.next()) {
+                    (Some(only), None) => {
+                        node.closed() && node.single_value_free(only) && map.contains_key(only)
+                    }
+                    _ => false,
+                };
+                by_tag || by_key
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the property `name` is not itself a tag (an externally tagged variant's one
+    /// property holds data).
+    fn single_value_free(self, name: &str) -> bool {
+        self.property(name)
+            .is_some_and(|p| p.single_value().is_none())
+    }
+
+    /// Whether some branch of this `anyOf` can be named by a tag ([`Node::tagged_for`] on a
+    /// value of its own shape): an enum written with tags, as opposed to an untagged one.
+    pub fn has_tags(branches: &[Node<'s>]) -> bool {
+        branches.iter().any(|b| {
+            let b = b.target();
+            b.single_value().is_some()
+                || b.required()
+                    .any(|name| b.property(name).is_some_and(|p| p.single_value().is_some()))
+                || (b.closed() && b.required().count() == 1 && b.properties().count() == 1)
+        })
+    }
+
     /// The `enum` values.
     pub fn enum_values(self) -> Option<&'s [Value]> {
         self.get("enum")?.as_array().map(Vec::as_slice)

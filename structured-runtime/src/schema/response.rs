@@ -67,6 +67,9 @@ pub struct ResponseSchema {
     /// The schema holds a set (`uniqueItems`): reading into a Rust set would merge a repeated
     /// item silently, so values are checked for repeats before that.
     has_sets: bool,
+    /// `(alias, name)`: other names serde reads for a property of a derived type
+    /// (`#[serde(alias)]`); coercion renames them, with a warning.
+    key_aliases: Arc<[(String, String)]>,
 }
 
 /// Fragments by their builder's key.
@@ -215,8 +218,14 @@ impl ResponseSchema {
             lowered: Arc::default(),
             fragments: Arc::default(),
             has_sets: has_unique_items(&schema, 0),
+            key_aliases: Arc::new([]),
             schema,
         }
+    }
+
+    /// Other names serde reads for properties: `(alias, name)`.
+    pub(crate) fn key_aliases(&self) -> &[(String, String)] {
+        &self.key_aliases
     }
 
     /// Whether the schema holds a set (`"uniqueItems": true` anywhere).
@@ -413,6 +422,19 @@ fn has_unique_items(value: &Value, depth: usize) -> bool {
         }),
         Value::Array(items) => items.iter().any(|v| has_unique_items(v, depth + 1)),
         _ => false,
+    }
+}
+
+/// The schema of a derived type `T`, with the other names serde reads for its properties.
+#[doc(hidden)]
+pub fn derived_root<T: crate::schema::SchemaType + ?Sized + 'static>(
+    name: &str,
+    description: Option<&str>,
+) -> ResponseSchema {
+    let (schema, aliases) = crate::schema::types::SchemaGen::root_with_aliases::<T>();
+    ResponseSchema {
+        key_aliases: aliases.into(),
+        ..derived(name, description, schema)
     }
 }
 

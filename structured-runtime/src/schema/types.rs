@@ -35,6 +35,8 @@ pub struct SchemaGen {
     /// Types found to contain themselves: their definition name.
     recursive: Vec<(TypeId, String)>,
     defs: Map<String, Value>,
+    /// `(alias, name)` pairs the types declared.
+    aliases: Vec<(String, String)>,
 }
 
 impl SchemaGen {
@@ -46,6 +48,12 @@ impl SchemaGen {
     /// The schema of `T` as a root: its own node plus a `$defs` section when some nested type is
     /// recursive. A root that refers to itself does so with `{"$ref": "#"}`.
     pub fn root<T: SchemaType + ?Sized + 'static>() -> Value {
+        Self::root_with_aliases::<T>().0
+    }
+
+    /// [`SchemaGen::root`], and the other names serde reads for properties inside it.
+    pub(crate) fn root_with_aliases<T: SchemaType + ?Sized + 'static>(
+    ) -> (Value, Vec<(String, String)>) {
         let mut gen = SchemaGen::new();
         let mut root = T::json_schema(&mut gen);
         if !gen.defs.is_empty() {
@@ -56,7 +64,17 @@ impl SchemaGen {
                 );
             }
         }
-        root
+        (root, gen.aliases)
+    }
+
+    /// Notes other names serde reads for the property `name` (`#[serde(alias)]`).
+    pub fn aliases(&mut self, name: &str, aliases: &[&str]) {
+        for alias in aliases {
+            let pair = ((*alias).to_owned(), name.to_owned());
+            if !self.aliases.contains(&pair) {
+                self.aliases.push(pair);
+            }
+        }
     }
 
     /// Writes a named (derived) type. `build` writes its node; when the type is met again while
@@ -423,22 +441,28 @@ pub trait PatternTarget {
     fn check_pattern(&self, pattern: &'static str, path: &Path<'_>, out: &mut Vec<Violation>);
 }
 
-/// The compiled form of each pattern a derive declared, compiled on first use. A pattern that
-/// does not compile cannot get here: the derive refuses it at compile time.
-fn pattern_matches(pattern: &'static str, text: &str) -> bool {
+/// Whether `text` matches `pattern` as JSON Schema means it (a search: anchors are the
+/// pattern's own). Each pattern is compiled once and kept (the first 1,024 patterns; others are
+/// compiled per call). A pattern that does not compile matches nothing: the derive refuses
+/// such patterns, and a schema given at run time is checked by its validator first.
+pub(crate) fn pattern_matches(pattern: &str, text: &str) -> bool {
     use std::collections::HashMap;
     use std::sync::{Mutex, OnceLock};
-    static COMPILED: OnceLock<Mutex<HashMap<&'static str, Option<regex::Regex>>>> = OnceLock::new();
+    const KEPT: usize = 1024;
+    static COMPILED: OnceLock<Mutex<HashMap<String, Option<regex::Regex>>>> = OnceLock::new();
     let mut compiled = COMPILED
         .get_or_init(Default::default)
         .lock()
         .unwrap_or_else(|e| e.into_inner());
-    let regex = compiled
-        .entry(pattern)
-        .or_insert_with(|| regex::Regex::new(pattern).ok());
-    // JSON Schema's `pattern` is a search, not a full match: anchors are the pattern's own. A
-    // pattern that does not compile (the derive refuses them) matches nothing.
-    regex.as_ref().is_some_and(|r| r.is_match(text))
+    if let Some(regex) = compiled.get(pattern) {
+        return regex.as_ref().is_some_and(|r| r.is_match(text));
+    }
+    let regex = regex::Regex::new(pattern).ok();
+    let matches = regex.as_ref().is_some_and(|r| r.is_match(text));
+    if compiled.len() < KEPT {
+        compiled.insert(pattern.to_owned(), regex);
+    }
+    matches
 }
 
 impl PatternTarget for str {

@@ -296,12 +296,35 @@ impl Explain {
             }
             reports.push((branch.target().types(), sub.out));
         }
+        // The variant the value names by its tag: that variant's violations.
+        if let Some(i) = branches.iter().position(|b| b.tagged_for(value)) {
+            if let Some((_, violations)) = reports.get_mut(i) {
+                self.out.append(violations);
+                return;
+            }
+        }
+        let tagged = Node::has_tags(branches);
         // When exactly one branch takes this kind of value (the usual `T or null`), its own
-        // violations say more than "no branch matched".
-        let mut same_type = reports.into_iter().filter(|(t, _)| t.allows(value));
-        match (same_type.next(), same_type.next()) {
-            (Some((_, violations)), None) => self.out.extend(violations),
-            _ => self.push(
+        // violations say more than "no branch matched"; among several of an untagged enum, the
+        // closest one's (fewest violations) do.
+        let mut same_type: Vec<Vec<Violation>> = reports
+            .into_iter()
+            .filter(|(t, _)| t.allows(value))
+            .map(|(_, v)| v)
+            .collect();
+        let closest = same_type
+            .iter()
+            .enumerate()
+            .min_by_key(|(_, v)| v.len())
+            .map(|(i, _)| i);
+        let pick = match (same_type.len(), closest) {
+            (1, _) => Some(0),
+            (n, Some(i)) if n > 1 && !tagged => Some(i),
+            _ => None,
+        };
+        match pick.and_then(|i| same_type.get_mut(i)) {
+            Some(violations) => self.out.append(violations),
+            None => self.push(
                 path,
                 Rule::AnyOf,
                 format!("a value matching one of {} schemas", branches.len()),
@@ -354,6 +377,16 @@ impl Explain {
         value: &Value,
         path: &Path<'_>,
     ) {
+        if let Some(pattern) = s.get("pattern").and_then(Value::as_str) {
+            if !crate::schema::types::pattern_matches(pattern, text) {
+                self.push(
+                    path,
+                    Rule::Pattern,
+                    format!("a string matching {pattern:?}"),
+                    preview_json(value),
+                );
+            }
+        }
         let min = s.get("minLength").and_then(as_count);
         let max = s.get("maxLength").and_then(as_count);
         if min.is_none() && max.is_none() {

@@ -12,7 +12,7 @@ struct Answer {
     count: u32,
     #[range(-1, 1)]
     unsigned: u16,
-    notes: BTreeMap<String, String>,
+    notes: BTreeMap<u8, String>,
     #[enum_values("a", "a")]
     tags: Vec<String>,
 }

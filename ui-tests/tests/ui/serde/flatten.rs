@@ -2,13 +2,17 @@ use structured_runtime::StructuredOutput;
 
 #[derive(StructuredOutput, serde::Deserialize)]
 struct Meta {
-    source: String,
+    #[range(0, 9)]
+    source: u8,
 }
 
 #[derive(StructuredOutput, serde::Deserialize)]
 struct Answer {
     #[serde(flatten)]
-    meta: Meta,
+    meta: Option<Meta>,
+    #[serde(flatten)]
+    #[range(0, 1)]
+    more: Meta,
 }
 
 fn main() {}

@@ -1,10 +1,10 @@
 use structured_runtime::StructuredOutput;
 
 #[derive(StructuredOutput, serde::Deserialize)]
-#[serde(untagged)]
 enum Level {
     Low,
-    High,
+    #[serde(untagged)]
+    Other(String),
 }
 
 fn main() {}

@@ -3,7 +3,7 @@ use structured_runtime::StructuredOutput;
 
 #[derive(StructuredOutput, serde::Deserialize)]
 struct Answer {
-    scores: HashMap<String, f64>,
+    scores: HashMap<u32, f64>,
 }
 
 fn main() {}

@@ -1,8 +1,10 @@
 use structured_runtime::StructuredOutput;
 
 #[derive(StructuredOutput, serde::Deserialize)]
-struct Answer {
-    bounds: (f64, f64),
+#[serde(transparent)]
+struct Pair {
+    a: String,
+    b: String,
 }
 
 fn main() {}

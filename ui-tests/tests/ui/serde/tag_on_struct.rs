@@ -1,6 +1,9 @@
 use structured_runtime::StructuredOutput;
 
 #[derive(StructuredOutput, serde::Deserialize)]
-struct Score(f64);
+#[serde(tag = "kind")]
+struct Answer {
+    text: String,
+}
 
 fn main() {}

@@ -1,9 +1,9 @@
 use structured_runtime::StructuredOutput;
 
 #[derive(StructuredOutput, serde::Deserialize)]
-enum Action {
-    Observe,
-    Hedge { ratio: f64 },
+#[serde(tag = "kind")]
+enum Shape {
+    Point(i32, i32),
 }
 
 fn main() {}

@@ -1,0 +1,380 @@
+//! The Rust types users already write: enums with data in serde's four representations, maps,
+//! newtypes, tuples, arrays, sets, `char`, `Box<str>`, `Arc`, flatten, alias, transparent. For
+//! each: the exact schema, a `from_json` round trip of what serde writes, and an invalid value
+//! refused with its exact report.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use structured_runtime::{FromJsonError, Rule, StructuredOutput};
+
+/// The currency of an amount.
+#[derive(
+    StructuredOutput,
+    Deserialize,
+    Serialize,
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    PartialOrd,
+    Ord,
+)]
+#[serde(rename_all = "UPPERCASE")]
+enum Currency {
+    Eur,
+    Usd,
+}
+
+#[derive(StructuredOutput, Deserialize, Serialize, Debug, Clone, PartialEq)]
+struct Escalation {
+    #[length(min = 1)]
+    team: String,
+}
+
+/// What to do with a ticket.
+#[derive(StructuredOutput, Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Action {
+    /// Close it.
+    Close,
+    /// Refund the customer.
+    Refund {
+        #[range(min = 0.01)]
+        amount: f64,
+        currency: Currency,
+    },
+    Escalate(Escalation),
+}
+
+#[derive(StructuredOutput, Deserialize, Serialize, Debug, Clone, PartialEq)]
+enum External {
+    Plain,
+    Wrapped(#[range(0, 9)] u8),
+    Pair(String, bool),
+    Named { note: String },
+}
+
+#[derive(StructuredOutput, Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    Nothing,
+    Count(#[range(max = 3)] u32),
+    Point { x: i32, y: i32 },
+}
+
+#[derive(StructuredOutput, Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(untagged)]
+enum Untagged {
+    Text(#[pattern("^[a-z]+$")] String),
+    Pair { left: u8, right: u8 },
+}
+
+/// An account's id.
+#[derive(
+    StructuredOutput, Deserialize, Serialize, Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord,
+)]
+struct AccountId(#[pattern("^acc_[0-9]+$")] String);
+
+#[derive(StructuredOutput, Deserialize, Serialize, Debug, Clone, PartialEq)]
+#[serde(transparent)]
+struct Score {
+    #[range(0.0, 1.0)]
+    value: f64,
+}
+
+#[derive(StructuredOutput, Deserialize, Serialize, Debug, Clone, PartialEq)]
+struct Point3(f32, f32, #[range(min = 0)] f32);
+
+#[derive(StructuredOutput, Deserialize, Serialize, Debug, Clone, PartialEq)]
+struct Audit {
+    #[range(min = 0)]
+    revision: u32,
+}
+
+/// A triaged ticket.
+#[derive(StructuredOutput, Deserialize, Serialize, Debug, Clone, PartialEq)]
+struct Ticket {
+    account: AccountId,
+    action: Action,
+    /// Confidence per label.
+    #[range(0.0, 1.0)]
+    #[length(max = 3)]
+    labels: BTreeMap<String, f64>,
+    totals: HashMap<Currency, u32>,
+    tags: BTreeSet<String>,
+    score: Score,
+    at: Point3,
+    span: (u8, String),
+    rgb: [u8; 3],
+    grade: char,
+    note: Box<str>,
+    owner: Arc<String>,
+    #[serde(flatten)]
+    audit: Audit,
+    #[serde(alias = "summary_text")]
+    summary: String,
+}
+
+fn ticket() -> Ticket {
+    Ticket {
+        account: AccountId("acc_12".into()),
+        action: Action::Refund {
+            amount: 9.5,
+            currency: Currency::Eur,
+        },
+        labels: [("billing".to_owned(), 0.9)].into(),
+        totals: [(Currency::Usd, 3)].into(),
+        tags: ["a".to_owned(), "b".to_owned()].into(),
+        score: Score { value: 0.5 },
+        at: Point3(1.0, 2.0, 3.0),
+        span: (2, "x".into()),
+        rgb: [1, 2, 3],
+        grade: 'A',
+        note: "n".into(),
+        owner: Arc::new("ops".into()),
+        audit: Audit { revision: 4 },
+        summary: "s".into(),
+    }
+}
+
+fn report(e: FromJsonError) -> Vec<(String, Rule)> {
+    e.violations()
+        .unwrap_or_else(|| panic!("not a violation: {e}"))
+        .iter()
+        .map(|v| (v.path.as_str().to_owned(), v.rule))
+        .collect()
+}
+
+fn refused<T: StructuredOutput + std::fmt::Debug>(value: Value) -> Vec<(String, Rule)> {
+    report(T::from_json(&value.to_string()).unwrap_err())
+}
+
+#[test]
+fn data_enum_schemas_in_every_representation() {
+    let s = |v: &Value| v.clone();
+    assert_eq!(
+        s(Action::schema().schema()),
+        json!({
+            "description": "What to do with a ticket.",
+            "anyOf": [
+                {"type": "object", "properties": {"kind": {"type": "string", "enum": ["close"]}},
+                 "required": ["kind"], "additionalProperties": false, "description": "Close it."},
+                {"type": "object", "description": "Refund the customer.",
+                 "properties": {"kind": {"type": "string", "enum": ["refund"]},
+                                "amount": {"type": "number", "minimum": 0.01},
+                                "currency": {"type": "string", "description": "The currency of an amount.", "enum": ["EUR", "USD"]}},
+                 "required": ["kind", "amount", "currency"], "additionalProperties": false},
+                {"type": "object",
+                 "properties": {"kind": {"type": "string", "enum": ["escalate"]},
+                                "team": {"type": "string", "minLength": 1}},
+                 "required": ["kind", "team"], "additionalProperties": false}
+            ]
+        })
+    );
+    assert_eq!(
+        s(External::schema().schema()),
+        json!({"anyOf": [
+            {"type": "string", "enum": ["Plain"]},
+            {"type": "object", "properties": {"Wrapped": {"type": "integer", "minimum": 0, "maximum": 9}},
+             "required": ["Wrapped"], "additionalProperties": false},
+            {"type": "object", "properties": {"Pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "boolean"}],
+                                                       "items": false, "minItems": 2, "maxItems": 2}},
+             "required": ["Pair"], "additionalProperties": false},
+            {"type": "object", "properties": {"Named": {"type": "object", "properties": {"note": {"type": "string"}},
+                                                        "required": ["note"], "additionalProperties": false}},
+             "required": ["Named"], "additionalProperties": false}
+        ]})
+    );
+    assert_eq!(
+        s(Adjacent::schema().schema()),
+        json!({"anyOf": [
+            {"type": "object", "properties": {"t": {"type": "string", "enum": ["Nothing"]}},
+             "required": ["t"], "additionalProperties": false},
+            {"type": "object", "properties": {"t": {"type": "string", "enum": ["Count"]},
+                                              "c": {"type": "integer", "minimum": 0, "maximum": 3}},
+             "required": ["t", "c"], "additionalProperties": false},
+            {"type": "object", "properties": {"t": {"type": "string", "enum": ["Point"]},
+                                              "c": {"type": "object", "properties": {
+                                                  "x": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647},
+                                                  "y": {"type": "integer", "minimum": -2147483648, "maximum": 2147483647}},
+                                                  "required": ["x", "y"], "additionalProperties": false}},
+             "required": ["t", "c"], "additionalProperties": false}
+        ]})
+    );
+    assert_eq!(
+        s(Untagged::schema().schema()),
+        json!({"anyOf": [
+            {"type": "string", "pattern": "^[a-z]+$"},
+            {"type": "object", "properties": {"left": {"type": "integer", "minimum": 0, "maximum": 255},
+                                              "right": {"type": "integer", "minimum": 0, "maximum": 255}},
+             "required": ["left", "right"], "additionalProperties": false}
+        ]})
+    );
+}
+
+#[test]
+fn every_representation_round_trips_what_serde_writes() {
+    fn round<T: StructuredOutput + Serialize + PartialEq + std::fmt::Debug>(value: T) {
+        let text = serde_json::to_string(&value).unwrap();
+        assert_eq!(T::from_json(&text).unwrap(), value, "{text}");
+    }
+    round(Action::Close);
+    round(Action::Refund {
+        amount: 2.5,
+        currency: Currency::Usd,
+    });
+    round(Action::Escalate(Escalation { team: "ops".into() }));
+    round(External::Plain);
+    round(External::Wrapped(3));
+    round(External::Pair("p".into(), true));
+    round(External::Named { note: "n".into() });
+    round(Adjacent::Nothing);
+    round(Adjacent::Count(2));
+    round(Adjacent::Point { x: -1, y: 2 });
+    round(Untagged::Text("abc".into()));
+    round(Untagged::Pair { left: 1, right: 2 });
+    round(ticket());
+}
+
+#[test]
+fn the_tag_selects_the_variant_whose_violations_are_reported() {
+    // The tag says `refund`: the refund's own rules are reported, not "no branch matched".
+    assert_eq!(
+        refused::<Action>(json!({"kind": "refund", "amount": 0, "currency": "GBP"})),
+        [
+            ("/amount".to_owned(), Rule::Range),
+            ("/currency".to_owned(), Rule::Enum)
+        ]
+    );
+    assert_eq!(
+        refused::<Action>(json!({"kind": "refund", "amount": 1.0})),
+        [("/currency".to_owned(), Rule::Required)]
+    );
+    // An extra key inside a tagged variant: serde would ignore it; the report names it.
+    assert_eq!(
+        refused::<Action>(json!({"kind": "close", "why": "done"})),
+        [("/why".to_owned(), Rule::AdditionalProperty)]
+    );
+    assert_eq!(
+        refused::<External>(json!({"Wrapped": 12})),
+        [("/Wrapped".to_owned(), Rule::Range)]
+    );
+    assert_eq!(
+        refused::<Adjacent>(json!({"t": "Count", "c": 7})),
+        [("/c".to_owned(), Rule::Range)]
+    );
+    assert_eq!(
+        refused::<Adjacent>(json!({"t": "Point", "c": {"x": 1}})),
+        [("/c/y".to_owned(), Rule::Required)]
+    );
+    // Untagged: the closest variant's violations.
+    assert_eq!(
+        refused::<Untagged>(json!({"left": 1, "right": 300})),
+        [("/right".to_owned(), Rule::Range)]
+    );
+    assert_eq!(
+        refused::<Untagged>(json!("ABC")),
+        [("".to_owned(), Rule::Pattern)]
+    );
+    // A unit variant written as serde's object form is not what the schema says.
+    assert_eq!(
+        refused::<External>(json!({"Plain": null})),
+        [("".to_owned(), Rule::AnyOf)]
+    );
+}
+
+#[test]
+fn containers_and_newtypes_are_checked_where_their_values_sit() {
+    let mut t = serde_json::to_value(ticket()).unwrap();
+    t["account"] = json!("acct-1");
+    t["labels"] = json!({"a": 0.5, "b": 1.5});
+    t["totals"] = json!({"GBP": 1});
+    t["tags"] = json!(["x", "x"]);
+    t["score"] = json!(2.0);
+    t["at"] = json!([0.0, 0.0, -1.0]);
+    t["span"] = json!([1]);
+    t["rgb"] = json!([1, 2]);
+    t["grade"] = json!("AB");
+    assert_eq!(
+        refused::<Ticket>(t),
+        [
+            ("/account".to_owned(), Rule::Pattern),
+            ("/labels/b".to_owned(), Rule::Range),
+            ("/totals/GBP".to_owned(), Rule::PropertyNames),
+            ("/tags/1".to_owned(), Rule::UniqueItems),
+            ("/score".to_owned(), Rule::Range),
+            ("/at/2".to_owned(), Rule::Range),
+            ("/span".to_owned(), Rule::Items),
+            ("/rgb".to_owned(), Rule::Items),
+            ("/grade".to_owned(), Rule::Length),
+        ]
+    );
+}
+
+#[test]
+fn a_repeated_set_item_is_refused_not_merged() {
+    let mut t = serde_json::to_value(ticket()).unwrap();
+    t["tags"] = json!(["a", "b", "a"]);
+    assert_eq!(
+        refused::<Ticket>(t),
+        [("/tags/2".to_owned(), Rule::UniqueItems)]
+    );
+}
+
+#[test]
+fn rules_of_the_types_inside_hold_after_deserialization() {
+    // Values serde reads, with rules only Validate knows.
+    let mut t = serde_json::to_value(ticket()).unwrap();
+    t["labels"] = json!({"a": 0.1, "b": 0.2, "c": 0.3, "d": 0.4});
+    t["action"] = json!({"kind": "escalate", "team": ""});
+    assert_eq!(
+        refused::<Ticket>(t),
+        [
+            ("/action/team".to_owned(), Rule::Length),
+            ("/labels".to_owned(), Rule::Properties),
+        ]
+    );
+}
+
+#[test]
+fn flatten_merges_properties_and_alias_is_not_clean() {
+    let schema = Ticket::schema().schema();
+    let props: Vec<&String> = schema["properties"].as_object().unwrap().keys().collect();
+    assert!(props.contains(&&"revision".to_owned()), "{props:?}");
+    assert!(!props.contains(&&"audit".to_owned()));
+    assert_eq!(
+        schema["properties"]["revision"],
+        json!({"type": "integer", "minimum": 0, "maximum": 4294967295u64})
+    );
+    // A key neither the struct nor the flattened one declares: serde would drop it.
+    let mut extra = serde_json::to_value(ticket()).unwrap();
+    extra["zzz"] = json!(1);
+    assert_eq!(
+        refused::<Ticket>(extra),
+        [("/zzz".to_owned(), Rule::AdditionalProperty)]
+    );
+    // The alias is read by serde, but it is not the name the schema declares: not clean.
+    let mut t = serde_json::to_value(ticket()).unwrap();
+    let summary = t.as_object_mut().unwrap().remove("summary").unwrap();
+    t["summary_text"] = summary;
+    assert_eq!(
+        refused::<Ticket>(t.clone()),
+        [
+            ("/summary".to_owned(), Rule::Required),
+            ("/summary_text".to_owned(), Rule::AdditionalProperty)
+        ]
+    );
+    // The pipeline reads it, renamed with a warning.
+    let parsed = structured_runtime::parse_response::<Ticket>(
+        &t.to_string(),
+        structured_runtime::StructuredOutputMode::PromptGuided,
+    )
+    .unwrap();
+    assert_eq!(parsed.value, ticket());
+    assert_ne!(parsed.provenance, structured_runtime::Provenance::Clean);
+}
