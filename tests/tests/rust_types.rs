@@ -183,7 +183,7 @@ fn data_enum_schemas_in_every_representation() {
             {"type": "object", "properties": {"Wrapped": {"type": "integer", "minimum": 0, "maximum": 9}},
              "required": ["Wrapped"], "additionalProperties": false},
             {"type": "object", "properties": {"Pair": {"type": "array", "prefixItems": [{"type": "string"}, {"type": "boolean"}],
-                                                       "items": false, "minItems": 2, "maxItems": 2}},
+                                                       "minItems": 2, "maxItems": 2}},
              "required": ["Pair"], "additionalProperties": false},
             {"type": "object", "properties": {"Named": {"type": "object", "properties": {"note": {"type": "string"}},
                                                         "required": ["note"], "additionalProperties": false}},
@@ -377,4 +377,66 @@ fn flatten_merges_properties_and_alias_is_not_clean() {
     .unwrap();
     assert_eq!(parsed.value, ticket());
     assert_ne!(parsed.provenance, structured_runtime::Provenance::Clean);
+}
+
+#[test]
+fn lowering_per_target_is_ok_or_names_the_path_and_the_target() {
+    use structured_runtime::provider::dialect::{lower, lower_reporting, SchemaTarget};
+    let schemas = [
+        Ticket::schema().schema(),
+        Action::schema().schema(),
+        External::schema().schema(),
+        Adjacent::schema().schema(),
+        Untagged::schema().schema(),
+    ];
+    for target in [
+        SchemaTarget::Anthropic,
+        SchemaTarget::GeminiResponseSchema,
+        SchemaTarget::GeminiJsonSchema,
+        SchemaTarget::LlamaCpp,
+        SchemaTarget::JsonSchema,
+    ] {
+        for schema in schemas {
+            if let Err(report) = lower(schema, target) {
+                panic!("{target:?}: {report}");
+            }
+        }
+    }
+    // OpenAI strict: a tuple goes as a list of its item shapes with the order in the
+    // description, the set and count keywords move into descriptions; a map (which must be
+    // closed there) and an enum at the root (which must be an object) are refused, each named.
+    let errors = |schema| -> Vec<String> {
+        match lower_reporting(schema, SchemaTarget::OpenAiStrict) {
+            Ok(_) => Vec::new(),
+            Err(report) => report
+                .errors
+                .iter()
+                .map(|e| format!("{}: {}", e.path, e.reason))
+                .collect(),
+        }
+    };
+    assert_eq!(
+        errors(Ticket::schema().schema()),
+        [
+            "/properties/labels: object must set `\"additionalProperties\": false`",
+            "/properties/totals: object must set `\"additionalProperties\": false`"
+        ]
+    );
+    assert_eq!(
+        errors(Action::schema().schema()),
+        ["(root): the root may not be an `anyOf`"]
+    );
+    #[derive(StructuredOutput, Deserialize)]
+    #[allow(dead_code)]
+    struct Located {
+        at: Point3,
+        tags: BTreeSet<String>,
+    }
+    let lowered = lower_reporting(Located::schema().schema(), SchemaTarget::OpenAiStrict);
+    let lowered = lowered.unwrap();
+    assert_eq!(
+        lowered.schema["properties"]["at"]["items"],
+        json!({"anyOf": [{"type": "number"}, {"type": "number", "minimum": 0}]})
+    );
+    assert!(lowered.moved.iter().any(|m| m.keywords == ["prefixItems"]));
 }

@@ -69,8 +69,7 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
     match strict_de::from_str_noting_floats::<T>(json) {
         Ok((value, noted)) => {
             // The schema's check first: where it applies, its report covers every property.
-            let checked =
-                schema_check_text(schema, json, noted).and_then(|()| value.validate());
+            let checked = schema_check_text(schema, json, noted).and_then(|()| value.validate());
             match checked {
                 Ok(()) => match noted.floats.then(|| inexact_number(json)).flatten() {
                     None => Ok(value),

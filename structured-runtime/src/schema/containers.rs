@@ -295,13 +295,13 @@ macro_rules! map_schema {
 map_schema!(HashMap, S);
 map_schema!(BTreeMap);
 
-/// A tuple's node: an array of exactly these items, each at its position (`prefixItems`).
+/// A tuple's node: an array of exactly these items, each at its position (`prefixItems`; the
+/// item counts say there is nothing after them).
 pub fn tuple(items: Vec<Value>) -> Value {
     let n = items.len();
     json!({
         "type": "array",
         "prefixItems": items,
-        "items": false,
         "minItems": n,
         "maxItems": n,
     })
@@ -341,7 +341,7 @@ mod tests {
         assert_eq!(
             <(String, u8)>::json_schema(&mut g),
             json!({"type": "array", "prefixItems": [{"type": "string"}, {"type": "integer", "minimum": 0, "maximum": 255}],
-                   "items": false, "minItems": 2, "maxItems": 2})
+                   "minItems": 2, "maxItems": 2})
         );
         assert_eq!(
             <[bool; 3]>::json_schema(&mut g),

@@ -10,10 +10,19 @@ use crate::schema::Pointer;
 
 pub(super) fn lower(run: &mut Run, schema: &Value) -> Value {
     let mut out = to_strict_json_schema(schema);
+    tuples_as_lists(run, &mut out, &Pointer::root(), 0);
     soften(
         run,
         &mut out,
-        &["default", "minLength", "maxLength"],
+        &[
+            "default",
+            "minLength",
+            "maxLength",
+            "minProperties",
+            "maxProperties",
+            "uniqueItems",
+            "propertyNames",
+        ],
         &Pointer::root(),
         0,
     );
@@ -142,6 +151,38 @@ fn soften_formats(run: &mut Run, node: &mut Value, path: &Pointer, depth: usize)
     }
     for_each_child_with_path_mut(map, path, &mut |child, at| {
         soften_formats(run, child, at, depth + 1)
+    });
+}
+
+/// A tuple (`prefixItems`, which strict mode does not take) sent as a list of its item schemas
+/// (`items: {anyOf: [..]}`, or the one schema when all are alike), its item count kept, and the
+/// positions moved into the description: the model is told the order, the provider holds it to
+/// the item shapes, and the order is checked locally.
+fn tuples_as_lists(run: &mut Run, node: &mut Value, path: &Pointer, depth: usize) {
+    let Value::Object(map) = node else { return };
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if let Some(Value::Array(prefix)) = map.get("prefixItems").cloned() {
+        let mut distinct: Vec<Value> = Vec::new();
+        for item in &prefix {
+            if !distinct.contains(item) {
+                distinct.push(item.clone());
+            }
+        }
+        let items = match <[Value; 1]>::try_from(distinct) {
+            Ok([only]) => only,
+            Err(many) => serde_json::json!({ "anyOf": many }),
+        };
+        let mut moved = Map::new();
+        if let Some(p) = map.remove("prefixItems") {
+            moved.insert("prefixItems".into(), p);
+        }
+        map.insert("items".into(), items);
+        run.describe(path, map, &moved);
+    }
+    for_each_child_with_path_mut(map, path, &mut |child, at| {
+        tuples_as_lists(run, child, at, depth + 1)
     });
 }
 
