@@ -440,3 +440,21 @@ fn lowering_per_target_is_ok_or_names_the_path_and_the_target() {
     );
     assert!(lowered.moved.iter().any(|m| m.keywords == ["prefixItems"]));
 }
+
+/// The report the README's worked example quotes.
+#[test]
+fn the_readme_example_report() {
+    let mut t = serde_json::to_value(ticket()).unwrap();
+    t["action"] = json!({"kind": "refund", "amount": 0, "currency": "GBP"});
+    t["labels"] = json!({"a": 1.5});
+    t["tags"] = json!(["x", "x"]);
+    assert_eq!(
+        refused::<Ticket>(t),
+        [
+            ("/action/amount".to_owned(), Rule::Range),
+            ("/action/currency".to_owned(), Rule::Enum),
+            ("/labels/a".to_owned(), Rule::Range),
+            ("/tags/1".to_owned(), Rule::UniqueItems),
+        ]
+    );
+}
