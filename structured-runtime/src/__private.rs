@@ -180,10 +180,7 @@ pub fn variant(
         (Tagging::Untagged, None) => serde_json::json!({ "type": "null" }),
         (Tagging::Untagged, Some(data)) => data,
     };
-    match description {
-        Some(d) => describe(node, d),
-        None => node,
-    }
+    describe_opt(node, description)
 }
 
 /// An internally tagged variant's object: the tag first, then the data's own properties. Data
@@ -202,9 +199,8 @@ fn with_tag(tag: &'static str, name: &str, data: Value) -> Value {
     if let Some(Value::Object(own)) = data.remove("properties") {
         properties.extend(own);
     }
-    let required: Vec<Value> = properties.keys().map(|k| Value::from(k.as_str())).collect();
     node.insert("properties".into(), Value::Object(properties));
-    node.insert("required".into(), Value::Array(required));
+    require_all(&mut node);
     let additional = data
         .remove("additionalProperties")
         .unwrap_or(Value::Bool(false));
@@ -250,10 +246,15 @@ pub fn flatten(object: Value, flattened: Vec<Value>) -> Value {
             node.insert("additionalProperties".into(), extra);
         }
     }
+    require_all(&mut node);
+    Value::Object(node)
+}
+
+/// Every property of an object node required, in order: strict mode has no optional one.
+fn require_all(node: &mut Map<String, Value>) {
     let required: Vec<Value> = match node.get("properties") {
         Some(Value::Object(props)) => props.keys().map(|k| Value::from(k.as_str())).collect(),
         _ => Vec::new(),
     };
     node.insert("required".into(), Value::Array(required));
-    Value::Object(node)
 }

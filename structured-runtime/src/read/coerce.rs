@@ -367,7 +367,6 @@ impl Coerce<'_> {
 
     fn object(&mut self, node: Node<'_>, map: &mut Map<String, Value>, path: &Path<'_>) {
         if self.policy.keys_ignore_case {
-            self.rename_aliases(node, map, path);
             self.rename_keys(node, map, path);
         }
         if node.closed() && self.policy.drop_unknown_keys {
@@ -422,39 +421,8 @@ impl Coerce<'_> {
         }
     }
 
-    /// A key that is an alias of a declared property the object lacks is renamed to it.
-    fn rename_aliases(&mut self, node: Node<'_>, map: &mut Map<String, Value>, path: &Path<'_>) {
-        if self.aliases.is_empty() || map.keys().all(|k| node.property(k).is_some()) {
-            return;
-        }
-        let renames: Vec<(String, String)> = map
-            .keys()
-            .filter(|k| node.property(k).is_none())
-            .filter_map(|k| {
-                let (_, name) = self.aliases.iter().find(|(alias, _)| alias == k)?;
-                let fits = node.property(name).is_some() && !map.contains_key(name);
-                fits.then(|| (k.clone(), name.clone()))
-            })
-            .collect();
-        for (alias, name) in renames {
-            // Renamed in place: the key keeps its position.
-            let old = std::mem::take(map);
-            for (key, value) in old {
-                if key == alias && !map.contains_key(&name) {
-                    self.push(
-                        RecoveryKind::RenamedKey,
-                        path.key(&key).to_pointer(),
-                        &Value::String(key.clone()),
-                    );
-                    map.insert(name.clone(), value);
-                } else {
-                    map.insert(key, value);
-                }
-            }
-        }
-    }
-
-    /// Keys that match a declared property only ignoring case are renamed to it.
+    /// Keys that name a declared property by one of its aliases (`#[serde(alias)]`), or only
+    /// ignoring case, are renamed to it.
     fn rename_keys(&mut self, node: Node<'_>, map: &mut Map<String, Value>, path: &Path<'_>) {
         if map.keys().all(|k| node.property(k).is_some()) {
             return;
@@ -477,9 +445,18 @@ impl Coerce<'_> {
             .collect();
         let old = std::mem::take(map);
         for (key, value) in old {
-            let target = match folded.get(&key.to_ascii_lowercase()) {
-                Some(Some(p)) if node.property(&key).is_none() && !map.contains_key(*p) => {
-                    Some((*p).to_owned())
+            let alias = self
+                .aliases
+                .iter()
+                .find(|(alias, name)| *alias == key && node.property(name).is_some())
+                .map(|(_, name)| name.as_str());
+            let declared = alias.or_else(|| match folded.get(&key.to_ascii_lowercase()) {
+                Some(Some(p)) => Some(*p),
+                _ => None,
+            });
+            let target = match declared {
+                Some(p) if node.property(&key).is_none() && !map.contains_key(p) => {
+                    Some(p.to_owned())
                 }
                 _ => None,
             };

@@ -112,7 +112,7 @@ pub(crate) fn schema_check(
     value: &Value,
     noted: strict_de::Noted,
 ) -> Result<(), Violations> {
-    if !(noted.loose || schema.has_sets()) {
+    if !needs_check(schema, noted) {
         return Ok(());
     }
     let violations = validation::explain(Node::root(schema.schema()), value);
@@ -122,13 +122,17 @@ pub(crate) fn schema_check(
     }
 }
 
+fn needs_check(schema: &ResponseSchema, noted: strict_de::Noted) -> bool {
+    noted.loose || schema.has_sets()
+}
+
 /// [`schema_check`] on JSON text that serde has already read once.
 pub(crate) fn schema_check_text(
     schema: &ResponseSchema,
     json: &str,
     noted: strict_de::Noted,
 ) -> Result<(), Violations> {
-    if !(noted.loose || schema.has_sets()) {
+    if !needs_check(schema, noted) {
         return Ok(());
     }
     match serde_json::from_str::<Value>(json) {

@@ -103,7 +103,7 @@ pub(crate) fn value_from_str(json: &str) -> Result<(serde_json::Value, bool), St
             Ok(v)
         });
     match result {
-        Ok(value) => Ok((value, track.1.get())),
+        Ok(value) => Ok((value, track.floats.get())),
         Err(error) => Err(StrictDeError {
             path: track.pointer(),
             error,
@@ -186,18 +186,19 @@ enum Seg {
 /// Path segments pushed innermost first while an error travels up, and whether a float was
 /// read that may not be the number as written.
 #[derive(Default)]
-struct Track(
-    RefCell<Vec<Seg>>,
-    std::cell::Cell<bool>,
+struct Track {
+    path: RefCell<Vec<Seg>>,
+    /// [`Noted::floats`].
+    floats: std::cell::Cell<bool>,
     /// [`Noted::loose`].
-    std::cell::Cell<bool>,
-);
+    loose: std::cell::Cell<bool>,
+}
 
 impl Track {
     fn noted(&self) -> Noted {
         Noted {
-            floats: self.1.get(),
-            loose: self.2.get(),
+            floats: self.floats.get(),
+            loose: self.loose.get(),
         }
     }
 
@@ -206,17 +207,17 @@ impl Track {
     /// the nearest one to the decimal written, as every JSON reader reads it.
     fn saw_float(&self, x: f64) {
         if x == 0.0 || x.abs() >= 9_007_199_254_740_992.0 {
-            self.1.set(true);
+            self.floats.set(true);
         }
     }
 
     fn push(&self, seg: Seg) {
-        self.0.borrow_mut().push(seg);
+        self.path.borrow_mut().push(seg);
     }
 
     fn pointer(&self) -> Pointer {
         let mut out = Pointer::root();
-        for seg in self.0.borrow().iter().rev() {
+        for seg in self.path.borrow().iter().rev() {
             match seg {
                 Seg::Key(k) => out.push(k),
                 Seg::Index(i) => out.push_index(*i),
@@ -276,7 +277,7 @@ impl<'de, 't, D: Deserializer<'de>> Deserializer<'de> for Strict<'t, D> {
     fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, Self::Error> {
         // serde reads this way what it buffers before choosing a shape (tagged and untagged
         // enums, flattened fields): what is inside is not seen by this adapter.
-        self.track.2.set(true);
+        self.track.loose.set(true);
         let (de, visitor) = self.split(visitor);
         de.deserialize_any(visitor)
     }
@@ -324,7 +325,7 @@ impl<'de, 't, D: Deserializer<'de>> Deserializer<'de> for Strict<'t, D> {
     ) -> Result<V::Value, Self::Error> {
         // A unit variant is read from its name; a variant with data from `{"name": data}`,
         // which this adapter does not follow inside (so the value is checked after).
-        self.de.deserialize_any(UnitEnum {
+        self.de.deserialize_any(ExternalEnum {
             v: visitor,
             track: self.track,
         })
@@ -456,12 +457,12 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for IntWrap<V> {
 }
 
 /// An externally tagged enum: a unit variant read from its name, another from a one-key object.
-struct UnitEnum<'t, V> {
+struct ExternalEnum<'t, V> {
     v: V,
     track: &'t Track,
 }
 
-impl<'de, V: Visitor<'de>> Visitor<'de> for UnitEnum<'_, V> {
+impl<'de, V: Visitor<'de>> Visitor<'de> for ExternalEnum<'_, V> {
     type Value = V::Value;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -482,7 +483,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for UnitEnum<'_, V> {
     }
 
     fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
-        self.track.2.set(true);
+        self.track.loose.set(true);
         self.v
             .visit_enum(de::value::MapAccessDeserializer::new(map))
     }
@@ -586,7 +587,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for StructVisitor<'_, V> {
         // list longer than the properties (serde lists aliases, and an adjacently tagged unit
         // variant has no content): the value is then checked against the schema.
         if cursor.keys != self.fields.len() {
-            track.2.set(true);
+            track.loose.set(true);
         }
         Ok(value)
     }

@@ -199,6 +199,15 @@ impl<T: SchemaType> SchemaType for Vec<T> {
     }
 }
 
+impl<T> LengthTarget for Vec<T> {
+    fn apply_length(node: &mut Value, length: Length) {
+        length.apply(node, "minItems", "maxItems")
+    }
+    fn check_length(&self, length: Length, path: &Path<'_>, out: &mut Vec<Violation>) {
+        length.check(self.len(), "items", Rule::Items, path, out)
+    }
+}
+
 /// `[T; N]`: exactly `N` items.
 impl<T: SchemaType, const N: usize> SchemaType for [T; N] {
     fn json_schema(gen: &mut SchemaGen) -> Value {

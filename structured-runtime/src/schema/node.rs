@@ -437,8 +437,13 @@ impl<'s> Node<'s> {
                 });
                 let mut names = node.required();
                 let by_key = match (names.next(), names.next()) {
+                    // The one property holds data, not a tag.
                     (Some(only), None) => {
-                        node.closed() && node.single_value_free(only) && map.contains_key(only)
+                        node.closed()
+                            && node
+                                .property(only)
+                                .is_some_and(|p| p.single_value().is_none())
+                            && map.contains_key(only)
                     }
                     _ => false,
                 };
@@ -446,13 +451,6 @@ impl<'s> Node<'s> {
             }
             _ => false,
         }
-    }
-
-    /// Whether the property `name` is not itself a tag (an externally tagged variant's one
-    /// property holds data).
-    fn single_value_free(self, name: &str) -> bool {
-        self.property(name)
-            .is_some_and(|p| p.single_value().is_none())
     }
 
     /// Whether some branch of this `anyOf` can be named by a tag ([`Node::tagged_for`] on a

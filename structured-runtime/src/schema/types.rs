@@ -366,15 +366,6 @@ impl LengthTarget for str {
     }
 }
 
-impl<T> LengthTarget for Vec<T> {
-    fn apply_length(node: &mut Value, length: Length) {
-        length.apply(node, "minItems", "maxItems")
-    }
-    fn check_length(&self, length: Length, path: &Path<'_>, out: &mut Vec<Violation>) {
-        length.check(self.len(), "items", Rule::Items, path, out)
-    }
-}
-
 impl<T: LengthTarget> LengthTarget for Option<T> {
     fn apply_length(node: &mut Value, length: Length) {
         T::apply_length(node, length)
