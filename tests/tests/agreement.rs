@@ -11,6 +11,8 @@ mod common;
 use common::generate::value_for;
 use proptest::prelude::*;
 use proptest::test_runner::{Config, TestRunner};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+
 use serde::Deserialize;
 use structured_examples::*;
 use structured_runtime::{parse_value, ParseOptions, Provenance, StructuredOutput};
@@ -18,7 +20,13 @@ use structured_runtime::{parse_value, ParseOptions, Provenance, StructuredOutput
 /// Runs the agreement check for `T` over `cases` random values; returns (valid, invalid) counts.
 fn agree<T: StructuredOutput>(cases: u32) -> (u32, u32) {
     let schema = T::schema().schema().clone();
-    let validator = jsonschema::validator_for(&schema).expect("derived schema compiles");
+    // The validator as the library configures it: `format` asserted.
+    let validator = jsonschema::options()
+        .offline()
+        .should_validate_formats(true)
+        .should_ignore_unknown_formats(false)
+        .build(&schema)
+        .expect("derived schema compiles");
     let strategy = value_for(&schema, &schema, 0);
     let mut runner = TestRunner::new(Config {
         cases,
@@ -83,6 +91,109 @@ enum Mood {
     Tense,
 }
 
+/// A currency: a unit enum that keys a map.
+#[derive(StructuredOutput, Deserialize, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[serde(rename_all = "UPPERCASE")]
+enum Currency {
+    Eur,
+    Usd,
+}
+
+/// Internally tagged, with unit, struct and newtype variants.
+#[derive(StructuredOutput, Deserialize, Debug)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Action {
+    Close,
+    Refund {
+        #[range(min = 0.01, max = 500.0)]
+        amount: f64,
+        currency: Currency,
+    },
+    Escalate(Escalation),
+}
+
+#[derive(StructuredOutput, Deserialize, Debug)]
+struct Escalation {
+    #[length(min = 1, max = 8)]
+    team: String,
+}
+
+/// Externally tagged (serde's default), every variant kind.
+#[derive(StructuredOutput, Deserialize, Debug)]
+enum External {
+    Plain,
+    Wrapped(#[range(0, 9)] u8),
+    Pair(String, bool),
+    Named { note: String },
+}
+
+/// Adjacently tagged.
+#[derive(StructuredOutput, Deserialize, Debug)]
+#[serde(tag = "t", content = "c")]
+enum Adjacent {
+    Nothing,
+    Count(#[range(max = 3)] u32),
+    Point { x: i32, y: i32 },
+}
+
+/// Untagged: the first variant that fits.
+#[derive(StructuredOutput, Deserialize, Debug)]
+#[serde(untagged)]
+enum Untagged {
+    Text(#[pattern("^[a-z]{2,5}$")] String),
+    Pair { left: u8, right: u8 },
+}
+
+#[derive(StructuredOutput, Deserialize, Debug)]
+struct AccountId(#[pattern("^acc_[0-9]{1,4}$")] String);
+
+#[derive(StructuredOutput, Deserialize, Debug)]
+#[serde(transparent)]
+struct Score {
+    #[range(0.0, 1.0)]
+    value: f64,
+}
+
+#[derive(StructuredOutput, Deserialize, Debug)]
+struct Audit {
+    #[range(min = 0, max = 99)]
+    revision: u32,
+}
+
+/// Enums with data in the four representations, and newtypes.
+#[derive(StructuredOutput, Deserialize, Debug)]
+struct Tagged {
+    account: AccountId,
+    action: Action,
+    external: External,
+    adjacent: Adjacent,
+    untagged: Untagged,
+    score: Score,
+}
+
+/// Containers and string rules (custom validators aside: they are not in the schema).
+#[derive(StructuredOutput, Deserialize, Debug)]
+struct Containers {
+    #[range(0.0, 1.0)]
+    #[length(max = 2)]
+    labels: BTreeMap<String, f64>,
+    totals: HashMap<Currency, u32>,
+    tags: BTreeSet<String>,
+    #[length(min = 1, max = 3)]
+    ids: HashSet<u8>,
+    span: (u8, String, bool),
+    rgb: [u8; 3],
+    grade: char,
+    #[length(min = 2, max = 4)]
+    code: Box<str>,
+    #[format("email")]
+    contact: String,
+    #[format("date")]
+    due: Option<String>,
+    #[serde(flatten)]
+    audit: Audit,
+}
+
 macro_rules! agreement_tests {
     ($($name:ident: $t:ty,)*) => {$(
         #[test]
@@ -112,4 +223,8 @@ agreement_tests! {
     integration_item: IntegrationItem,
     threat_assessment: ThreatAssessment,
     shapes: Shapes,
+    tagged: Tagged,
+    containers: Containers,
+    action: Action,
+    external: External,
 }

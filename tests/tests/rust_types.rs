@@ -241,6 +241,29 @@ fn every_representation_round_trips_what_serde_writes() {
     round(ticket());
 }
 
+/// JSON Schema calls `3.0` an integer; so does `from_json`, also inside what serde buffers
+/// (found by the agreement proptest: serde alone refuses a float there).
+#[test]
+fn an_integral_float_is_an_integer_inside_tagged_enums_too() {
+    assert_eq!(
+        External::from_json(r#"{"Wrapped": 3.0}"#).unwrap(),
+        External::Wrapped(3)
+    );
+    assert_eq!(
+        Adjacent::from_json(r#"{"t": "Point", "c": {"x": -1.0, "y": 2}}"#).unwrap(),
+        Adjacent::Point { x: -1, y: 2 }
+    );
+    assert_eq!(
+        Untagged::from_json(r#"{"left": 1, "right": 2.0}"#).unwrap(),
+        Untagged::Pair { left: 1, right: 2 }
+    );
+    // A fraction is still refused, with the rule that says so.
+    assert_eq!(
+        refused::<External>(json!({"Wrapped": 3.5})),
+        [("/Wrapped".to_owned(), Rule::Type)]
+    );
+}
+
 #[test]
 fn the_tag_selects_the_variant_whose_violations_are_reported() {
     // The tag says `refund`: the refund's own rules are reported, not "no branch matched".

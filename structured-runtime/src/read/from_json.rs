@@ -83,10 +83,60 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
             }
         }
         Err(first) => match serde_json::from_str::<Value>(json) {
-            Ok(value) => Err(FromJsonError::Invalid(explain(schema, &value, first))),
+            Ok(value) => match buffered_integers::<T>(schema, &value) {
+                Some(read) => read.map_err(FromJsonError::Invalid),
+                None => Err(FromJsonError::Invalid(explain(schema, &value, first))),
+            },
             Err(e) => Err(syntax_error(&e)),
         },
     }
+}
+
+/// A value the schema accepts but serde refused because an integer was written as an integral
+/// float (`3.0`) inside a part serde buffers (a tagged or untagged enum, a flattened field),
+/// where the strict pass cannot read it as the integer JSON Schema says it is: read again with
+/// such floats written as integers. `None` when that is not the reason.
+fn buffered_integers<T: DeserializeOwned + Validate>(
+    schema: &ResponseSchema,
+    value: &Value,
+) -> Option<Result<T, Violations>> {
+    let integers = integral_floats_as_integers(value)?;
+    if !validation::explain(Node::root(schema.schema()), value).is_empty() {
+        return None;
+    }
+    let (out, _) = strict_de::from_value::<T>(&integers).ok()?;
+    Some(out.validate().map(|()| out))
+}
+
+/// `value` with every float that has no fractional part (and fits 64 bits) written as an
+/// integer; `None` when it holds none.
+fn integral_floats_as_integers(value: &Value) -> Option<Value> {
+    let mut copy = value.clone();
+    write_integers(&mut copy).then_some(copy)
+}
+
+/// Rewrites integral floats in place; whether any was. serde_json's depth limit bounds the
+/// recursion.
+fn write_integers(value: &mut Value) -> bool {
+    match value {
+        Value::Number(n) => match n.as_f64().filter(|_| n.is_f64()).and_then(strict_de::whole) {
+            Some(strict_de::Whole::Unsigned(u)) => *value = Value::from(u),
+            Some(strict_de::Whole::Signed(i)) => *value = Value::from(i),
+            None => return false,
+        },
+        Value::Array(items) => {
+            return items
+                .iter_mut()
+                .fold(false, |any, v| write_integers(v) | any)
+        }
+        Value::Object(map) => {
+            return map
+                .values_mut()
+                .fold(false, |any, v| write_integers(v) | any)
+        }
+        _ => return false,
+    }
+    true
 }
 
 /// [`from_json`] on a value already parsed: the value is read where it is, and explained from
@@ -99,7 +149,10 @@ pub(crate) fn from_value<T: DeserializeOwned + Validate>(
         Ok((out, noted)) => schema_check(schema, value, noted)
             .and_then(|()| out.validate())
             .map(|()| out),
-        Err(first) => Err(explain(schema, value, first)),
+        Err(first) => match buffered_integers::<T>(schema, value) {
+            Some(read) => read,
+            None => Err(explain(schema, value, first)),
+        },
     }
 }
 

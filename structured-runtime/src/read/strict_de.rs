@@ -443,16 +443,33 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for IntWrap<V> {
     forward_visit! { visit_i64(i64); visit_u64(u64); visit_i128(i128); visit_u128(u128); }
 
     fn visit_f64<E: de::Error>(self, x: f64) -> Result<V::Value, E> {
-        // 2^64 and -2^63 are exact in f64; inside them an integral float converts without loss.
-        const TWO_64: f64 = 18_446_744_073_709_551_616.0;
-        const MINUS_TWO_63: f64 = -9_223_372_036_854_775_808.0;
-        if x.fract() == 0.0 && (0.0..TWO_64).contains(&x) {
-            self.v.visit_u64(x as u64)
-        } else if x.fract() == 0.0 && (MINUS_TWO_63..0.0).contains(&x) {
-            self.v.visit_i64(x as i64)
-        } else {
-            self.v.visit_f64(x)
+        match whole(x) {
+            Some(Whole::Unsigned(u)) => self.v.visit_u64(u),
+            Some(Whole::Signed(i)) => self.v.visit_i64(i),
+            None => self.v.visit_f64(x),
         }
+    }
+}
+
+/// A float with no fractional part, as the 64-bit integer it equals.
+pub(crate) enum Whole {
+    Unsigned(u64),
+    Signed(i64),
+}
+
+/// `x` as the integer it equals, when it has no fractional part and fits 64 bits.
+pub(crate) fn whole(x: f64) -> Option<Whole> {
+    // 2^64 and -2^63 are exact in f64; inside them an integral float converts without loss.
+    const TWO_64: f64 = 18_446_744_073_709_551_616.0;
+    const MINUS_TWO_63: f64 = -9_223_372_036_854_775_808.0;
+    if x.fract() != 0.0 {
+        None
+    } else if (0.0..TWO_64).contains(&x) {
+        Some(Whole::Unsigned(x as u64))
+    } else if (MINUS_TWO_63..0.0).contains(&x) {
+        Some(Whole::Signed(x as i64))
+    } else {
+        None
     }
 }
 
