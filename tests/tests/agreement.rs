@@ -194,6 +194,18 @@ struct Containers {
     audit: Audit,
 }
 
+/// The common types of the runtime's features.
+#[derive(StructuredOutput, Deserialize, Debug)]
+struct Common {
+    id: uuid::Uuid,
+    day: chrono::NaiveDate,
+    opens: chrono::NaiveTime,
+    created: chrono::DateTime<chrono::Utc>,
+    local: Option<chrono::DateTime<chrono::FixedOffset>>,
+    link: url::Url,
+    price: rust_decimal::Decimal,
+}
+
 macro_rules! agreement_tests {
     ($($name:ident: $t:ty,)*) => {$(
         #[test]
@@ -225,6 +237,7 @@ agreement_tests! {
     shapes: Shapes,
     tagged: Tagged,
     containers: Containers,
+    common: Common,
     action: Action,
     external: External,
 }

@@ -157,7 +157,8 @@ pub(crate) fn from_value<T: DeserializeOwned + Validate>(
 }
 
 /// The value checked against the schema itself, where reading it into `T` could not vouch
-/// for it: a set (a Rust set merges a repeated item without a word), or a part serde read
+/// for it: a set (a Rust set merges a repeated item without a word), a type whose parser takes
+/// more than its schema (`SchemaGen::check_against_schema`), or a part serde read
 /// where the strict pass cannot follow ([`strict_de::Noted::loose`]: tagged enums, flattened
 /// fields). Other values cost nothing here.
 pub(crate) fn schema_check(
@@ -176,7 +177,7 @@ pub(crate) fn schema_check(
 }
 
 fn needs_check(schema: &ResponseSchema, noted: strict_de::Noted) -> bool {
-    noted.loose || schema.has_sets()
+    noted.loose || schema.needs_schema_check()
 }
 
 /// [`schema_check`] on JSON text that serde has already read once.

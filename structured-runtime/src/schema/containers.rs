@@ -226,6 +226,7 @@ macro_rules! set_schema {
     ($set:ident $(, $s:ident)?) => {
         impl<T: SchemaType $(, $s)?> SchemaType for $set<T $(, $s)?> {
             fn json_schema(gen: &mut SchemaGen) -> Value {
+                gen.check_against_schema();
                 json!({ "type": "array", "items": T::json_schema(gen), "uniqueItems": true })
             }
             fn validate_nested(&self, path: &Path<'_>, out: &mut Vec<Violation>) {

@@ -5,6 +5,13 @@
 //! compiled once with the `jsonschema` crate, the validator of record for it.
 
 pub(crate) mod checks;
+#[cfg(any(
+    feature = "chrono",
+    feature = "uuid",
+    feature = "url",
+    feature = "rust_decimal"
+))]
+pub(crate) mod common_types;
 pub(crate) mod containers;
 pub(crate) mod guidance;
 pub(crate) mod markdown;

@@ -64,9 +64,11 @@ pub struct ResponseSchema {
     /// Request fragments built for this schema, by the key their builder gives (provider,
     /// mode, target): what does not change from one request to the next is built once.
     fragments: Arc<Mutex<Fragments>>,
-    /// The schema holds a set (`uniqueItems`): reading into a Rust set would merge a repeated
-    /// item silently, so values are checked for repeats before that.
-    has_sets: bool,
+    /// Reading into the Rust type cannot vouch for a value as written: the schema holds a set
+    /// (`uniqueItems`: a Rust set merges a repeated item silently), or a type whose parser
+    /// takes more than its schema (see `SchemaGen::check_against_schema`). Values are then
+    /// checked against the schema too.
+    schema_check: bool,
     /// `(alias, name)`: other names serde reads for a property of a derived type
     /// (`#[serde(alias)]`); coercion renames them, with a warning.
     key_aliases: Arc<[(String, String)]>,
@@ -217,7 +219,7 @@ impl ResponseSchema {
             guidance: Arc::default(),
             lowered: Arc::default(),
             fragments: Arc::default(),
-            has_sets: has_unique_items(&schema, 0),
+            schema_check: has_unique_items(&schema, 0),
             key_aliases: Arc::new([]),
             schema,
         }
@@ -228,9 +230,9 @@ impl ResponseSchema {
         &self.key_aliases
     }
 
-    /// Whether the schema holds a set (`"uniqueItems": true` anywhere).
-    pub(crate) fn has_sets(&self) -> bool {
-        self.has_sets
+    /// Whether values read into a Rust type must be checked against the schema too.
+    pub(crate) fn needs_schema_check(&self) -> bool {
+        self.schema_check
     }
 
     /// Sets the description sent beside the schema.
@@ -431,10 +433,12 @@ pub fn derived_root<T: crate::schema::SchemaType + ?Sized + 'static>(
     name: &str,
     description: Option<&str>,
 ) -> ResponseSchema {
-    let (schema, aliases) = crate::schema::types::SchemaGen::root_with_aliases::<T>();
+    let root = crate::schema::types::SchemaGen::root_of::<T>();
+    let schema = derived(name, description, root.schema);
     ResponseSchema {
-        key_aliases: aliases.into(),
-        ..derived(name, description, schema)
+        key_aliases: root.aliases.into(),
+        schema_check: schema.schema_check || root.schema_check,
+        ..schema
     }
 }
 

@@ -10,11 +10,13 @@ use crate::schema::validate::{Path, Rule, Violation};
 
 /// A Rust type with a strict JSON Schema: `String`, `char`, `bool`, the integer and float types,
 /// `Option<T>`, `Vec<T>`, `[T; N]`, tuples, sets, maps keyed by strings, `Box`/`Arc`/`Rc`, and
-/// every type that derives `StructuredOutput`.
+/// every type that derives `StructuredOutput`; with this crate's features, `chrono`'s dates and
+/// times, `uuid::Uuid`, `url::Url` and `rust_decimal::Decimal`.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` has no strict JSON Schema",
     label = "this field type cannot be described to a model",
     note = "use String, char, bool, a number, Option, Vec, [T; N], a tuple, a set, a map keyed by String, Box/Arc/Rc, or a type that derives StructuredOutput",
+    note = "chrono, uuid, url and rust_decimal types need the structured-runtime feature of that name",
     note = "`serde_json::Value` and references have no strict schema: declare a struct for the shape you expect"
 )]
 pub trait SchemaType {
@@ -37,6 +39,17 @@ pub struct SchemaGen {
     defs: Map<String, Value>,
     /// `(alias, name)` pairs the types declared.
     aliases: Vec<(String, String)>,
+    /// Some type inside reads more than its schema allows (see [`SchemaGen::check_against_schema`]).
+    schema_check: bool,
+}
+
+/// A root schema and what reading it needs beyond the schema itself.
+pub(crate) struct Root {
+    pub schema: Value,
+    /// `(alias, name)`: other names serde reads for a property.
+    pub aliases: Vec<(String, String)>,
+    /// Values must be checked against the schema after deserialization.
+    pub schema_check: bool,
 }
 
 impl SchemaGen {
@@ -48,12 +61,11 @@ impl SchemaGen {
     /// The schema of `T` as a root: its own node plus a `$defs` section when some nested type is
     /// recursive. A root that refers to itself does so with `{"$ref": "#"}`.
     pub fn root<T: SchemaType + ?Sized + 'static>() -> Value {
-        Self::root_with_aliases::<T>().0
+        Self::root_of::<T>().schema
     }
 
-    /// [`SchemaGen::root`], and the other names serde reads for properties inside it.
-    pub(crate) fn root_with_aliases<T: SchemaType + ?Sized + 'static>(
-    ) -> (Value, Vec<(String, String)>) {
+    /// [`SchemaGen::root`], and what reading values of it needs.
+    pub(crate) fn root_of<T: SchemaType + ?Sized + 'static>() -> Root {
         let mut gen = SchemaGen::new();
         let mut root = T::json_schema(&mut gen);
         if !gen.defs.is_empty() {
@@ -64,7 +76,19 @@ impl SchemaGen {
                 );
             }
         }
-        (root, gen.aliases)
+        Root {
+            schema: root,
+            aliases: gen.aliases,
+            schema_check: gen.schema_check,
+        }
+    }
+
+    /// Says that the type being written deserializes more than its schema allows (a set merges
+    /// a repeated item; a date parser takes forms its `format` does not), so `from_json` and the
+    /// pipeline check each value of the root against the schema as well. A hand-written
+    /// [`SchemaType`] whose `Deserialize` is more lenient than its schema calls this.
+    pub fn check_against_schema(&mut self) {
+        self.schema_check = true;
     }
 
     /// Notes other names serde reads for the property `name` (`#[serde(alias)]`).

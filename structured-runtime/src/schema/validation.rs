@@ -52,22 +52,37 @@ pub(crate) fn options() -> jsonschema::ValidationOptions<'static> {
 }
 
 /// Whether `text` is in the JSON Schema `format` named `format`, by the validator of record
-/// (each format's check compiled once). An unknown format accepts nothing.
-pub(crate) fn in_format(format: &'static str, text: &str) -> bool {
+/// (each format's check compiled once; at most [`MAX_CACHED_FORMATS`] kept, as a schema given
+/// at run time may name any). An unknown format accepts nothing.
+pub(crate) fn in_format(format: &str, text: &str) -> bool {
     use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    static CHECKS: OnceLock<Mutex<HashMap<&'static str, Option<Compiled>>>> = OnceLock::new();
-    let mut checks = CHECKS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    let check = checks.entry(format).or_insert_with(|| {
-        Compiled::new(&serde_json::json!({"type": "string", "format": format})).ok()
-    });
-    check
-        .as_ref()
-        .is_some_and(|c| c.is_valid(&Value::String(text.to_owned())))
+    use std::sync::{Arc, Mutex, OnceLock};
+    static CHECKS: OnceLock<Mutex<HashMap<String, Option<Arc<Compiled>>>>> = OnceLock::new();
+    let compile = || {
+        Compiled::new(&serde_json::json!({"type": "string", "format": format}))
+            .ok()
+            .map(Arc::new)
+    };
+    let check = {
+        let mut checks = CHECKS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|e| e.into_inner());
+        match checks.get(format) {
+            Some(check) => check.clone(),
+            None if checks.len() < MAX_CACHED_FORMATS => {
+                let check = compile();
+                checks.insert(format.to_owned(), check.clone());
+                check
+            }
+            None => compile(),
+        }
+    };
+    check.is_some_and(|c| c.is_valid(&Value::String(text.to_owned())))
 }
+
+/// Formats whose compiled check [`in_format`] keeps.
+const MAX_CACHED_FORMATS: usize = 64;
 
 impl Compiled {
     /// Compiles `schema`; the validator's refusal, with the pointer it names, on failure.
@@ -179,8 +194,8 @@ fn from_validator(error: &jsonschema::ValidationError<'_>, path: Pointer) -> Vio
 
 /// Every violation of `instance` against `node` that the walk can name, each with its pointer.
 /// Covers `type`, `enum`, `const`, the bounds, the lengths, `properties`, `required`,
-/// `additionalProperties`, `items`, the item counts, `anyOf` and local `$ref`s; the rest is left
-/// to the validator.
+/// `additionalProperties`, `items`, the item counts, `anyOf`, `format`, `pattern` and local
+/// `$ref`s; the rest is left to the validator.
 pub(crate) fn explain(node: Node<'_>, instance: &Value) -> Vec<Violation> {
     let mut walk = Explain {
         out: Vec::new(),
@@ -377,6 +392,16 @@ impl Explain {
         value: &Value,
         path: &Path<'_>,
     ) {
+        if let Some(format) = s.get("format").and_then(Value::as_str) {
+            if !in_format(format, text) {
+                self.push(
+                    path,
+                    Rule::Format,
+                    format!("a string in format {format:?}"),
+                    preview_json(value),
+                );
+            }
+        }
         if let Some(pattern) = s.get("pattern").and_then(Value::as_str) {
             if !crate::schema::types::pattern_matches(pattern, text) {
                 self.push(
