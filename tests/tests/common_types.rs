@@ -86,6 +86,13 @@ fn each_type_is_a_string_in_its_format() {
     );
     assert_eq!(props["link"], json!({"type": "string", "format": "uri"}));
     assert_eq!(props["price"], decimal);
+    // Why a naive time is a pattern: the `time` format requires an offset.
+    let time = jsonschema::options()
+        .should_validate_formats(true)
+        .build(&json!({"type": "string", "format": "time"}))
+        .unwrap();
+    assert!(!time.is_valid(&json!("09:30:00")));
+    assert!(time.is_valid(&json!("09:30:00Z")));
     assert_eq!(props["deposit"], deposit);
 }
 
