@@ -49,10 +49,7 @@ fn json_of(booking: &Booking) -> Value {
 /// `(path, rule)` of each violation `from_json` reports for `value`.
 fn refused(value: Value) -> Vec<(String, Rule)> {
     match Booking::from_json(&value.to_string()) {
-        Err(FromJsonError::Invalid(v)) => v
-            .iter()
-            .map(|v| (v.path.to_string(), v.rule))
-            .collect(),
+        Err(FromJsonError::Invalid(v)) => v.iter().map(|v| (v.path.to_string(), v.rule)).collect(),
         other => panic!("expected a refusal, got {other:?} for {value}"),
     }
 }

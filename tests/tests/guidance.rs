@@ -82,15 +82,25 @@ fn constraints(node: &Value, out: &mut Vec<String>) {
                     "enum" => {
                         out.extend(value.as_array().into_iter().flatten().map(Value::to_string))
                     }
-                    "minimum" | "maximum" => out.push(value.to_string()),
-                    "description" => out.push(
-                        value
+                    // Bounds as the sketch writes them, each in its shortest form.
+                    "minimum" => out.push(match map.get("maximum") {
+                        Some(max) => format!("{} to {}", shortest(value), shortest(max)),
+                        None => format!(">= {}", shortest(value)),
+                    }),
+                    "maximum" if !map.contains_key("minimum") => {
+                        out.push(format!("<= {}", shortest(value)))
+                    }
+                    "maximum" => {}
+                    // Every word of a description (its closing full stop is left out).
+                    "description" => {
+                        let text = value
                             .as_str()
                             .unwrap()
                             .split_whitespace()
                             .collect::<Vec<_>>()
-                            .join(" "),
-                    ),
+                            .join(" ");
+                        out.push(text.strip_suffix('.').unwrap_or(&text).to_owned())
+                    }
                     "type"
                         if value
                             .as_array()
@@ -107,6 +117,15 @@ fn constraints(node: &Value, out: &mut Vec<String>) {
     }
 }
 
+/// `1.0` as `1`: the same number.
+fn shortest(value: &Value) -> String {
+    let text = value.to_string();
+    match text.strip_suffix(".0") {
+        Some(whole) if !text.contains('e') => whole.to_owned(),
+        _ => text,
+    }
+}
+
 fn assert_complete(schema: &ResponseSchema, text: &str) {
     let mut wanted = Vec::new();
     constraints(schema.schema(), &mut wanted);
@@ -118,6 +137,20 @@ fn assert_complete(schema: &ResponseSchema, text: &str) {
             schema.name()
         );
     }
+}
+
+/// The issue's measuring stick: a BAML-style rendering of the same types, with their ranges,
+/// takes 216 and 168 `o200k_base` tokens; the guidance carries every rule in no more.
+#[test]
+fn guidance_is_at_most_the_baml_style_count() {
+    let bpe = bpe();
+    let heartbeat = tokens(&bpe, HeartbeatDecision::prompt_guidance());
+    let daimon = tokens(&bpe, DaimonAppraisal::prompt_guidance());
+    println!(
+        "HeartbeatDecision {heartbeat} tokens (BAML-style 216), DaimonAppraisal {daimon} (168)"
+    );
+    assert!(heartbeat <= 216, "{heartbeat}");
+    assert!(daimon <= 168, "{daimon}");
 }
 
 #[test]
@@ -160,19 +193,19 @@ fn the_default_is_the_shorter_form() {
 fn heartbeat_guidance_reads_as_written() {
     assert_eq!(
         HeartbeatDecision::prompt_guidance(),
-        r#"Reply with JSON only, in this shape (every key required, null only where shown):
-// The heartbeat's inference output, structured.
+        r#"Reply with JSON only, this shape (all keys required; null only where shown):
+// The heartbeat's inference output, structured
 {
-  "severity": "none"|"low"|"moderate"|"high"|"critical", // Current assessment severity.
-  "action": "observe"|"analyze"|"rebalance"|"hedge"|"exit"|"escalate", // Recommended action.
-  "confidence": number 0.0 to 1.0, // Confidence in this assessment.
-  "rationale": string, // Brief rationale (1-2 sentences).
-  "signals": [{
-    "source": string, // Where the signal comes from, e.g. "price", "volume", "governance", "liquidity".
-    "description": string, // What was observed.
-    "magnitude": number 0.0 to 1.0 // Strength of the signal.
-  }], // Specific signals that drove this decision. / One signal behind a heartbeat decision.
-  "escalate": boolean // Whether to escalate to a higher tier (T1->T2).
+ "severity": "none"|"low"|"moderate"|"high"|"critical", // Current assessment severity
+ "action": "observe"|"analyze"|"rebalance"|"hedge"|"exit"|"escalate", // Recommended action
+ "confidence": number 0 to 1, // Confidence in this assessment
+ "rationale": string, // Brief rationale (1-2 sentences)
+ "signals": [{
+  "source": string, // Where the signal comes from, e.g. "price", "volume", "governance", "liquidity"
+  "description": string, // What was observed
+  "magnitude": number 0 to 1 // Strength of the signal
+ }], // Specific signals that drove this decision / One signal behind a heartbeat decision
+ "escalate": boolean // Whether to escalate to a higher tier (T1->T2)
 }"#
     );
 }

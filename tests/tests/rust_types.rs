@@ -481,3 +481,47 @@ fn the_readme_example_report() {
         ]
     );
 }
+
+/// Every new shape has a notation in the prompt guidance (none falls back to raw schema), and
+/// every rule is in it: the tag of each variant, the map's key names and count, the set, the
+/// tuple positions, the fixed count, the pattern, the length.
+#[test]
+fn the_guidance_sketches_every_shape() {
+    assert_eq!(
+        Ticket::prompt_guidance(),
+        r#"Reply with JSON only, this shape (all keys required; null only where shown):
+// A triaged ticket
+{
+ "account": string matching "^acc_[0-9]+$", // An account's id
+ "action": {
+  "kind": "close"
+ }|{
+  "kind": "refund",
+  "amount": number >= 0.01,
+  "currency": "EUR"|"USD" // The currency of an amount
+ }|{
+  "kind": "escalate",
+  "team": string of >= 1 chars
+ }, // What to do with a ticket / Close it / Refund the customer
+ "labels": {string: number 0 to 1} <= 3 keys, // Confidence per label
+ "totals": {"EUR"|"USD": integer 0 to 4294967295},
+ "tags": [string] unique,
+ "score": number 0 to 1,
+ "at": [number, number, number >= 0],
+ "span": [integer 0 to 255, string],
+ "rgb": [integer 0 to 255] 3 items,
+ "grade": string of 1 chars,
+ "note": string,
+ "owner": string,
+ "summary": string,
+ "revision": integer 0 to 4294967295
+}"#
+    );
+    for guidance in [
+        External::prompt_guidance(),
+        Adjacent::prompt_guidance(),
+        Untagged::prompt_guidance(),
+    ] {
+        assert!(!guidance.contains("schema {"), "{guidance}");
+    }
+}

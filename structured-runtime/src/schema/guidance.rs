@@ -2,10 +2,13 @@
 //! it. Rendered from the schema as data, so a derived type and a schema given at run time get the
 //! same text.
 //!
-//! The sketch writes each node the way a model reads it fastest: `"a"|"b"` for an enum,
-//! `number -1.0 to 1.0` for a range, `[{ ... }]` for an array of objects, a `//` comment for a
-//! description. A node using a keyword the sketch has no notation for is written as compact JSON
-//! Schema in place, so no constraint is ever dropped.
+//! The sketch writes each node the way a model reads it fastest, in few tokens: `"a"|"b"` for an
+//! enum, `number -1 to 1` for a range (each bound in its shortest form), `[{ ... }]` for an array
+//! of objects, `[integer, string]` for a tuple, `[string] unique` for a set, `{string: number}`
+//! for a map (`{"EUR"|"USD": integer}` when its keys are limited), a `//` comment for a
+//! description (its closing full stop left out), one space of indent per level. A node using a
+//! keyword the sketch has no notation for is written as compact JSON Schema in place, so no
+//! constraint is ever dropped.
 
 use std::fmt::Write as _;
 
@@ -28,8 +31,10 @@ pub enum GuidanceFormat {
 }
 
 const SKETCH_HEAD: &str =
-    "Reply with JSON only, in this shape (every key required, null only where shown):";
-const SKETCH_HEAD_OPTIONAL: &str = "Reply with JSON only, in this shape (keys marked ? may be left out, every other key is required, null only where shown):";
+    "Reply with JSON only, this shape (all keys required; null only where shown):";
+const SKETCH_HEAD_OPTIONAL: &str = "Reply with JSON only, this shape (keys marked ? may be left out, all others required; null only where shown):";
+/// One space per level: a wider indent costs a token on every line.
+const INDENT: &str = " ";
 const SCHEMA_HEAD: &str = "Reply with JSON only, valid against this JSON Schema:";
 
 /// The guidance for the schema `root` named `name`, in `format`.
@@ -49,8 +54,8 @@ const SCHEMA_HEAD: &str = "Reply with JSON only, valid against this JSON Schema:
 /// }))?;
 /// assert_eq!(
 ///     schema.guidance_as(GuidanceFormat::Sketch),
-///     "Reply with JSON only, in this shape (every key required, null only where shown):\n\
-///      {\n  \"label\": \"calm\"|\"tense\",\n  \"level\": number 0.0 to 1.0 // How strong.\n}"
+///     "Reply with JSON only, this shape (all keys required; null only where shown):\n\
+///      {\n \"label\": \"calm\"|\"tense\",\n \"level\": number 0 to 1 // How strong\n}"
 /// );
 /// # Ok::<(), structured_runtime::SchemaError>(())
 /// ```
@@ -158,6 +163,11 @@ const SKETCHED: &[&str] = &[
     "format",
     "minItems",
     "maxItems",
+    "prefixItems",
+    "uniqueItems",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
     "anyOf",
     "$ref",
     "$defs",
@@ -186,7 +196,11 @@ impl Sketcher<'_> {
         let raw = node.too_deep()
             || map
                 .keys()
-                .any(|k| !SKETCHED.contains(&k.as_str()) || (k == "$defs" && indent > 0));
+                .any(|k| !SKETCHED.contains(&k.as_str()) || (k == "$defs" && indent > 0))
+            // A tuple with more items after it, and names limited beside declared properties,
+            // have no notation here.
+            || (map.contains_key("prefixItems") && map.contains_key("items"))
+            || (map.contains_key("propertyNames") && map.contains_key("properties"));
         if raw {
             let _ = write!(out, "schema {}", node.value());
             return;
@@ -234,7 +248,7 @@ impl Sketcher<'_> {
                 out.push('|');
             }
             match t {
-                JsonType::Object => self.object(node, map, indent, out),
+                JsonType::Object => self.object(node, map, indent, out, comments),
                 JsonType::Array => self.array(node, map, indent, out, comments),
                 JsonType::String => string(map, out),
                 JsonType::Number | JsonType::Integer => number(t.name(), map, out),
@@ -249,14 +263,14 @@ impl Sketcher<'_> {
         map: &Map<String, Value>,
         indent: usize,
         out: &mut String,
+        comments: &mut Vec<String>,
     ) {
         if !map.get("properties").is_some_and(Value::is_object) {
-            out.push_str("object");
-            extra_keys(map, out);
+            self.map(node, map, indent, out, comments);
             return;
         }
         out.push('{');
-        let pad = "  ".repeat(indent + 1);
+        let pad = INDENT.repeat(indent + 1);
         let count = node.properties().count();
         for (i, (key, value)) in node.properties().enumerate() {
             out.push('\n');
@@ -289,10 +303,45 @@ impl Sketcher<'_> {
             }
         }
         out.push('\n');
-        out.push_str(&"  ".repeat(indent));
+        out.push_str(&INDENT.repeat(indent));
         out.push('}');
     }
 
+    /// An object without declared properties: `{string: T}` for a map (`{"a"|"b": T}` when
+    /// `propertyNames` limits the keys), `object` for any object.
+    fn map(
+        &mut self,
+        node: Node<'_>,
+        map: &Map<String, Value>,
+        indent: usize,
+        out: &mut String,
+        comments: &mut Vec<String>,
+    ) {
+        match map.get("additionalProperties") {
+            Some(values @ Value::Object(_)) => {
+                // Descriptions of the keys and values join the map's own, at the line's end.
+                out.push('{');
+                match map.get("propertyNames") {
+                    Some(names) => self.node(node.child(names), indent, out, comments),
+                    None => out.push_str("string"),
+                }
+                out.push_str(": ");
+                self.node(node.child(values), indent, out, comments);
+                out.push('}');
+            }
+            Some(Value::Bool(false)) => out.push_str("object with no keys"),
+            _ => out.push_str("object"),
+        }
+        let (min, max) = (map.get("minProperties"), map.get("maxProperties"));
+        if min.is_some() || max.is_some() {
+            out.push(' ');
+            bounds(min, max, out);
+            out.push_str(" keys");
+        }
+    }
+
+    /// `[T]`, or `[A, B]` for a tuple; `unique` for a set; the item count when bounded (a
+    /// tuple's own count goes without saying).
     fn array(
         &mut self,
         node: Node<'_>,
@@ -302,23 +351,34 @@ impl Sketcher<'_> {
         comments: &mut Vec<String>,
     ) {
         out.push('[');
-        match map.get("items") {
-            Some(items) => self.node(node.child(items), indent, out, comments),
-            None => out.push_str("any"),
+        let mut positions = 0;
+        match (map.get("prefixItems"), map.get("items")) {
+            (Some(Value::Array(tuple)), _) => {
+                positions = tuple.len();
+                for (i, item) in tuple.iter().enumerate() {
+                    if i > 0 {
+                        out.push_str(", ");
+                    }
+                    self.node(node.child(item), indent, out, comments);
+                }
+            }
+            (_, Some(items)) => self.node(node.child(items), indent, out, comments),
+            _ => out.push_str("any"),
         }
         out.push(']');
+        if map.get("uniqueItems") == Some(&Value::Bool(true)) {
+            out.push_str(" unique");
+        }
         let (min, max) = (map.get("minItems"), map.get("maxItems"));
-        if min.is_some() || max.is_some() {
+        let count = |v: Option<&Value>| v.and_then(Value::as_u64);
+        let tuple_count = map.contains_key("prefixItems")
+            && count(min) == Some(positions as u64)
+            && count(max) == Some(positions as u64);
+        if (min.is_some() || max.is_some()) && !tuple_count {
             out.push(' ');
             bounds(min, max, out);
             out.push_str(" items");
         }
-    }
-}
-
-fn extra_keys(map: &Map<String, Value>, out: &mut String) {
-    if map.get("additionalProperties") == Some(&Value::Bool(false)) {
-        out.push_str(" with no keys");
     }
 }
 
@@ -354,14 +414,25 @@ fn number(kind: &str, map: &Map<String, Value>, out: &mut String) {
     }
 }
 
-/// `a to b`, `>= a`, `<= b`.
+/// `a to b`, `>= a`, `<= b`, or `a` when both are `a`, each bound in its shortest form.
 fn bounds(min: Option<&Value>, max: Option<&Value>, out: &mut String) {
     let _ = match (min, max) {
-        (Some(a), Some(b)) => write!(out, "{a} to {b}"),
-        (Some(a), None) => write!(out, ">= {a}"),
-        (None, Some(b)) => write!(out, "<= {b}"),
+        (Some(a), Some(b)) if a == b => write!(out, "{}", shortest(a)),
+        (Some(a), Some(b)) => write!(out, "{} to {}", shortest(a), shortest(b)),
+        (Some(a), None) => write!(out, ">= {}", shortest(a)),
+        (None, Some(b)) => write!(out, "<= {}", shortest(b)),
         (None, None) => Ok(()),
     };
+}
+
+/// A number as JSON writes it, without a fraction that is zero (`1.0` is `1`: the same number,
+/// and the type word before it says whether fractions are allowed); other values as JSON.
+fn shortest(value: &Value) -> String {
+    let text = value.to_string();
+    match text.strip_suffix(".0") {
+        Some(whole) if value.is_number() && !text.contains(['e', 'E']) => whole.to_owned(),
+        _ => text,
+    }
 }
 
 /// ` // a / b` after a line's content.
@@ -372,9 +443,14 @@ fn push_comments(out: &mut String, comments: &[String]) {
     }
 }
 
-/// A description on one line: a `//` comment ends at the line's end.
+/// A description on one line (a `//` comment ends at the line's end), without the full stop
+/// that ends it (a token on every line, and the comment's end says as much).
 fn one_line(text: &str) -> String {
-    text.split_whitespace().collect::<Vec<_>>().join(" ")
+    let line = text.split_whitespace().collect::<Vec<_>>().join(" ");
+    match line.strip_suffix('.') {
+        Some(stem) if !stem.ends_with('.') => stem.to_owned(),
+        _ => line,
+    }
 }
 
 #[cfg(test)]
@@ -405,10 +481,10 @@ mod tests {
         }));
         assert_eq!(
             text,
-            "Reply with JSON only, in this shape (every key required, null only where shown):\n{\n  \
-             \"tags\": [\"a\"|\"b\"] <= 3 items,\n  \
-             \"note\": string of <= 20 chars|null,\n  \
-             \"inner\": {\n    \"n\": integer >= 0\n  }|null // Optional part.\n}"
+            "Reply with JSON only, this shape (all keys required; null only where shown):\n{\n \
+             \"tags\": [\"a\"|\"b\"] <= 3 items,\n \
+             \"note\": string of <= 20 chars|null,\n \
+             \"inner\": {\n  \"n\": integer >= 0\n }|null // Optional part\n}"
         );
     }
 
@@ -454,6 +530,48 @@ mod tests {
             "additionalProperties": false,
             "$defs": { "Leaf": { "type": "boolean" } }
         }));
-        assert!(text.contains("\nt = {\n  \"kids\": [t],\n  \"leaf\": Leaf\n}\nLeaf = boolean"));
+        assert!(text.contains("\nt = {\n \"kids\": [t],\n \"leaf\": Leaf\n}\nLeaf = boolean"));
+    }
+
+    #[test]
+    fn tuples_sets_and_maps_have_a_notation() {
+        let text = sketch_of(json!({
+            "type": "object",
+            "properties": {
+                "span": { "type": "array", "prefixItems": [{ "type": "integer" }, { "type": "string" }],
+                          "minItems": 2, "maxItems": 2 },
+                "tags": { "type": "array", "items": { "type": "string" }, "uniqueItems": true, "minItems": 1 },
+                "rgb": { "type": "array", "items": { "type": "integer" }, "minItems": 3, "maxItems": 3 },
+                "totals": { "type": "object", "additionalProperties": { "type": "number", "minimum": 0.5 },
+                            "propertyNames": { "enum": ["EUR", "USD"] }, "maxProperties": 2,
+                            "description": "Per currency." },
+                "labels": { "type": "object", "additionalProperties": { "type": "boolean" } },
+                "closed": { "type": "object", "additionalProperties": false },
+                "open": { "type": "object" }
+            },
+            "required": ["span", "tags", "rgb", "totals", "labels", "closed", "open"],
+            "additionalProperties": false
+        }));
+        let body = text.split_once('\n').unwrap().1;
+        assert_eq!(
+            body,
+            "{\n \
+             \"span\": [integer, string],\n \
+             \"tags\": [string] unique >= 1 items,\n \
+             \"rgb\": [integer] 3 items,\n \
+             \"totals\": {\"EUR\"|\"USD\": number >= 0.5} <= 2 keys, // Per currency\n \
+             \"labels\": {string: boolean},\n \
+             \"closed\": object with no keys,\n \
+             \"open\": object\n}"
+        );
+        // A tuple followed by more items has no notation: kept as schema.
+        let text = sketch_of(json!({
+            "type": "object",
+            "properties": { "t": { "type": "array", "prefixItems": [{ "type": "integer" }],
+                                   "items": { "type": "string" } } },
+            "required": ["t"],
+            "additionalProperties": false
+        }));
+        assert!(text.contains(r#""t": schema {"type":"array""#), "{text}");
     }
 }

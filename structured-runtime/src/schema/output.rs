@@ -87,8 +87,8 @@ pub trait StructuredOutput: DeserializeOwned + Validate + SchemaType {
     ///
     /// assert_eq!(
     ///     Reading::prompt_guidance(),
-    ///     "Reply with JSON only, in this shape (every key required, null only where shown):\n{\n  \
-    ///      \"level\": number 0.0 to 1.0, // How full the tank is.\n  \
+    ///     "Reply with JSON only, this shape (all keys required; null only where shown):\n{\n \
+    ///      \"level\": number 0 to 1, // How full the tank is\n \
     ///      \"trend\": \"up\"|\"down\"|null\n}"
     /// );
     /// ```

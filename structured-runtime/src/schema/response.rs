@@ -328,7 +328,7 @@ impl ResponseSchema {
     ///     "required": ["on"],
     ///     "additionalProperties": false
     /// }))?;
-    /// assert!(schema.prompt_guidance().ends_with("{\n  \"on\": boolean\n}"));
+    /// assert!(schema.prompt_guidance().ends_with("{\n \"on\": boolean\n}"));
     /// # Ok::<(), structured_runtime::SchemaError>(())
     /// ```
     pub fn prompt_guidance(&self) -> &str {
