@@ -315,9 +315,9 @@ pub mod __private;
 pub use provider::wire::ChatRequest;
 pub use provider::StructuredOutputMode;
 pub use read::{
-    parse_answer, parse_response, parse_response_with, parse_value, Answer, DefaultReason,
-    FieldReport, FromJsonError, FromText, FromTextError, ParseError, ParseOptions, Parsed,
-    Provenance, TextReport, TextSource, Warning,
+    parse_answer, parse_answer_reshaped, parse_response, parse_response_with, parse_value, Answer,
+    DefaultReason, FieldReport, FromJsonError, FromText, FromTextError, ParseError, ParseOptions,
+    Parsed, Provenance, TextReport, TextSource, Warning,
 };
 pub use run::{
     run_structured, run_value, run_with_fallback, DynProvider, Provider, RunConfig, RunError,

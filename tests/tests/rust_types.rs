@@ -418,6 +418,7 @@ fn lowering_per_target_is_ok_or_names_the_path_and_the_target() {
         SchemaTarget::GeminiJsonSchema,
         SchemaTarget::LlamaCpp,
         SchemaTarget::JsonSchema,
+        SchemaTarget::OpenAiStrict,
     ] {
         for schema in schemas {
             if let Err(report) = lower(schema, target) {
@@ -425,30 +426,38 @@ fn lowering_per_target_is_ok_or_names_the_path_and_the_target() {
             }
         }
     }
-    // OpenAI strict: a tuple goes as a list of its item shapes with the order in the
-    // description, the set and count keywords move into descriptions; a map (which must be
-    // closed there) and an enum at the root (which must be an object) are refused, each named.
-    let errors = |schema| -> Vec<String> {
-        match lower_reporting(schema, SchemaTarget::OpenAiStrict) {
-            Ok(_) => Vec::new(),
-            Err(report) => report
-                .errors
-                .iter()
-                .map(|e| format!("{}: {}", e.path, e.reason))
-                .collect(),
-        }
-    };
+    // OpenAI strict closes every object and takes an object root only: a map goes as a list
+    // of {key, value} entries (its key names as the key's enum, its count as the list's), an
+    // enum at the root as the one property of an object; the reshape says so.
+    let lowered = lower_reporting(Ticket::schema().schema(), SchemaTarget::OpenAiStrict).unwrap();
+    let totals = &lowered.schema["properties"]["totals"];
+    assert_eq!(totals["type"], "array");
     assert_eq!(
-        errors(Ticket::schema().schema()),
-        [
-            "/properties/labels: object must set `\"additionalProperties\": false`",
-            "/properties/totals: object must set `\"additionalProperties\": false`"
-        ]
+        totals["items"],
+        json!({
+            "type": "object",
+            "properties": {
+                "key": {"type": "string", "enum": ["EUR", "USD"]},
+                "value": {"type": "integer", "minimum": 0, "maximum": 4294967295u64}
+            },
+            "required": ["key", "value"],
+            "additionalProperties": false
+        })
     );
-    assert_eq!(
-        errors(Action::schema().schema()),
-        ["(root): the root may not be an `anyOf`"]
-    );
+    assert_eq!(lowered.schema["properties"]["labels"]["maxItems"], 3);
+    let entries: Vec<String> = lowered
+        .reshape
+        .entries
+        .iter()
+        .map(|p| p.to_string())
+        .collect();
+    assert_eq!(entries, ["/properties/labels", "/properties/totals"]);
+    assert_eq!(lowered.reshape.root_key, None);
+    let lowered = lower_reporting(Action::schema().schema(), SchemaTarget::OpenAiStrict).unwrap();
+    assert_eq!(lowered.schema["type"], "object");
+    assert_eq!(lowered.schema["required"], json!(["value"]));
+    assert!(lowered.schema["properties"]["value"]["anyOf"].is_array());
+    assert_eq!(lowered.reshape.root_key.as_deref(), Some("value"));
     #[derive(StructuredOutput, Deserialize)]
     #[allow(dead_code)]
     struct Located {
@@ -462,6 +471,162 @@ fn lowering_per_target_is_ok_or_names_the_path_and_the_target() {
         json!({"anyOf": [{"type": "number"}, {"type": "number", "minimum": 0}]})
     );
     assert!(lowered.moved.iter().any(|m| m.keywords == ["prefixItems"]));
+}
+
+/// `value` as OpenAI strict mode is asked to write it: each map a list of entries.
+fn as_entries(value: &Value) -> Value {
+    let entries = |map: &Value| {
+        Value::Array(
+            map.as_object()
+                .unwrap()
+                .iter()
+                .map(|(k, v)| json!({"key": k, "value": v}))
+                .collect(),
+        )
+    };
+    let mut wire = value.clone();
+    wire["labels"] = entries(&value["labels"]);
+    wire["totals"] = entries(&value["totals"]);
+    wire
+}
+
+/// An answer in the shape sent to OpenAI strict mode reads back as the user's type, clean (the
+/// model wrote exactly what it was asked for); a key given twice is a violation at that entry.
+#[test]
+fn an_answer_in_the_sent_shape_reads_back_into_the_type() {
+    use structured_runtime::provider::dialect::SchemaTarget;
+    use structured_runtime::{
+        parse_answer_reshaped, Answer, ParseError, ParseOptions, Provenance, StructuredOutputMode,
+    };
+    let read = |answer: &Value, reshape| {
+        parse_answer_reshaped::<Ticket>(
+            &Answer::Text(answer.to_string()),
+            StructuredOutputMode::SchemaEnforced,
+            &ParseOptions::default(),
+            reshape,
+        )
+    };
+    let reshape = Ticket::schema()
+        .reshape(SchemaTarget::OpenAiStrict)
+        .unwrap();
+    let wire = as_entries(&serde_json::to_value(ticket()).unwrap());
+    let parsed = read(&wire, reshape).unwrap();
+    assert_eq!(parsed.value, ticket());
+    assert_eq!(parsed.provenance, Provenance::Clean);
+    // As a value (a tool call's arguments), the same.
+    let parsed = parse_answer_reshaped::<Ticket>(
+        &Answer::Json(wire.clone()),
+        StructuredOutputMode::ToolUseWorkaround,
+        &ParseOptions::default(),
+        reshape,
+    )
+    .unwrap();
+    assert_eq!(
+        (parsed.value, parsed.provenance),
+        (ticket(), Provenance::Clean)
+    );
+    // A key twice: refused at the second entry, never one of the two chosen.
+    let mut twice = wire.clone();
+    twice["labels"] = json!([{"key": "billing", "value": 0.9}, {"key": "billing", "value": 0.1}]);
+    match read(&twice, reshape) {
+        Err(ParseError::Invalid { violations, .. }) => {
+            let found: Vec<(String, Rule)> = violations
+                .iter()
+                .map(|v| (v.path.to_string(), v.rule))
+                .collect();
+            assert_eq!(found, [("/labels/1/key".to_owned(), Rule::UniqueItems)]);
+        }
+        other => panic!("{other:?}"),
+    }
+    // A rule inside a map is reported at the key it belongs to.
+    let mut high = wire.clone();
+    high["labels"] = json!([{"key": "billing", "value": 1.5}]);
+    match read(&high, reshape) {
+        Err(ParseError::Invalid { violations, .. }) => {
+            assert_eq!(
+                violations.iter().next().unwrap().path.to_string(),
+                "/labels/billing"
+            )
+        }
+        other => panic!("{other:?}"),
+    }
+    // An enum at the root comes wrapped, and is read unwrapped.
+    let reshape = Action::schema()
+        .reshape(SchemaTarget::OpenAiStrict)
+        .unwrap();
+    let parsed = parse_answer_reshaped::<Action>(
+        &Answer::Text(r#"{"value": {"kind": "refund", "amount": 2.5, "currency": "USD"}}"#.into()),
+        StructuredOutputMode::SchemaEnforced,
+        &ParseOptions::default(),
+        reshape,
+    )
+    .unwrap();
+    assert_eq!(
+        (parsed.value, parsed.provenance),
+        (
+            Action::Refund {
+                amount: 2.5,
+                currency: Currency::Usd
+            },
+            Provenance::Clean
+        )
+    );
+}
+
+/// The runner sends the reshaped schema to OpenAI and gives back the user's type; a repeated
+/// key is re-asked with its path.
+#[test]
+fn a_run_against_openai_strict_gives_maps_and_root_enums() {
+    use structured_examples::replay::{block_on, ReplayProvider, Reply};
+    use structured_runtime::provider::capabilities::ProviderKind;
+    use structured_runtime::run::{run_structured, RunConfig};
+    use structured_runtime::{ChatRequest, Provenance};
+    let wire = as_entries(&serde_json::to_value(ticket()).unwrap());
+    let mut twice = wire.clone();
+    twice["totals"] = json!([{"key": "USD", "value": 3}, {"key": "USD", "value": 4}]);
+    let provider = ReplayProvider::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        Ticket::schema().name(),
+        vec![
+            Reply::Answer(twice.to_string()),
+            Reply::Answer(wire.to_string()),
+        ],
+    );
+    let out = block_on(run_structured::<Ticket, _>(
+        &provider,
+        &ChatRequest::user("Triage this ticket."),
+        &RunConfig::default(),
+    ))
+    .unwrap();
+    assert_eq!(out.value, ticket());
+    assert_eq!(out.provenance, Provenance::Clean);
+    assert_eq!(out.attempts, 2);
+    let sent = provider.sent();
+    let schema = &sent[0]["response_format"]["json_schema"]["schema"];
+    assert_eq!(schema["properties"]["totals"]["type"], "array");
+    let correction = sent[1]["messages"].as_array().unwrap().last().unwrap()["content"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    assert!(correction.contains("/totals/1/key"), "{correction}");
+
+    let provider = ReplayProvider::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        Action::schema().name(),
+        vec![Reply::Answer(r#"{"value": {"kind": "close"}}"#.into())],
+    );
+    let out = block_on(run_structured::<Action, _>(
+        &provider,
+        &ChatRequest::user("What now?"),
+        &RunConfig::default(),
+    ))
+    .unwrap();
+    assert_eq!(
+        (out.value, out.provenance),
+        (Action::Close, Provenance::Clean)
+    );
 }
 
 /// The report the README's worked example quotes.

@@ -23,6 +23,7 @@ pub use from_text::{
     TextSource,
 };
 pub use parse::{
-    parse_answer, parse_answer_value, parse_response, parse_response_with, parse_value, Answer,
-    ParseError, ParseOptions, Parsed, Provenance, Warning,
+    parse_answer, parse_answer_reshaped, parse_answer_value, parse_answer_value_reshaped,
+    parse_response, parse_response_with, parse_value, Answer, ParseError, ParseOptions, Parsed,
+    Provenance, Warning,
 };

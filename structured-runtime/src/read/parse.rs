@@ -7,6 +7,7 @@ use std::ops::Range;
 
 use serde_json::Value;
 
+use crate::provider::dialect::Reshape;
 use crate::provider::mode::StructuredOutputMode;
 use crate::read::coerce::{coerce, CoercePolicy, Recovery};
 use crate::read::extract::{scan, Candidate, Source, Spans};
@@ -470,6 +471,64 @@ pub fn parse_answer<T: StructuredOutput>(
     }
 }
 
+/// [`parse_answer`] for an answer to a request whose schema went in another shape
+/// ([`Reshape`]: what [`ResponseSchema::reshape`] says for the target the request was lowered
+/// for). The answer is read back into `T`'s shape before it is checked, so a map sent as a list
+/// of entries is a map again, and a wrapped root is unwrapped; the provenance is that of the
+/// answer as written in the shape asked for.
+pub fn parse_answer_reshaped<T: StructuredOutput>(
+    answer: &Answer,
+    mode: StructuredOutputMode,
+    options: &ParseOptions,
+    reshape: &Reshape,
+) -> Result<Parsed<T>, ParseError> {
+    if reshape.is_empty() {
+        return parse_answer::<T>(answer, mode, options);
+    }
+    let target = Reshaped {
+        inner: Typed::<T>::new(),
+        reshape,
+    };
+    match answer {
+        Answer::Text(text) => {
+            let result = match read_text(&target, text, mode, options) {
+                Read::Done(result) => result,
+                Read::NoJson(warnings) => prose::<T>(text, options, warnings),
+            };
+            gate(result, options)
+        }
+        Answer::Json(value) => gate(read_json(&target, value, mode, options), options),
+    }
+}
+
+/// [`parse_answer_value`] for an answer in a reshaped form ([`parse_answer_reshaped`]).
+pub fn parse_answer_value_reshaped(
+    answer: &Answer,
+    schema: &ResponseSchema,
+    mode: StructuredOutputMode,
+    options: &ParseOptions,
+    reshape: &Reshape,
+) -> Result<Parsed<Value>, ParseError> {
+    if reshape.is_empty() {
+        return parse_answer_value(answer, schema, mode, options);
+    }
+    let target = Reshaped {
+        inner: Untyped(schema),
+        reshape,
+    };
+    let result = match answer {
+        Answer::Text(text) => match read_text(&target, text, mode, options) {
+            Read::Done(result) => result,
+            Read::NoJson(_) => Err(ParseError::NotFound {
+                len: text.len(),
+                from_text: None,
+            }),
+        },
+        Answer::Json(value) => read_json(&target, value, mode, options),
+    };
+    gate(result, options)
+}
+
 /// What a candidate is read into: a derived type (checked by its compiled rules) or a value
 /// (checked by a schema's validator of record).
 trait Target {
@@ -572,13 +631,7 @@ impl Target for Untyped<'_> {
         self.is_valid(&value).then_some(value)
     }
     fn explained(&self, json: &str) -> Result<Value, String> {
-        if let Some(number) = inexact_number(json) {
-            return Err(number.to_string());
-        }
-        let (value, _) = strict_de::value_from_str(json).map_err(|e| match e.path.is_root() {
-            true => e.error.to_string(),
-            false => format!("{}: {}", e.path, e.error),
-        })?;
+        let value = exact_json(json)?;
         match self.0.check_instance(&value) {
             Ok(()) => Ok(value),
             Err(violations) => Err(violations.to_string()),
@@ -592,6 +645,64 @@ impl Target for Untyped<'_> {
             Ok(()) => Ok(value),
             Err(violations) => Err((value, violations)),
         }
+    }
+}
+
+/// The value `json` is exactly, or why it is not: a number no value holds as written, a key
+/// given twice, or not JSON.
+fn exact_json(json: &str) -> Result<Value, String> {
+    if let Some(number) = inexact_number(json) {
+        return Err(number.to_string());
+    }
+    strict_de::value_from_str(json)
+        .map(|(value, _)| value)
+        .map_err(|e| match e.path.is_root() {
+            true => e.error.to_string(),
+            false => format!("{}: {}", e.path, e.error),
+        })
+}
+
+/// A target read through the shape its request asked for ([`Reshape`]): every value is read
+/// back into the schema's own shape first, then given to the target.
+struct Reshaped<'r, G> {
+    inner: G,
+    reshape: &'r Reshape,
+}
+
+impl<G: Target> Reshaped<'_, G> {
+    fn back(&self, value: Value) -> Result<Value, (Value, Violations)> {
+        self.reshape.read_back(self.inner.schema().schema(), value)
+    }
+}
+
+impl<G: Target> Target for Reshaped<'_, G> {
+    type Out = G::Out;
+    fn schema(&self) -> &ResponseSchema {
+        self.inner.schema()
+    }
+    fn object_root(&self) -> bool {
+        self.reshape.root_key.is_some() || self.inner.object_root()
+    }
+    fn exact(&self, json: &str) -> Option<G::Out> {
+        let (value, floats) = strict_de::value_from_str(json).ok()?;
+        if floats && !all_plain(json) {
+            return None;
+        }
+        self.inner.exact_value(&self.back(value).ok()?)
+    }
+    fn explained(&self, json: &str) -> Result<G::Out, String> {
+        let value = self
+            .back(exact_json(json)?)
+            .map_err(|(_, violations)| violations.to_string())?;
+        self.inner.explained(&value.to_string())
+    }
+    fn exact_value(&self, value: &Value) -> Option<G::Out> {
+        self.inner.exact_value(&self.back(value.clone()).ok()?)
+    }
+    /// On refusal the value comes back in the schema's shape, so coercion fits it to that
+    /// schema; reading it back again leaves it as it is.
+    fn accept(&self, value: Value) -> Result<G::Out, (Value, Violations)> {
+        self.inner.accept(self.back(value)?)
     }
 }
 

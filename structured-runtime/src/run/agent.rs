@@ -13,10 +13,10 @@ use super::transport::Provider;
 use crate::provider::capabilities::resolve_mode;
 use crate::provider::mode::StructuredOutputMode;
 use crate::provider::wire::{
-    add_caller_tools, body_with, fragment_body, read_response, ChatRequest, Expect, Outcome, Tool,
-    Turn,
+    add_caller_tools, body_with, fragment_body, read_response, sent_target, ChatRequest, Expect,
+    Outcome, Tool, Turn,
 };
-use crate::read::parse::{parse_answer, Answer, ParseError};
+use crate::read::parse::{parse_answer_reshaped, Answer, ParseError};
 use crate::schema::output::StructuredOutput;
 
 /// How an agent step is bounded.
@@ -128,6 +128,10 @@ where
         });
     }
     let fragment = fragment_body(kind, mode, schema, &caps).map_err(RunError::InvalidSchema)?;
+    // The finalizing tool's schema as sent; its calls are read back into `T`'s shape.
+    let reshape = schema
+        .reshape(sent_target(&caps, schema))
+        .map_err(RunError::InvalidSchema)?;
     let finalizer = schema.name().to_owned();
     let expect = Expect::tool(finalizer.clone());
     let mut request = request.clone();
@@ -194,7 +198,7 @@ where
         match response.outcome {
             Outcome::Candidate(candidate) => {
                 text_only = 0;
-                match parse_answer::<T>(&candidate.answer, mode, &config.parse) {
+                match parse_answer_reshaped::<T>(&candidate.answer, mode, &config.parse, reshape) {
                     Ok(parsed) => {
                         ledger.push(attempt(
                             AttemptResult::Accepted(parsed.provenance),

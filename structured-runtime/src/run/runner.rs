@@ -24,7 +24,7 @@ use super::config::{OnExhausted, RunConfig};
 use super::ledger::{Attempt, AttemptResult, Ledger, Stop};
 use super::transport::{DynProvider, Provider, TransportError};
 use crate::provider::capabilities::{resolve_mode, ProviderKind};
-use crate::provider::dialect::LowerReport;
+use crate::provider::dialect::{LowerReport, Reshape};
 use crate::provider::mode::StructuredOutputMode;
 use crate::provider::wire::{
     body_text, fragment_body, read_response, sent_target, ChatRequest, CodecError, Expect, Outcome,
@@ -33,7 +33,8 @@ use crate::provider::wire::{
 use crate::read::coerce::{coerce, CoercePolicy};
 use crate::read::from_text::{FromTextError, TextSource};
 use crate::read::parse::{
-    parse_answer, parse_answer_value, Answer, ParseError, ParseOptions, Parsed, Provenance, Warning,
+    parse_answer_reshaped, parse_answer_value_reshaped, Answer, ParseError, ParseOptions, Parsed,
+    Provenance, Warning,
 };
 use crate::schema::output::StructuredOutput;
 use crate::schema::response::Fragment;
@@ -557,6 +558,7 @@ trait Goal {
         answer: &Answer,
         mode: StructuredOutputMode,
         options: &ParseOptions,
+        reshape: &Reshape,
     ) -> Result<Parsed<Self::Out>, ParseError>;
     /// A value taken without its rules (validation off), when it has the right shape.
     fn unchecked(&self, value: &Value) -> Option<Self::Out>;
@@ -578,8 +580,9 @@ impl<T: StructuredOutput> Goal for Typed<T> {
         answer: &Answer,
         mode: StructuredOutputMode,
         options: &ParseOptions,
+        reshape: &Reshape,
     ) -> Result<Parsed<T>, ParseError> {
-        parse_answer::<T>(answer, mode, options)
+        parse_answer_reshaped::<T>(answer, mode, options, reshape)
     }
     fn unchecked(&self, value: &Value) -> Option<T> {
         T::deserialize(value).ok()
@@ -619,8 +622,9 @@ impl Goal for Untyped<'_> {
         answer: &Answer,
         mode: StructuredOutputMode,
         options: &ParseOptions,
+        reshape: &Reshape,
     ) -> Result<Parsed<Value>, ParseError> {
-        parse_answer_value(answer, self.0, mode, options)
+        parse_answer_value_reshaped(answer, self.0, mode, options, reshape)
     }
     fn unchecked(&self, value: &Value) -> Option<Value> {
         Some(value.clone())
@@ -673,6 +677,8 @@ struct Run<'r, G: Goal> {
     transport_failures: u32,
     /// The request's own warning: keywords the provider was not asked to enforce.
     not_enforced: Option<Warning>,
+    /// How the schema sent differs in shape from the schema (answers are read back from it).
+    reshape: &'r Reshape,
 }
 
 impl<'r, G: Goal> Run<'r, G> {
@@ -740,6 +746,15 @@ impl<'r, G: Goal> Run<'r, G> {
             }
             _ => None,
         };
+        // The lowered schema is sent only when the provider is held to it; the guidance of the
+        // other modes describes the schema as written.
+        static AS_WRITTEN: Reshape = Reshape::as_written();
+        let reshape = match mode {
+            StructuredOutputMode::SchemaEnforced | StructuredOutputMode::ToolUseWorkaround => {
+                schema.reshape(target).unwrap_or(&AS_WRITTEN)
+            }
+            _ => &AS_WRITTEN,
+        };
         let system = (mode == StructuredOutputMode::PromptGuided).then(|| schema.prompt_guidance());
         let tool_name =
             (mode == StructuredOutputMode::ToolUseWorkaround).then(|| schema.name().to_owned());
@@ -768,6 +783,7 @@ impl<'r, G: Goal> Run<'r, G> {
             plain_texts: 0,
             transport_failures: 0,
             not_enforced,
+            reshape,
         })
     }
 
@@ -1018,9 +1034,12 @@ impl<'r, G: Goal> Run<'r, G> {
         usage: Option<Usage>,
         candidate: StructuredCandidate,
     ) -> Next<G::Out> {
-        let parsed = self
-            .goal
-            .parse(&candidate.answer, self.mode, &self.config.parse);
+        let parsed = self.goal.parse(
+            &candidate.answer,
+            self.mode,
+            &self.config.parse,
+            self.reshape,
+        );
         // Kept for the fallback policy's prose reading, only when it may be used.
         let candidate_text = (self.config.outputs.on_exhausted == OnExhausted::DefaultsWithWarning)
             .then(|| candidate.answer.to_text().into_owned());

@@ -12,7 +12,9 @@ use super::pointer::Pointer;
 use super::strict::{self, StrictReport};
 use super::validate::{preview_json, Rule, Violation, Violations};
 use super::validation::Compiled;
-use crate::provider::dialect::{lower_reporting, LowerReport, Lowered, Moved, SchemaTarget};
+use crate::provider::dialect::{
+    lower_reporting, LowerReport, Lowered, Moved, Reshape, SchemaTarget,
+};
 
 /// A named JSON Schema for a response, as providers take it (`response_format.json_schema`,
 /// `text.format`, a tool's `input_schema`, ...).
@@ -357,6 +359,13 @@ impl ResponseSchema {
     /// the model to (they are checked locally all the same).
     pub fn moved(&self, target: SchemaTarget) -> Result<&[Moved], LowerReport> {
         self.lowering(target).map(|l| l.moved.as_slice())
+    }
+
+    /// How lowering for `target` changed the shape of what is sent (OpenAI strict: maps as lists
+    /// of entries, a root that is not an object wrapped): answers are read back into this
+    /// schema's shape before anything else sees them.
+    pub fn reshape(&self, target: SchemaTarget) -> Result<&Reshape, LowerReport> {
+        self.lowering(target).map(|l| &l.reshape)
     }
 
     fn lowering(&self, target: SchemaTarget) -> Result<&Lowered, LowerReport> {

@@ -38,6 +38,7 @@ mod gemini_openapi;
 mod llama;
 mod openai;
 mod pass;
+mod reshape;
 mod target;
 
 use serde_json::Value;
@@ -46,6 +47,7 @@ use crate::schema::node::Node;
 use pass::Run;
 
 pub use pass::{Lowered, Moved, MAX_NODES};
+pub use reshape::Reshape;
 pub use target::{LowerError, LowerReport, SchemaTarget};
 
 #[cfg(test)]

@@ -3,6 +3,7 @@
 
 use serde_json::{Map, Value};
 
+use super::reshape::Reshape;
 use super::target::{LowerError, LowerReport, SchemaTarget};
 use crate::schema::node::{Node, RefError, MAX_DEPTH};
 use crate::schema::Pointer;
@@ -23,6 +24,8 @@ pub(super) struct Run {
     nodes: usize,
     /// Keywords moved into a description, where (in the lowered schema) and which.
     moved: Vec<Moved>,
+    /// Shapes sent differently from the schema as written.
+    pub(super) reshape: Reshape,
 }
 
 /// Keywords the target does not enforce, moved into a node's description: the model is told,
@@ -42,6 +45,9 @@ pub struct Lowered {
     pub schema: Value,
     /// Every move, in the order made.
     pub moved: Vec<Moved>,
+    /// Shapes the target cannot express, sent in another shape and read back from it (OpenAI
+    /// strict: maps as lists of entries, a root that is not an object wrapped in one).
+    pub reshape: Reshape,
 }
 
 impl Run {
@@ -52,6 +58,7 @@ impl Run {
             inlining: vec!["#".to_owned()],
             nodes: 0,
             moved: Vec::new(),
+            reshape: Reshape::default(),
         }
     }
 
@@ -61,6 +68,7 @@ impl Run {
             Ok(Lowered {
                 schema: out,
                 moved: self.moved,
+                reshape: self.reshape,
             })
         } else {
             Err(LowerReport {
