@@ -63,8 +63,20 @@ pub fn lower(schema: &Value, target: SchemaTarget) -> Result<Value, LowerReport>
 /// [`lower`], with every keyword moved into a description on the way ([`Moved`]): what the
 /// provider will not hold the model to, reported to the caller.
 pub fn lower_reporting(schema: &Value, target: SchemaTarget) -> Result<Lowered, LowerReport> {
-    let root = Node::root(schema);
     let mut run = Run::new(target);
+    // A tool's parameters are an object on every API that forces one, and OpenAI strict takes
+    // an object root only: a root that is not an object goes as the one property of an object
+    // (read back on arrival). llama.cpp and plain JSON Schema take any root.
+    let wraps = !matches!(target, SchemaTarget::LlamaCpp | SchemaTarget::JsonSchema);
+    let wrapped = wraps.then(|| reshape::wrap_root(schema)).flatten();
+    let schema = match &wrapped {
+        Some((wrapped, key)) => {
+            run.reshape.root_key = Some(key.clone());
+            wrapped
+        }
+        None => schema,
+    };
+    let root = Node::root(schema);
     let out = match target {
         SchemaTarget::OpenAiStrict => openai::lower(&mut run, schema),
         SchemaTarget::Anthropic => anthropic::lower(&mut run, root),

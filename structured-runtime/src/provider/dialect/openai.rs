@@ -10,16 +10,7 @@ use crate::schema::strict::{preflight, SUPPORTED_FORMATS};
 use crate::schema::Pointer;
 
 pub(super) fn lower(run: &mut Run, schema: &Value) -> Value {
-    // Strict mode takes an object root only, and closes every object: a root that is not an
-    // object goes wrapped in one, and a map goes as a list of entries (read back on arrival).
-    let wrapped = reshape::wrap_root(schema);
-    let schema = match &wrapped {
-        Some((wrapped, key)) => {
-            run.reshape.root_key = Some(key.clone());
-            wrapped
-        }
-        None => schema,
-    };
+    // Strict mode closes every object: a map goes as a list of entries (read back on arrival).
     let mut out = to_strict_json_schema(schema);
     reshape::maps_as_entries(&mut out, &Pointer::root(), 0, &mut run.reshape.entries);
     tuples_as_lists(run, &mut out, &Pointer::root(), 0);
