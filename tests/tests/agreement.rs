@@ -5,6 +5,9 @@
 //! every node of something else (a missing or unknown property, a wrong type, a number out of
 //! range or fractional, a string outside the enum, an integral float for an integer), so about
 //! half the values are valid and every kind of violation occurs.
+//!
+//! Each value is also written in the shape OpenAI strict mode is asked for (maps as lists of
+//! entries, a root enum wrapped) and read back by the pipeline: clean exactly when valid.
 
 mod common;
 
@@ -14,8 +17,13 @@ use proptest::test_runner::{Config, TestRunner};
 use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::Deserialize;
+use serde_json::{json, Value};
 use structured_examples::*;
-use structured_runtime::{parse_value, ParseOptions, Provenance, StructuredOutput};
+use structured_runtime::provider::dialect::SchemaTarget;
+use structured_runtime::{
+    parse_answer_reshaped, parse_value, Answer, ParseOptions, Provenance, StructuredOutput,
+    StructuredOutputMode,
+};
 
 /// Runs the agreement check for `T` over `cases` random values; returns (valid, invalid) counts.
 fn agree<T: StructuredOutput>(cases: u32) -> (u32, u32) {
@@ -58,6 +66,33 @@ fn agree<T: StructuredOutput>(cases: u32) -> (u32, u32) {
             read,
             text
         );
+        // In the shape OpenAI strict mode is asked for (maps as entries, a root that is not an
+        // object wrapped), read back by the pipeline in strict mode: clean exactly when valid.
+        let reshape = T::schema()
+            .reshape(SchemaTarget::OpenAiStrict)
+            .expect("every derived schema lowers for OpenAI strict");
+        if let Some(wire) = to_wire(&schema, &value) {
+            let wire = match &reshape.root_key {
+                Some(key) => json!({ key.as_str(): wire }),
+                None => wire,
+            };
+            let read = parse_answer_reshaped::<T>(
+                &Answer::Text(wire.to_string()),
+                StructuredOutputMode::SchemaEnforced,
+                &ParseOptions::strict(),
+                reshape,
+            );
+            let clean = read
+                .as_ref()
+                .is_ok_and(|p| p.provenance == Provenance::Clean);
+            prop_assert_eq!(
+                clean,
+                schema_says,
+                "reshaped: {:?} on {}",
+                read.as_ref().err(),
+                wire
+            );
+        }
         let (v, i) = counts.get();
         counts.set(if schema_says { (v + 1, i) } else { (v, i + 1) });
         Ok(())
@@ -66,6 +101,49 @@ fn agree<T: StructuredOutput>(cases: u32) -> (u32, u32) {
         panic!("{e}");
     }
     counts.get()
+}
+
+/// `value` as OpenAI strict mode is asked to write it: each map (an object node with a schema
+/// for its values and no properties) a list of `{key, value}` entries. `None` when that is
+/// ambiguous: a list already at a map's place reads as entries, so it says nothing about the
+/// value it came from. The derived types here hold no map under an `anyOf`.
+fn to_wire(node: &Value, value: &Value) -> Option<Value> {
+    let is_map = node.get("properties").is_none()
+        && node
+            .get("additionalProperties")
+            .is_some_and(Value::is_object);
+    Some(match value {
+        Value::Array(_) if is_map => return None,
+        Value::Object(map) if is_map => Value::Array(
+            map.iter()
+                .map(|(k, v)| {
+                    Some(json!({"key": k, "value": to_wire(&node["additionalProperties"], v)?}))
+                })
+                .collect::<Option<_>>()?,
+        ),
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .map(|(k, v)| {
+                    let sub = node.get("properties").and_then(|p| p.get(k));
+                    Some((k.clone(), sub.map_or(Some(v.clone()), |s| to_wire(s, v))?))
+                })
+                .collect::<Option<_>>()?,
+        ),
+        Value::Array(items) => Value::Array(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let sub = node
+                        .get("prefixItems")
+                        .and_then(|p| p.get(i))
+                        .or_else(|| node.get("items"));
+                    sub.map_or(Some(v.clone()), |s| to_wire(s, v))
+                })
+                .collect::<Option<_>>()?,
+        ),
+        other => other.clone(),
+    })
 }
 
 /// Extra shapes beyond the examples: unit enums, nested options, every integer width.
