@@ -224,14 +224,7 @@ fn an_instant_in_another_offset_is_the_same_instant() {
 
 #[test]
 fn lowering_per_target() {
-    for target in [
-        SchemaTarget::Anthropic,
-        SchemaTarget::GeminiResponseSchema,
-        SchemaTarget::GeminiJsonSchema,
-        SchemaTarget::LlamaCpp,
-        SchemaTarget::JsonSchema,
-        SchemaTarget::OpenAiStrict,
-    ] {
+    for target in SchemaTarget::ALL {
         match lower_reporting(Booking::schema().schema(), target) {
             Ok(lowered) => println!("{target:?}: {:?}", lowered.moved),
             Err(report) => panic!("{target:?}: {report}"),

@@ -412,14 +412,7 @@ fn lowering_per_target_is_ok_or_names_the_path_and_the_target() {
         Adjacent::schema().schema(),
         Untagged::schema().schema(),
     ];
-    for target in [
-        SchemaTarget::Anthropic,
-        SchemaTarget::GeminiResponseSchema,
-        SchemaTarget::GeminiJsonSchema,
-        SchemaTarget::LlamaCpp,
-        SchemaTarget::JsonSchema,
-        SchemaTarget::OpenAiStrict,
-    ] {
+    for target in SchemaTarget::ALL {
         for schema in schemas {
             if let Err(report) = lower(schema, target) {
                 panic!("{target:?}: {report}");

@@ -389,7 +389,18 @@ pub fn parse_response_with<T: StructuredOutput>(
             options,
         );
     }
-    let result = match read_text(&target, text, mode, options) {
+    typed_from_text(&target, text, mode, options)
+}
+
+/// `T` read from an answer's text through `target`: its JSON where it has some, else the
+/// type's prose reader.
+fn typed_from_text<T: StructuredOutput>(
+    target: &impl Target<Out = T>,
+    text: &str,
+    mode: StructuredOutputMode,
+    options: &ParseOptions,
+) -> Result<Parsed<T>, ParseError> {
+    let result = match read_text(target, text, mode, options) {
         Read::Done(result) => result,
         Read::NoJson(warnings) => prose::<T>(text, options, warnings),
     };
@@ -448,7 +459,18 @@ fn value_from_text(
         let result = read_markdown(&Untyped(schema), markdown, text, mode, options);
         return gate(result, options);
     }
-    let result = match read_text(&Untyped(schema), text, mode, options) {
+    value_from_json_text(&Untyped(schema), text, mode, options)
+}
+
+/// A value read from an answer's text through `target`: its JSON, or `NotFound` (a value has no
+/// prose reader).
+fn value_from_json_text(
+    target: &impl Target<Out = Value>,
+    text: &str,
+    mode: StructuredOutputMode,
+    options: &ParseOptions,
+) -> Result<Parsed<Value>, ParseError> {
+    let result = match read_text(target, text, mode, options) {
         Read::Done(result) => result,
         Read::NoJson(_) => Err(ParseError::NotFound {
             len: text.len(),
@@ -490,13 +512,7 @@ pub fn parse_answer_reshaped<T: StructuredOutput>(
         reshape,
     };
     match answer {
-        Answer::Text(text) => {
-            let result = match read_text(&target, text, mode, options) {
-                Read::Done(result) => result,
-                Read::NoJson(warnings) => prose::<T>(text, options, warnings),
-            };
-            gate(result, options)
-        }
+        Answer::Text(text) => typed_from_text(&target, text, mode, options),
         Answer::Json(value) => gate(read_json(&target, value, mode, options), options),
     }
 }
@@ -516,17 +532,10 @@ pub fn parse_answer_value_reshaped(
         inner: Untyped(schema),
         reshape,
     };
-    let result = match answer {
-        Answer::Text(text) => match read_text(&target, text, mode, options) {
-            Read::Done(result) => result,
-            Read::NoJson(_) => Err(ParseError::NotFound {
-                len: text.len(),
-                from_text: None,
-            }),
-        },
-        Answer::Json(value) => read_json(&target, value, mode, options),
-    };
-    gate(result, options)
+    match answer {
+        Answer::Text(text) => value_from_json_text(&target, text, mode, options),
+        Answer::Json(value) => gate(read_json(&target, value, mode, options), options),
+    }
 }
 
 /// What a candidate is read into: a derived type (checked by its compiled rules) or a value
