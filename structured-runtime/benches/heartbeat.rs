@@ -104,6 +104,29 @@ pub fn chatty(bytes: usize) -> String {
     text
 }
 
+/// A decision of about `bytes` bytes of JSON and nothing else, as a schema-enforced provider
+/// streams it: the answer's fields, then as many signals as fill the size (escapes and a
+/// character outside ASCII in each, as models write them).
+pub fn long_answer(bytes: usize) -> String {
+    const SIGNAL: &str = r#"    {"source": "funding", "description": "Rate flipped to "negative" — −0.012% per 8h on the perp", "magnitude": 0.61}"#;
+    let head = r#"{
+  "severity": "moderate",
+  "action": "hedge",
+  "confidence": 0.72,
+  "rationale": "Funding flipped negative while spot volume fell; governance vote adds tail risk.",
+  "signals": [
+"#;
+    let tail = "
+  ],
+  \"escalate\": false
+}";
+    let count = (bytes.saturating_sub(head.len() + tail.len()) / (SIGNAL.len() + 2)).max(1);
+    let mut text = String::from(head);
+    text.push_str(&vec![SIGNAL; count].join(",\n"));
+    text.push_str(tail);
+    text
+}
+
 /// Every corpus input, both files.
 pub fn corpus_inputs() -> Vec<String> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/corpus");

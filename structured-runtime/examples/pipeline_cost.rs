@@ -17,6 +17,10 @@
 //! - `chatty_100k`: `parse_response` on the 100 KB chatty answer; `repair_1mb`: `repair_text` on
 //!   the 1 MB one (the scaling cases of the `pipeline` bench).
 //! - `jsonrepair_corpus`, `jsonrepair_1mb`: the same inputs through `jsonrepair-rs`.
+//! - `whole_10k`: `parse_response` on a 10 KB answer of JSON alone; `stream_10k`: the same text
+//!   fed to a `StreamReader` one byte at a time, then `parse_response` on the whole text (the
+//!   final value); `stream_10k_reader`: the reader alone; `prefixes_10k`: `parse_response` on
+//!   every 16th prefix of it (what re-parsing each prefix costs, over 16).
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
 
@@ -30,11 +34,11 @@ use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::ChatRequest;
 use structured_runtime::read::repair::repair_text;
 use structured_runtime::run::{run_structured, Provider, RunConfig, TransportError};
-use structured_runtime::{parse_response, StructuredOutput, StructuredOutputMode};
+use structured_runtime::{parse_response, StreamReader, StructuredOutput, StructuredOutputMode};
 
 #[path = "../benches/heartbeat.rs"]
 mod heartbeat;
-use heartbeat::{answer, chatty, corpus_inputs, HeartbeatDecision, ANSWER};
+use heartbeat::{answer, chatty, corpus_inputs, long_answer, HeartbeatDecision, ANSWER};
 
 /// The answer as a weak model writes it: a line of prose around it, single quotes, trailing
 /// commas.
@@ -89,6 +93,21 @@ fn main() {
     let config = RunConfig::default();
     let (fenced, braces, corpus) = (answer(4096), chatty(4096), corpus_inputs());
     let (chatty_100k, chatty_1m) = (chatty(100_000), chatty(1_000_000));
+    let long = long_answer(10_000);
+    let stream = |final_read: bool| {
+        let mut reader = StreamReader::new(HeartbeatDecision::schema());
+        let mut completed = 0usize;
+        for byte in long.as_bytes().chunks(1) {
+            completed += reader.feed(black_box(byte)).completed.len();
+        }
+        black_box(completed);
+        !final_read
+            || parse_response::<HeartbeatDecision>(
+                reader.text().unwrap_or_default(),
+                StructuredOutputMode::SchemaEnforced,
+            )
+            .is_ok()
+    };
     let mut ok = 0usize;
     for _ in 0..n {
         ok += match path.as_str() {
@@ -116,6 +135,28 @@ fn main() {
             )
             .is_ok(),
             "repair_1mb" => repair_text(black_box(&chatty_1m)).is_ok(),
+            "whole_10k" => parse_response::<HeartbeatDecision>(
+                black_box(&long),
+                StructuredOutputMode::SchemaEnforced,
+            )
+            .is_ok(),
+            "stream_10k" => stream(true),
+            "stream_10k_reader" => stream(false),
+            "prefixes_10k" => {
+                (1..=long.len())
+                    .step_by(16)
+                    .filter(|&end| {
+                        long.get(..end).is_some_and(|prefix| {
+                            parse_response::<HeartbeatDecision>(
+                                black_box(prefix),
+                                StructuredOutputMode::PromptGuided,
+                            )
+                            .is_ok()
+                        })
+                    })
+                    .count()
+                    > 0
+            }
             // The same inputs through `jsonrepair-rs`, for the side-by-side counts.
             "jsonrepair_1mb" => jsonrepair_rs::jsonrepair(black_box(&chatty_1m)).is_ok(),
             "jsonrepair_corpus" => {
@@ -139,7 +180,7 @@ fn main() {
             ))
             .is_ok(),
             other => {
-                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, corpus, jsonrepair_1mb, jsonrepair_corpus or runner");
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus or runner");
                 std::process::exit(2);
             }
         } as usize;

@@ -317,7 +317,8 @@ pub use provider::StructuredOutputMode;
 pub use read::{
     parse_answer, parse_answer_reshaped, parse_response, parse_response_with, parse_value, Answer,
     DefaultReason, FieldReport, FromJsonError, FromText, FromTextError, ParseError, ParseOptions,
-    Parsed, Provenance, TextReport, TextSource, Warning,
+    Parsed, Provenance, StreamProgress, StreamReader, StreamStatus, TextReport, TextSource,
+    Warning,
 };
 pub use run::{
     run_structured, run_value, run_with_fallback, DynProvider, Provider, RunConfig, RunError,

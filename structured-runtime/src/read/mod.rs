@@ -15,6 +15,7 @@ pub(crate) mod parse;
 pub(crate) mod prose;
 pub mod repair;
 pub(crate) mod select;
+pub(crate) mod stream;
 pub(crate) mod strict_de;
 
 pub use from_json::FromJsonError;
@@ -27,3 +28,4 @@ pub use parse::{
     parse_response, parse_response_with, parse_value, Answer, ParseError, ParseOptions, Parsed,
     Provenance, Warning,
 };
+pub use stream::{StreamProgress, StreamReader, StreamStatus};

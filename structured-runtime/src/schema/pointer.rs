@@ -48,6 +48,12 @@ impl Pointer {
         Pointer(String::new())
     }
 
+    /// `rest`, a pointer inside the value this one names, as a pointer from this one's
+    /// document: `/signals/2` joined with `/magnitude` is `/signals/2/magnitude`.
+    pub fn join(&self, rest: &Pointer) -> Pointer {
+        Pointer(format!("{}{}", self.0, rest.0))
+    }
+
     /// Reads a pointer as written (`""`, or `/`-separated segments with `~0` and `~1` escapes).
     pub fn parse(text: &str) -> Result<Pointer, PointerError> {
         let fail = |reason| PointerError {

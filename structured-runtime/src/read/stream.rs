@@ -1,0 +1,627 @@
+//! Reading an answer while it arrives: chunks of any size in, the value so far and the fields
+//! completed out, in one pass over the bytes.
+//!
+//! [`StreamReader`] finds where the JSON starts (prose or a fence opener before it are passed
+//! over; a tool call's argument deltas are JSON from the first byte), then lexes it a byte at a
+//! time, keeping its state between chunks: a chunk may end inside a UTF-8 character, an escape,
+//! a number or a literal. Each byte is looked at once, each value is built once and moved into
+//! its parent when it closes, so the work over a whole stream is linear in its length whatever
+//! the chunk size.
+//!
+//! What the value so far shows ([`StreamReader::value`]):
+//! - a number, `true`, `false`, `null` or a string the schema constrains (an enum value, a
+//!   pattern, a format) only once complete: never `1` for `12`, never `"lo"` for `"low"`;
+//! - a string of free text as far as it has arrived;
+//! - an object or list as far as its members are.
+//!
+//! Once a field completes it never changes. Each completed value is checked against the schema
+//! node it sits at, so a broken rule is reported with its path as soon as the value is written
+//! ([`StreamProgress::violations`]); the Rust type's own checks (`#[validate(with = ..)]`) run on the
+//! whole value. The final value is what [`crate::parse_response`] makes of the whole text, with
+//! the same checks, provenance and warnings (see [`StreamReader::text`]).
+//!
+//! JSON that only repair could read (single quotes, a trailing comma, a comment) stops the
+//! partial value where it stands ([`StreamStatus::Unreadable`]); the final reading repairs it as
+//! usual. A brace in the prose before the JSON is passed over: reading starts again at the next
+//! opener, a bounded number of times, while nothing has been reported.
+
+use std::collections::HashSet;
+
+use serde_json::{Map, Value};
+
+use crate::schema::node::{Additional, JsonType, Node};
+use crate::schema::validate::Violation;
+use crate::schema::{Pointer, ResponseSchema};
+
+/// Starts over at a later opener at most this often (a brace in the prose before the JSON).
+const MAX_RESTARTS: u32 = 16;
+
+/// Where reading the stream is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum StreamStatus {
+    /// No JSON yet: prose, or nothing.
+    Waiting,
+    /// Inside the JSON value.
+    Reading,
+    /// The value is complete; what follows is not read.
+    Complete,
+    /// The JSON is not readable as written (it needs repair); no more partial values. The
+    /// final reading of the whole text still repairs it.
+    Unreadable,
+}
+
+/// What one chunk changed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct StreamProgress<'r> {
+    /// The pointers of the values completed by this chunk, innermost first (a value before the
+    /// object that closes around it).
+    pub completed: &'r [Pointer],
+    /// Rules broken by the values completed by this chunk, each with its path.
+    pub violations: &'r [Violation],
+    /// Whether the value so far changed (a value completed, or free text grew).
+    pub changed: bool,
+    /// Where reading is after this chunk.
+    pub status: StreamStatus,
+}
+
+/// A container being read.
+struct Frame<'s> {
+    /// Where it is in the value.
+    path: Pointer,
+    /// Its schema node, when one is known without choosing an `anyOf` branch.
+    node: Option<Node<'s>>,
+    body: Body,
+}
+
+enum Body {
+    /// An object and the key whose value is being read.
+    Object(Map<String, Value>, Option<String>),
+    Array(Vec<Value>),
+}
+
+/// What the lexer expects next.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Lex {
+    /// Before the JSON.
+    Seeking,
+    /// A value (after `:` or `,` in a list).
+    Value,
+    /// A value or `]` (after `[`).
+    FirstItem,
+    /// A key (after `,` in an object).
+    Key,
+    /// A key or `}` (after `{`).
+    FirstKey,
+    /// `:` after a key.
+    Colon,
+    /// `,` or the close of the container, after a value.
+    After,
+    /// Inside a string: a key or a value; after a backslash.
+    Str { key: bool, escaped: bool },
+    /// Inside a number.
+    Number,
+    /// Inside `true`, `false` or `null`.
+    Literal,
+    /// After the root closed.
+    Done,
+    /// Not readable as written.
+    Lost,
+}
+
+/// Reads one answer as it arrives; see the [module documentation](self).
+///
+/// ```
+/// use structured_runtime::{StreamReader, StreamStatus, ResponseSchema};
+/// use serde_json::json;
+///
+/// let schema = ResponseSchema::new("mood", json!({
+///     "type": "object",
+///     "properties": {
+///         "label": {"type": "string", "enum": ["calm", "tense"]},
+///         "note": {"type": "string"},
+///         "level": {"type": "number", "maximum": 1}
+///     },
+///     "required": ["label", "note", "level"],
+///     "additionalProperties": false
+/// }))?;
+/// let mut reader = StreamReader::new(&schema);
+/// reader.feed(br#"Sure: {"label": "ca"#);
+/// assert_eq!(reader.value(), json!({}));                 // an enum value shows once complete
+/// let progress = reader.feed(br#"lm", "note": "all qu"#);
+/// assert_eq!(progress.completed, ["/label"]);
+/// assert_eq!(reader.value(), json!({"label": "calm", "note": "all qu"}));  // free text as it comes
+/// let progress = reader.feed(br#"iet", "level": 1.5}"#);
+/// assert_eq!(progress.violations[0].path, "/level");     // reported as soon as written
+/// assert_eq!(progress.status, StreamStatus::Complete);
+/// # Ok::<(), structured_runtime::SchemaError>(())
+/// ```
+pub struct StreamReader<'s> {
+    schema: &'s ResponseSchema,
+    /// Every byte so far.
+    text: Vec<u8>,
+    /// Where the JSON being read starts in `text`.
+    start: usize,
+    /// Bytes of `text` read.
+    read: usize,
+    lex: Lex,
+    frames: Vec<Frame<'s>>,
+    /// The root, once closed.
+    root: Option<Value>,
+    /// The token being read (a string with its quotes, a number, a literal).
+    token: Vec<u8>,
+    /// The string being read is free text (shown while it arrives).
+    token_shown: bool,
+    restarts: u32,
+    /// A value of this reading was reported: starting over would take it back.
+    reported: bool,
+    completed: Vec<Pointer>,
+    violations: Vec<Violation>,
+    /// Paths already reported in a violation (a container's check repeats its members').
+    violated: HashSet<Pointer>,
+    changed: bool,
+}
+
+impl<'s> StreamReader<'s> {
+    /// A reader for an answer to `schema`.
+    pub fn new(schema: &'s ResponseSchema) -> Self {
+        StreamReader {
+            schema,
+            text: Vec::new(),
+            start: 0,
+            read: 0,
+            lex: Lex::Seeking,
+            frames: Vec::new(),
+            root: None,
+            token: Vec::new(),
+            token_shown: false,
+            restarts: 0,
+            reported: false,
+            completed: Vec::new(),
+            violations: Vec::new(),
+            violated: HashSet::new(),
+            changed: false,
+        }
+    }
+
+    /// Reads the next chunk: any bytes, cut anywhere.
+    pub fn feed(&mut self, chunk: &[u8]) -> StreamProgress<'_> {
+        self.completed.clear();
+        self.violations.clear();
+        self.changed = false;
+        let free_text_before = self.token_shown.then_some(self.token.len());
+        self.text.extend_from_slice(chunk);
+        self.run();
+        if self.token_shown && free_text_before != Some(self.token.len()) {
+            self.changed = true;
+        }
+        StreamProgress {
+            completed: &self.completed,
+            violations: &self.violations,
+            changed: self.changed,
+            status: self.status(),
+        }
+    }
+
+    /// Where reading is.
+    pub fn status(&self) -> StreamStatus {
+        match self.lex {
+            Lex::Seeking => StreamStatus::Waiting,
+            Lex::Done => StreamStatus::Complete,
+            Lex::Lost => StreamStatus::Unreadable,
+            _ => StreamStatus::Reading,
+        }
+    }
+
+    /// Every byte received, for the final reading ([`crate::parse_response`] on it gives the
+    /// value with the same checks as an answer read whole). `None` when the bytes are not UTF-8
+    /// (a stream cut inside a character).
+    pub fn text(&self) -> Option<&str> {
+        std::str::from_utf8(&self.text).ok()
+    }
+
+    /// The value so far (see the [module documentation](self) for what it shows). `null` before
+    /// the JSON starts. Built from the containers being read: it costs the size of the value,
+    /// so call it when [`StreamProgress::changed`] says there is something new.
+    pub fn value(&self) -> Value {
+        if let Some(root) = &self.root {
+            return root.clone();
+        }
+        // The innermost part first (free text being read), each container around it after.
+        let mut child: Option<Value> = None;
+        if self.token_shown {
+            child = shown_string(&self.token).map(Value::String);
+        }
+        for frame in self.frames.iter().rev() {
+            let built = match &frame.body {
+                Body::Object(map, key) => {
+                    let mut map = map.clone();
+                    if let (Some(key), Some(child)) = (key, child.take()) {
+                        map.insert(key.clone(), child);
+                    }
+                    Value::Object(map)
+                }
+                Body::Array(items) => {
+                    let mut items = items.clone();
+                    items.extend(child.take());
+                    Value::Array(items)
+                }
+            };
+            child = Some(built);
+        }
+        child.unwrap_or(Value::Null)
+    }
+
+    fn run(&mut self) {
+        while self.read < self.text.len() {
+            if self.lex == Lex::Seeking {
+                self.seek();
+                continue;
+            }
+            if matches!(self.lex, Lex::Done | Lex::Lost) {
+                self.read = self.text.len();
+                return;
+            }
+            let Some(&byte) = self.text.get(self.read) else {
+                return;
+            };
+            if let Lex::Str { key, escaped } = self.lex {
+                self.string_bytes(key, escaped);
+                continue;
+            }
+            self.read += 1;
+            if !self.byte(byte) {
+                self.lose();
+            }
+        }
+    }
+
+    /// Passes over prose to the next opener the root may start with.
+    fn seek(&mut self) {
+        let rest = self.text.get(self.read..).unwrap_or_default();
+        let root = Node::root(self.schema.schema()).target();
+        let types = root.types();
+        let lists = types.contains(JsonType::Array) || root.has("anyOf");
+        let objects = types.contains(JsonType::Object) || root.has("anyOf") || types.is_empty();
+        let found = match (objects, lists) {
+            (true, true) => memchr::memchr2(b'{', b'[', rest),
+            (true, false) => memchr::memchr(b'{', rest),
+            (false, true) => memchr::memchr(b'[', rest),
+            // A root that is neither: read whole, at the end.
+            (false, false) => None,
+        };
+        match found {
+            Some(at) => {
+                self.start = self.read + at;
+                self.read = self.start;
+                self.lex = Lex::Value;
+            }
+            None => self.read = self.text.len(),
+        }
+    }
+
+    /// Reading cannot go on as written: start again at the next opener while nothing was
+    /// reported, else stop where the value stands (what was shown stays shown).
+    fn lose(&mut self) {
+        if self.reported || self.restarts >= MAX_RESTARTS {
+            self.lex = Lex::Lost;
+            self.token_shown = false;
+            return;
+        }
+        self.restarts += 1;
+        self.frames.clear();
+        self.token.clear();
+        self.token_shown = false;
+        self.read = self.start + 1;
+        self.lex = Lex::Seeking;
+    }
+
+    /// The bytes of a string up to its closing quote or the end of the text.
+    fn string_bytes(&mut self, key: bool, mut escaped: bool) {
+        let rest = self.text.get(self.read..).unwrap_or_default();
+        let mut end = None;
+        let mut i = 0;
+        while i < rest.len() {
+            if escaped {
+                escaped = false;
+                i += 1;
+                continue;
+            }
+            match memchr::memchr2(b'"', b'\\', rest.get(i..).unwrap_or_default()) {
+                Some(at) => {
+                    i += at;
+                    if rest.get(i) == Some(&b'\\') {
+                        escaped = true;
+                        i += 1;
+                    } else {
+                        end = Some(i);
+                        break;
+                    }
+                }
+                None => i = rest.len(),
+            }
+        }
+        let upto = end.map_or(rest.len(), |e| e + 1);
+        self.token
+            .extend_from_slice(rest.get(..upto).unwrap_or_default());
+        self.read += upto;
+        if end.is_none() {
+            self.lex = Lex::Str { key, escaped };
+            return;
+        }
+        let Ok(text) = serde_json::from_slice::<String>(&self.token) else {
+            self.lose();
+            return;
+        };
+        self.token.clear();
+        self.token_shown = false;
+        if key {
+            match self.frames.last_mut() {
+                Some(Frame {
+                    body: Body::Object(map, slot),
+                    ..
+                }) if !map.contains_key(&text) => *slot = Some(text),
+                // A key given twice: the first value would change; the final reading decides.
+                _ => return self.lose(),
+            }
+            self.lex = Lex::Colon;
+        } else {
+            self.complete(Value::String(text));
+        }
+    }
+
+    /// One byte outside strings; `false` when it is not JSON here.
+    fn byte(&mut self, b: u8) -> bool {
+        let space = matches!(b, b' ' | b'\t' | b'\n' | b'\r');
+        match self.lex {
+            Lex::Value | Lex::FirstItem if space => true,
+            Lex::FirstItem if b == b']' => self.close(b']'),
+            Lex::Value | Lex::FirstItem => self.begin_value(b),
+            Lex::Key | Lex::FirstKey if space => true,
+            Lex::FirstKey if b == b'}' => self.close(b'}'),
+            Lex::Key | Lex::FirstKey if b == b'"' => {
+                self.token.push(b);
+                self.lex = Lex::Str {
+                    key: true,
+                    escaped: false,
+                };
+                true
+            }
+            Lex::Colon if space => true,
+            Lex::Colon if b == b':' => {
+                self.lex = Lex::Value;
+                true
+            }
+            Lex::After if space => true,
+            Lex::After if b == b',' => {
+                self.lex = match self.frames.last().map(|f| &f.body) {
+                    Some(Body::Object(..)) => Lex::Key,
+                    _ => Lex::Value,
+                };
+                true
+            }
+            Lex::After if b == b'}' || b == b']' => self.close(b),
+            Lex::Number if matches!(b, b'0'..=b'9' | b'-' | b'+' | b'.' | b'e' | b'E') => {
+                self.token.push(b);
+                true
+            }
+            Lex::Number => {
+                // The byte after a number ends it, and is read again after it.
+                self.read -= 1;
+                self.end_scalar()
+            }
+            Lex::Literal if b.is_ascii_alphabetic() => {
+                self.token.push(b);
+                true
+            }
+            Lex::Literal => {
+                self.read -= 1;
+                self.end_scalar()
+            }
+            _ => false,
+        }
+    }
+
+    fn begin_value(&mut self, b: u8) -> bool {
+        match b {
+            b'{' | b'[' => {
+                let (path, node) = self.next_place();
+                let body = match b {
+                    b'{' => Body::Object(Map::new(), None),
+                    _ => Body::Array(Vec::new()),
+                };
+                self.frames.push(Frame { path, node, body });
+                self.lex = if b == b'{' {
+                    Lex::FirstKey
+                } else {
+                    Lex::FirstItem
+                };
+                true
+            }
+            b'"' => {
+                self.token.push(b);
+                let (_, node) = self.next_place();
+                self.token_shown = node.is_some_and(free_text);
+                self.lex = Lex::Str {
+                    key: false,
+                    escaped: false,
+                };
+                true
+            }
+            b'-' | b'0'..=b'9' => {
+                self.token.push(b);
+                self.lex = Lex::Number;
+                true
+            }
+            b't' | b'f' | b'n' => {
+                self.token.push(b);
+                self.lex = Lex::Literal;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// A number or literal that has ended.
+    fn end_scalar(&mut self) -> bool {
+        let value = serde_json::from_slice::<Value>(&self.token);
+        self.token.clear();
+        match value {
+            Ok(value) if !value.is_object() && !value.is_array() && !value.is_string() => {
+                self.complete(value);
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Where the next value goes, and its schema node.
+    fn next_place(&self) -> (Pointer, Option<Node<'s>>) {
+        match self.frames.last() {
+            None => (Pointer::root(), Some(Node::root(self.schema.schema()))),
+            Some(frame) => {
+                let parent = frame.node.map(Node::target).filter(|n| !n.has("anyOf"));
+                match &frame.body {
+                    Body::Object(_, key) => {
+                        let key = key.as_deref().unwrap_or_default();
+                        let node = parent.and_then(|p| {
+                            p.property(key).or(match p.additional() {
+                                Additional::Schema(values) => Some(values),
+                                _ => None,
+                            })
+                        });
+                        (frame.path.key(key), node)
+                    }
+                    Body::Array(items) => (
+                        frame.path.index(items.len()),
+                        parent.and_then(|p| p.item(items.len())),
+                    ),
+                }
+            }
+        }
+    }
+
+    /// A value complete at the next place: checked, reported, and put in its container.
+    fn complete(&mut self, value: Value) {
+        let (path, node) = self.next_place();
+        self.check(node, &value, &path);
+        self.completed.push(path);
+        self.reported = true;
+        self.changed = true;
+        self.put(value);
+    }
+
+    fn put(&mut self, value: Value) {
+        match self.frames.last_mut() {
+            Some(Frame {
+                body: Body::Object(map, key),
+                ..
+            }) => {
+                if let Some(key) = key.take() {
+                    map.insert(key, value);
+                }
+            }
+            Some(Frame {
+                body: Body::Array(items),
+                ..
+            }) => items.push(value),
+            None => {
+                self.root = Some(value);
+                self.lex = Lex::Done;
+                return;
+            }
+        }
+        self.lex = Lex::After;
+    }
+
+    /// Closes the innermost container with `b` (`}` or `]`).
+    fn close(&mut self, b: u8) -> bool {
+        let Some(frame) = self.frames.pop() else {
+            return false;
+        };
+        let value = match (frame.body, b) {
+            (Body::Object(map, None), b'}') => Value::Object(map),
+            (Body::Array(items), b']') => Value::Array(items),
+            _ => return false,
+        };
+        self.check(frame.node, &value, &frame.path);
+        self.completed.push(frame.path);
+        self.reported = true;
+        self.changed = true;
+        self.put(value);
+        true
+    }
+
+    /// The rules `value` breaks at its node, each reported once.
+    fn check(&mut self, node: Option<Node<'s>>, value: &Value, path: &Pointer) {
+        let Some(node) = node else { return };
+        for mut v in crate::schema::validation::explain(node, value) {
+            v.path = path.join(&v.path);
+            if self.violated.insert(v.path.clone()) {
+                self.violations.push(v);
+            }
+        }
+    }
+}
+
+/// Whether a string at `node` may be shown before it ends: free text, not a value that is only
+/// right once whole (an enum value, a constant, a pattern, a format, a length).
+fn free_text(node: Node<'_>) -> bool {
+    let node = node.target();
+    node.types().is_only(JsonType::String)
+        && ![
+            "enum",
+            "const",
+            "pattern",
+            "format",
+            "minLength",
+            "maxLength",
+            "anyOf",
+        ]
+        .iter()
+        .any(|k| node.has(k))
+}
+
+/// The text of a string token so far (its opening quote, then raw JSON string bytes): an
+/// escape or a character cut at the end is left out until it is whole.
+fn shown_string(token: &[u8]) -> Option<String> {
+    let body = token.get(1..)?;
+    // Drop a trailing escape that is not whole yet.
+    let mut end = body.len();
+    if let Some(slash) = body.iter().rposition(|&b| b == b'\\') {
+        let escape = body.get(slash..).unwrap_or_default();
+        let backslashes_before = body
+            .get(..slash)
+            .unwrap_or_default()
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        let is_escape = backslashes_before % 2 == 0;
+        let whole = match escape.get(1) {
+            Some(b'u') => escape.len() >= 6,
+            Some(_) => escape.len() >= 2,
+            None => false,
+        };
+        if is_escape && !whole {
+            end = slash;
+        }
+    }
+    let body = body.get(..end)?;
+    let valid = match std::str::from_utf8(body) {
+        Ok(_) => body,
+        Err(e) => body.get(..e.valid_up_to())?,
+    };
+    let mut quoted = Vec::with_capacity(valid.len() + 2);
+    quoted.push(b'"');
+    quoted.extend_from_slice(valid);
+    quoted.push(b'"');
+    // A `\uD83D` whose pair has not come yet is left out too.
+    serde_json::from_slice::<String>(&quoted).ok().or_else(|| {
+        let cut = valid.len().checked_sub(6)?;
+        let mut shorter = vec![b'"'];
+        shorter.extend_from_slice(valid.get(..cut)?);
+        shorter.push(b'"');
+        serde_json::from_slice::<String>(&shorter).ok()
+    })
+}

@@ -1,0 +1,185 @@
+//! Reading an answer as it arrives ([`StreamReader`]): model-like answers split at every byte
+//! offset and fed a byte at a time. The partial values only grow (a completed field never
+//! changes), none shows anything that is not a prefix of the final value, and the last equals
+//! what `parse_value` makes of the whole text.
+
+use serde_json::{json, Value};
+use structured_examples::{DaimonAppraisal, HeartbeatDecision};
+use structured_runtime::{
+    parse_value, ParseOptions, ResponseSchema, StreamReader, StreamStatus, StructuredOutput,
+};
+
+/// Whether `part` is a prefix of `whole`: the same scalars, a string's first characters, an
+/// object's keys with prefix values, a list's first items with the last a prefix.
+fn is_prefix(part: &Value, whole: &Value) -> bool {
+    match (part, whole) {
+        (Value::String(p), Value::String(w)) => w.starts_with(p.as_str()),
+        (Value::Object(p), Value::Object(w)) => p
+            .iter()
+            .all(|(k, v)| w.get(k).is_some_and(|wv| is_prefix(v, wv))),
+        (Value::Array(p), Value::Array(w)) => {
+            p.len() <= w.len() && p.iter().zip(w).all(|(a, b)| is_prefix(a, b))
+        }
+        (Value::Null, _) => true,
+        (p, w) => p == w,
+    }
+}
+
+/// Feeds `text` in `chunks` and checks every snapshot; returns the last value and how many
+/// snapshots changed.
+fn stream(schema: &ResponseSchema, chunks: &[&[u8]], whole: &Value) -> (Value, usize) {
+    let mut reader = StreamReader::new(schema);
+    let mut done: Vec<(structured_runtime::Pointer, Value)> = Vec::new();
+    let mut changes = 0;
+    for chunk in chunks {
+        let progress = reader.feed(chunk);
+        let (changed, completed) = (progress.changed, progress.completed.to_vec());
+        if !changed {
+            assert!(completed.is_empty());
+            continue;
+        }
+        changes += 1;
+        let now = reader.value();
+        assert!(is_prefix(&now, whole), "{now} is not a prefix of {whole}");
+        // A completed field never changes afterwards.
+        for (path, value) in &done {
+            assert_eq!(path.get(&now), Some(value), "{path} changed in {now}");
+        }
+        for path in completed {
+            let value = path.get(&now).cloned().expect("a completed field is shown");
+            done.push((path, value));
+        }
+    }
+    assert_eq!(reader.status(), StreamStatus::Complete);
+    (reader.value(), changes)
+}
+
+fn check_every_split(schema: &ResponseSchema, text: &str) {
+    let whole = parse_value(text, schema, &ParseOptions::default())
+        .unwrap_or_else(|e| panic!("{e}: {text}"))
+        .value;
+    let bytes = text.as_bytes();
+    // One byte at a time: inside every character, escape, number and literal.
+    let ones: Vec<&[u8]> = bytes.chunks(1).collect();
+    let (last, changes) = stream(schema, &ones, &whole);
+    assert_eq!(last, whole, "{text}");
+    assert!(changes > 1, "{text}");
+    // Two chunks, cut at every offset.
+    for cut in 0..=bytes.len() {
+        let (a, b) = bytes.split_at(cut);
+        let (last, _) = stream(schema, &[a, b], &whole);
+        assert_eq!(last, whole, "cut at {cut}: {text}");
+    }
+}
+
+const HEARTBEAT: &str = r#"{"severity": "high", "action": "hedge", "confidence": 0.82, "rationale": "Funding flipped \"negative\" \u2014 and 🚀 volume \\ spiked.", "signals": [{"source": "funding", "description": "rate < 0", "magnitude": 0.9}, {"source": "volume", "description": "3x average", "magnitude": 0.75}], "escalate": true}"#;
+
+const DAIMON: &str = r#"{"pleasure": -0.25, "arousal": 0.5, "dominance": 1e-1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "a\nnew {listing}", "memory_bias": "recent"}"#;
+
+#[test]
+fn model_like_answers_at_every_split() {
+    let heartbeat = HeartbeatDecision::schema();
+    let daimon = DaimonAppraisal::schema();
+    let cases: Vec<(&ResponseSchema, String)> = vec![
+        (heartbeat, HEARTBEAT.to_owned()),
+        (
+            heartbeat,
+            format!("Here is my assessment:\n```json\n{HEARTBEAT}\n```\nLet me know."),
+        ),
+        (daimon, DAIMON.to_owned()),
+        // A brace in the prose before the JSON is passed over.
+        (daimon, format!("Using the {{PAD}} model: {DAIMON}")),
+        (daimon, format!("  \n{}", DAIMON.replace(", ", ",\n    "))),
+    ];
+    for (schema, text) in &cases {
+        check_every_split(schema, text);
+    }
+}
+
+#[test]
+fn a_value_appears_only_once_complete_and_free_text_as_it_comes() {
+    let schema = HeartbeatDecision::schema();
+    let mut reader = StreamReader::new(schema);
+    reader.feed(br#"{"severity": "hi"#);
+    assert_eq!(reader.value(), json!({}));
+    reader.feed(br#"gh", "action": "hedge", "confidence": 0."#);
+    assert_eq!(
+        reader.value(),
+        json!({"severity": "high", "action": "hedge"})
+    );
+    reader.feed(br#"8, "rationale": "Fund"#);
+    assert_eq!(
+        reader.value(),
+        json!({"severity": "high", "action": "hedge", "confidence": 0.8, "rationale": "Fund"})
+    );
+    // An escape cut in the middle is left out until whole.
+    reader.feed(br#"ing \u20"#);
+    assert_eq!(reader.value()["rationale"], "Funding ");
+    reader.feed(br#"ac"#);
+    assert_eq!(reader.value()["rationale"], "Funding €");
+    // A character cut in the middle too.
+    let euro = "€".as_bytes();
+    reader.feed(&[b' ', euro[0]]);
+    assert_eq!(reader.value()["rationale"], "Funding € ");
+    reader.feed(&euro[1..]);
+    assert_eq!(reader.value()["rationale"], "Funding € €");
+}
+
+#[test]
+fn a_broken_rule_is_reported_when_the_field_completes() {
+    let schema = HeartbeatDecision::schema();
+    let mut reader = StreamReader::new(schema);
+    let progress = reader.feed(br#"{"severity": "severe", "action": "hedge", "confidence": 1.5"#);
+    let found: Vec<String> = progress
+        .violations
+        .iter()
+        .map(|v| v.path.to_string())
+        .collect();
+    assert_eq!(found, ["/severity"]);
+    // The number is complete only when something follows it.
+    let progress = reader.feed(b",");
+    assert_eq!(progress.violations[0].path, "/confidence");
+    assert_eq!(progress.completed, ["/confidence"]);
+}
+
+#[test]
+fn json_that_needs_repair_stops_the_partials_and_is_read_whole_at_the_end() {
+    let schema = DaimonAppraisal::schema();
+    let mut reader = StreamReader::new(schema);
+    reader.feed(br#"{"pleasure": 0.2, 'arousal': 0.5}"#);
+    assert_eq!(reader.status(), StreamStatus::Unreadable);
+    // What was shown stays shown; nothing more is added.
+    assert_eq!(reader.value(), json!({"pleasure": 0.2}));
+    let progress = reader.feed(br#", "dominance": 0.1}"#);
+    assert!(!progress.changed);
+    assert_eq!(reader.value(), json!({"pleasure": 0.2}));
+    // The whole text is read as any answer is: repaired, with warnings.
+    let read = parse_value(reader.text().unwrap(), schema, &ParseOptions::default());
+    assert!(read.is_err() || read.unwrap().provenance != structured_runtime::Provenance::Clean);
+}
+
+/// A long answer in chunks of every size from 1 to 200 bytes: the same final value each time.
+#[test]
+fn a_long_answer_in_chunks_of_every_size() {
+    let signal = r#"{"source": "funding", "description": "Rate flipped to \"negative\" \u2014 −0.012% per 8h", "magnitude": 0.61}"#;
+    let text = format!(
+        r#"{{"severity": "moderate", "action": "hedge", "confidence": 0.72, "rationale": "r", "signals": [{}], "escalate": false}}"#,
+        vec![signal; 60].join(",\n")
+    );
+    let schema = HeartbeatDecision::schema();
+    let whole = parse_value(&text, schema, &ParseOptions::default())
+        .unwrap()
+        .value;
+    for size in 1..=200 {
+        let mut reader = StreamReader::new(schema);
+        let mut completed = 0;
+        for chunk in text.as_bytes().chunks(size) {
+            completed += reader.feed(chunk).completed.len();
+        }
+        assert_eq!(reader.status(), StreamStatus::Complete, "chunks of {size}");
+        assert_eq!(reader.value(), whole, "chunks of {size}");
+        // Every scalar and container once: 4 + 3 per signal, 60 signals, the list, the root, and
+        // the 2 remaining fields.
+        assert_eq!(completed, 4 + 60 * 4 + 1 + 1 + 1, "chunks of {size}");
+    }
+}
