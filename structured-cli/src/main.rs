@@ -1,4 +1,5 @@
-//! `structured`: repair a model's JSON answer, or check it against a JSON Schema, from the shell.
+//! `structured`: repair a model's JSON answer, check it against a JSON Schema, or follow it as
+//! it streams, from the shell.
 
 use std::io::{Read, Write};
 use std::process::ExitCode;
@@ -7,7 +8,7 @@ use serde_json::Value;
 use structured_runtime::read::repair::{repair_text, RepairError};
 use structured_runtime::schema::Markdown;
 use structured_runtime::{
-    parse_value, ParseError, ParseOptions, Provenance, ResponseSchema, SchemaLimits,
+    parse_value, ParseError, ParseOptions, Provenance, ResponseSchema, SchemaLimits, StreamReader,
 };
 
 const HELP: &str = "\
@@ -17,6 +18,7 @@ USAGE:
     structured repair [--pretty] < answer.txt
     structured check --schema schema.json [--strict] [--pretty] < answer.txt
     structured check --schema schema.json --markdown FIELD [--title FIELD] < answer.md
+    structured stream --schema schema.json [--every BYTES] [--strict] < answer.txt
 
 COMMANDS:
     repair    Find the JSON in the answer (prose, markdown fences and all), repair its
@@ -24,6 +26,10 @@ COMMANDS:
     check     Like repair, then fit the value to the JSON Schema (unknown keys dropped,
               numbers read from strings, enum values matched ignoring case, ...) and
               validate it. Prints the value; warnings and violations go to stderr.
+    stream    Read the answer as it arrives and print the value so far, one JSON line
+              each time it changes (free text as it comes, every other value once
+              complete); a rule broken by a completed value goes to stderr at once.
+              When the answer ends, print the value as check does, with its status.
 
 OPTIONS:
     --schema FILE   The JSON Schema to check against (check only).
@@ -37,7 +43,9 @@ OPTIONS:
                     ends with an object that fits after at most one line of lead-in.
     --title FIELD   With --markdown: the answer's first line fills FIELD, the rest the
                     markdown field.
-    --pretty        Print the value indented.
+    --every BYTES   With stream: read BYTES at a time (for testing how an answer cut
+                    anywhere reads); without it, whatever has arrived is read.
+    --pretty        Print the value indented (the final value, with stream).
     -h, --help      Show this help.
 
 EXIT STATUS:
@@ -59,6 +67,7 @@ EXIT STATUS:
 
 EXAMPLES:
     echo \"{name: 'Ada', tags: ['x',],}\" | structured repair
+    my-model-client | structured stream --schema person.json
     structured check --schema person.json < answer.txt
     structured check --schema review.json --markdown content < review.md
 ";
@@ -89,6 +98,8 @@ struct Args {
     title: Option<String>,
     strict: bool,
     pretty: bool,
+    /// `stream --every BYTES`.
+    every: Option<usize>,
 }
 
 fn main() -> ExitCode {
@@ -103,6 +114,9 @@ fn main() -> ExitCode {
             return ExitCode::from(USAGE);
         }
     };
+    if args.command == "stream" {
+        return ExitCode::from(stream(&args));
+    }
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
         eprintln!("structured: cannot read the answer from stdin: {e}");
@@ -123,6 +137,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
         title: None,
         strict: false,
         pretty: false,
+        every: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -137,22 +152,33 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                 Some(field) => parsed.markdown = Some(field),
                 None => return Err("`--markdown` needs a property: `--markdown content`".into()),
             },
+            "--every" => match args.next().map(|n| n.parse::<usize>()) {
+                Some(Ok(n)) if n > 0 => parsed.every = Some(n),
+                _ => return Err("`--every` needs a number of bytes above 0: `--every 1`".into()),
+            },
             "--title" => match args.next() {
                 Some(field) => parsed.title = Some(field),
                 None => return Err("`--title` needs a property: `--title title`".into()),
             },
-            "repair" | "check" if parsed.command.is_empty() => parsed.command = arg,
+            "repair" | "check" | "stream" if parsed.command.is_empty() => parsed.command = arg,
             other if other.starts_with('-') => return Err(format!("unknown option `{other}`")),
             other => {
                 return Err(format!(
-                    "unknown command `{other}`: expected `repair` or `check`"
+                    "unknown command `{other}`: expected `repair`, `check` or `stream`"
                 ))
             }
         }
     }
     match (parsed.command.as_str(), &parsed.schema) {
-        ("", _) => Err("no command: expected `repair` or `check`".into()),
+        ("", _) => Err("no command: expected `repair`, `check` or `stream`".into()),
         ("check", None) => Err("`check` needs `--schema schema.json`".into()),
+        ("stream", None) => Err("`stream` needs `--schema schema.json`".into()),
+        ("stream", _) if parsed.markdown.is_some() => {
+            Err("`--markdown` belongs to `check`: `stream` reads JSON answers".into())
+        }
+        (command, _) if command != "stream" && parsed.every.is_some() => {
+            Err("`--every` belongs to `stream`".into())
+        }
         ("repair", Some(_)) => {
             Err("`--schema` belongs to `check`; `repair` needs no schema".into())
         }
@@ -220,14 +246,79 @@ fn repair(input: &str, args: &Args) -> u8 {
 }
 
 fn check(input: &str, args: &Args) -> u8 {
-    let path = args.schema.as_deref().unwrap_or_default();
-    let schema = match load_schema(path, args) {
+    match load_schema(args) {
+        Ok(schema) => read_whole(input, &schema, args),
+        Err(message) => {
+            eprintln!("error: {message}");
+            NO_INPUT
+        }
+    }
+}
+
+/// Reads the answer from stdin as it arrives (`--every` bytes at a time when given), printing
+/// the value so far each time it changes, then the whole answer read as `check` reads it.
+fn stream(args: &Args) -> u8 {
+    let schema = match load_schema(args) {
         Ok(schema) => schema,
         Err(message) => {
             eprintln!("error: {message}");
             return NO_INPUT;
         }
     };
+    let mut reader = StreamReader::new(&schema);
+    let mut stdin = std::io::stdin().lock();
+    let mut buffer = vec![0u8; args.every.unwrap_or(8192)];
+    // A container closing completes a value without changing what is shown: one line a change.
+    let mut last = String::new();
+    loop {
+        let read = match args.every {
+            Some(_) => read_up_to(&mut stdin, &mut buffer),
+            None => stdin.read(&mut buffer),
+        };
+        let n = match read {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => {
+                eprintln!("structured: cannot read the answer from stdin: {e}");
+                return NO_INPUT;
+            }
+        };
+        let progress = reader.feed(buffer.get(..n).unwrap_or_default());
+        report("invalid", progress.violations);
+        if progress.changed {
+            let now = reader.value().to_string();
+            if now != last {
+                let _ = writeln!(std::io::stdout().lock(), "{now}");
+                last = now;
+            }
+        }
+    }
+    match reader.text() {
+        Some(text) => read_whole(text, &schema, args),
+        None => {
+            eprintln!("structured: the answer is not UTF-8 (cut inside a character?)");
+            NO_INPUT
+        }
+    }
+}
+
+/// Fills `buffer` unless the input ends first; how many bytes it holds.
+fn read_up_to(input: &mut impl Read, buffer: &mut [u8]) -> std::io::Result<usize> {
+    let mut filled = 0;
+    while let Some(rest) = buffer.get_mut(filled..).filter(|r| !r.is_empty()) {
+        match input.read(rest) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(filled)
+}
+
+/// The whole answer read against the schema: the value printed with its status, or why not.
+fn read_whole(input: &str, schema: &ResponseSchema, args: &Args) -> u8 {
     let options = if args.strict {
         ParseOptions::strict()
     } else {
@@ -235,7 +326,7 @@ fn check(input: &str, args: &Args) -> u8 {
     };
     // The library is the validator of record: its verdict is the schema's, every keyword
     // included, and nothing is checked here a second time.
-    match parse_value(input, &schema, &options) {
+    match parse_value(input, schema, &options) {
         Ok(parsed) => {
             report("warning", &parsed.warnings);
             if parsed.provenance != Provenance::Clean {
@@ -275,7 +366,8 @@ fn check(input: &str, args: &Args) -> u8 {
 
 /// The schema file, checked and compiled. Any root is taken (an answer may be an array or a
 /// scalar); the other checks apply as to every schema given at run time.
-fn load_schema(path: &str, args: &Args) -> Result<ResponseSchema, String> {
+fn load_schema(args: &Args) -> Result<ResponseSchema, String> {
+    let path = args.schema.as_deref().unwrap_or_default();
     let text = std::fs::read_to_string(path)
         .map_err(|e| format!("cannot read the schema `{path}`: {e}"))?;
     let schema: Value =

@@ -237,3 +237,71 @@ fn stderr_reports_are_capped() {
     assert!(err.lines().count() <= 51, "{} lines", err.lines().count());
     assert!(err.lines().last().unwrap().contains("more"), "{err}");
 }
+
+/// `stream`: one line per change of the value so far, a broken rule on stderr when its value
+/// completes, then the final value with `check`'s exit status; the lines only grow, whatever
+/// the chunk size.
+#[test]
+fn stream_prints_the_value_as_it_grows_then_the_final_one() {
+    let schema = tempfile_path::write(
+        r#"{"type": "object", "properties": {
+            "level": {"type": "string", "enum": ["low", "high"]},
+            "note": {"type": "string"},
+            "score": {"type": "number", "minimum": 0, "maximum": 1}},
+           "required": ["level", "note", "score"], "additionalProperties": false}"#,
+    );
+    let path = schema.0.to_str().unwrap();
+    let answer = "Here:\n```json\n{\"level\": \"high\", \"note\": \"rates \\u2014 up\", \"score\": 0.9}\n```";
+    for every in ["1", "2", "5", "64"] {
+        let (code, out, err) = run(&["stream", "--schema", path, "--every", every], answer);
+        assert_eq!(code, 5, "--every {every}: {err}");
+        let lines: Vec<serde_json::Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let last = lines.last().unwrap();
+        assert_eq!(
+            last,
+            &serde_json::json!({"level": "high", "note": "rates — up", "score": 0.9})
+        );
+        // The enum value appears whole; the note grows; no partial line repeats the one
+        // before (the final line may equal the last partial one).
+        assert!(lines
+            .iter()
+            .all(|l| l.get("level").is_none_or(|v| v == "high")));
+        let partial = &lines[..lines.len() - 1];
+        assert!(
+            partial.windows(2).all(|w| w[0] != w[1]),
+            "--every {every}: {out}"
+        );
+        if every != "64" {
+            assert!(partial.len() > 3, "--every {every}: {out}");
+        }
+        assert!(err.contains("fenced block"), "{err}");
+    }
+    let (code, out, err) = run(
+        &["stream", "--schema", path, "--every", "3"],
+        "{\"level\": \"low\", \"score\": 4",
+    );
+    assert_eq!(code, 3, "{err}");
+    assert_eq!(out.lines().last(), Some(r#"{"level":"low"}"#));
+    let (code, _, err) = run(
+        &["stream", "--schema", path],
+        r#"{"level": "low", "note": "", "score": 4}"#,
+    );
+    assert_eq!(code, 2);
+    // Said when the value completed, then again by the final reading.
+    assert_eq!(err.matches("/score").count(), 2, "{err}");
+    for (args, says) in [
+        (vec!["stream"], "needs `--schema"),
+        (vec!["stream", "--schema", path, "--every", "0"], "above 0"),
+        (
+            vec!["check", "--schema", path, "--every", "4"],
+            "belongs to `stream`",
+        ),
+    ] {
+        let (code, _, err) = run(&args, "");
+        assert_eq!(code, 64, "{args:?}");
+        assert!(err.contains(says), "{args:?}: {err}");
+    }
+}
