@@ -98,7 +98,13 @@ const READ: &[&str] = &[
     "gemini_max_tokens_no_parts.json",
     "gemini_parallel_function_calls.json",
     "gemini_prompt_blocked_safety.json",
+    "gemini_stream_basic_reply_short.sse",     // stream_wire.rs
+    "gemini_stream_max_tokens.sse",            // stream_wire.rs
+    "gemini_stream_prompt_blocked_safety.sse", // stream_wire.rs
+    "gemini_stream_structured_json.sse",       // stream_wire.rs
     "gemini_structured_json_success.json",
+    "ollama_chat_stream_length.ndjson",     // stream_wire.rs
+    "ollama_chat_stream_structured.ndjson", // stream_wire.rs
     "ollama_chat_structured_success.json",
     "ollama_chat_tool_call.json",
     "openai_chat_parallel_tool_calls.json",
@@ -117,6 +123,10 @@ const READ: &[&str] = &[
     "openai_responses_incomplete_event.json",
     "openai_responses_output_text.json",
     "openai_responses_refusal_docs_example.txt",
+    "openai_responses_stream_function_call.sse", // stream_wire.rs
+    "openai_responses_stream_incomplete.sse",    // stream_wire.rs
+    "openai_responses_stream_refusal.sse",       // stream_wire.rs
+    "openai_responses_stream_structured_success.sse", // stream_wire.rs
     "openai_to_strict_json_schema_expected.json", // the runtime's dialect tests
     "venice_structured_content_example.json",
 ];

@@ -7,8 +7,10 @@ use super::chat::{AttachmentSource, ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::json::{input_object, merge, object, put};
 use super::openai_chat::role;
-use super::sse::{events, Event};
-use super::types::{CodecError, Expect, ProviderResponse, ToolCall};
+use super::sse::Event;
+use super::stream::{data, problem};
+use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
+use crate::provider::mode::StructuredOutputMode;
 use crate::read::Answer;
 
 /// `output_config.format` with the schema.
@@ -182,19 +184,32 @@ pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
     })
 }
 
-/// The events assembled into the message the API sends unstreamed. A stream without
+/// A stream's events assembled into the message the API sends unstreamed. A stream without
 /// `message_stop` was cut.
-pub(super) fn assemble(
-    text: &str,
-    parse: impl Fn(&Event) -> Result<Value, CodecError>,
-    problem: impl Fn(String) -> CodecError,
-) -> Result<Value, CodecError> {
-    let mut message: Option<Value> = None;
-    // Content blocks by index, with the partial JSON of tool inputs.
-    let mut blocks: Vec<(Value, String)> = Vec::new();
-    let mut stopped = false;
-    for event in events(text) {
-        let data = parse(&event)?;
+#[derive(Default)]
+pub(super) struct Assembler {
+    message: Option<Value>,
+    /// Content blocks by index, with the partial JSON of tool inputs.
+    blocks: Vec<(Value, String)>,
+    stopped: bool,
+    /// An error event ends the stream: the body is that error.
+    error: Option<Value>,
+}
+
+impl Assembler {
+    /// Takes one event; the structured answer's text it brings (text, or the forced tool's
+    /// input JSON) is added to `answer`.
+    pub(super) fn event(
+        &mut self,
+        event: &Event,
+        expect: &Expect,
+        answer: &mut String,
+    ) -> Result<(), CodecError> {
+        const API: WireApi = WireApi::Anthropic;
+        if self.stopped || self.error.is_some() {
+            return Ok(());
+        }
+        let data = data(API, event)?;
         let kind = data
             .get("type")
             .and_then(Value::as_str)
@@ -204,31 +219,37 @@ pub(super) fn assemble(
             data.get("index")
                 .and_then(Value::as_u64)
                 .and_then(|i| usize::try_from(i).ok())
-                .ok_or_else(|| problem(format!("event at line {} has no block index", event.line)))
+                .ok_or_else(|| {
+                    problem(
+                        API,
+                        format!("event at line {} has no block index", event.line),
+                    )
+                })
         };
         match kind {
-            "message_start" => message = data.get("message").cloned(),
+            "message_start" => self.message = data.get("message").cloned(),
             "content_block_start" => {
                 let i = index()?;
-                if i != blocks.len() {
-                    return Err(problem(format!(
-                        "block {i} started out of order at line {}",
-                        event.line
-                    )));
+                if i != self.blocks.len() {
+                    return Err(problem(
+                        API,
+                        format!("block {i} started out of order at line {}", event.line),
+                    ));
                 }
-                blocks.push((
+                self.blocks.push((
                     data.get("content_block").cloned().unwrap_or(Value::Null),
                     String::new(),
                 ));
             }
             "content_block_delta" => {
                 let i = index()?;
-                let Some((block, partial)) = blocks.get_mut(i) else {
-                    return Err(problem(format!(
-                        "delta for unknown block {i} at line {}",
-                        event.line
-                    )));
+                let Some((block, partial)) = self.blocks.get_mut(i) else {
+                    return Err(problem(
+                        API,
+                        format!("delta for unknown block {i} at line {}", event.line),
+                    ));
                 };
+                let tool_mode = expect.mode == StructuredOutputMode::ToolUseWorkaround;
                 match data.pointer("/delta/type").and_then(Value::as_str) {
                     Some("text_delta") => {
                         let piece = data
@@ -238,23 +259,34 @@ pub(super) fn assemble(
                         if let Some(Value::String(t)) = block.get_mut("text") {
                             t.push_str(piece);
                         }
+                        if !tool_mode {
+                            answer.push_str(piece);
+                        }
                     }
                     Some("input_json_delta") => {
-                        partial.push_str(
-                            data.pointer("/delta/partial_json")
-                                .and_then(Value::as_str)
-                                .unwrap_or_default(),
-                        );
+                        let piece = data
+                            .pointer("/delta/partial_json")
+                            .and_then(Value::as_str)
+                            .unwrap_or_default();
+                        partial.push_str(piece);
+                        let name = block.get("name").and_then(Value::as_str);
+                        let forced = match &expect.tool_name {
+                            Some(tool) => name == Some(tool.as_str()),
+                            None => true,
+                        };
+                        if tool_mode && forced {
+                            answer.push_str(piece);
+                        }
                     }
                     _ => {}
                 }
             }
             "message_delta" => {
-                let Some(Value::Object(m)) = message.as_mut() else {
-                    return Err(problem(format!(
-                        "message_delta before message_start at line {}",
-                        event.line
-                    )));
+                let Some(Value::Object(m)) = self.message.as_mut() else {
+                    return Err(problem(
+                        API,
+                        format!("message_delta before message_start at line {}", event.line),
+                    ));
                 };
                 if let Some(Value::Object(delta)) = data.get("delta") {
                     m.extend(delta.clone());
@@ -265,36 +297,46 @@ pub(super) fn assemble(
                     }
                 }
             }
-            "message_stop" => stopped = true,
-            "error" => {
-                return Ok(json!({ "error": data.get("error").cloned().unwrap_or(Value::Null) }))
-            }
+            "message_stop" => self.stopped = true,
+            "error" => self.error = Some(data.get("error").cloned().unwrap_or(Value::Null)),
             _ => {}
         }
+        Ok(())
     }
-    let Some(Value::Object(mut message)) = message else {
-        return Err(problem("no message_start event".into()));
-    };
-    if !stopped {
-        return Err(problem(
-            "the stream ended without `message_stop`: it was cut".into(),
-        ));
-    }
-    let content = blocks
-        .into_iter()
-        .map(|(mut block, partial)| {
-            if block.get("type").and_then(Value::as_str) == Some("tool_use") && !partial.is_empty()
-            {
-                // Complete input is an object; input cut by `max_tokens` stays the raw text.
-                let input =
-                    serde_json::from_str::<Value>(&partial).unwrap_or(Value::String(partial));
-                if let Value::Object(b) = &mut block {
-                    b.insert("input".into(), input);
+
+    /// The message the API sends unstreamed.
+    pub(super) fn finish(self) -> Result<Value, CodecError> {
+        const API: WireApi = WireApi::Anthropic;
+        if let Some(error) = self.error {
+            return Ok(json!({ "error": error }));
+        }
+        let Some(Value::Object(mut message)) = self.message else {
+            return Err(problem(API, "no message_start event"));
+        };
+        if !self.stopped {
+            return Err(problem(
+                API,
+                "the stream ended without `message_stop`: it was cut",
+            ));
+        }
+        let content = self
+            .blocks
+            .into_iter()
+            .map(|(mut block, partial)| {
+                if block.get("type").and_then(Value::as_str) == Some("tool_use")
+                    && !partial.is_empty()
+                {
+                    // Complete input is an object; input cut by `max_tokens` stays the raw text.
+                    let input =
+                        serde_json::from_str::<Value>(&partial).unwrap_or(Value::String(partial));
+                    if let Value::Object(b) = &mut block {
+                        b.insert("input".into(), input);
+                    }
                 }
-            }
-            block
-        })
-        .collect();
-    message.insert("content".into(), Value::Array(content));
-    Ok(Value::Object(message))
+                block
+            })
+            .collect();
+        message.insert("content".into(), Value::Array(content));
+        Ok(Value::Object(message))
+    }
 }

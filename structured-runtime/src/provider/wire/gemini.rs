@@ -6,8 +6,11 @@ use serde_json::{json, Value};
 use super::chat::{AttachmentSource, ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::json::{input_object, merge, object, put};
-use super::types::{CodecError, Expect, Outcome, ProviderResponse, ToolCall};
+use super::sse::Event;
+use super::stream::{data, problem};
+use super::types::{CodecError, Expect, Outcome, ProviderResponse, ToolCall, WireApi};
 use crate::provider::dialect::SchemaTarget;
+use crate::provider::mode::StructuredOutputMode;
 use crate::read::Answer;
 
 /// The schema under the key its dialect goes by.
@@ -202,3 +205,133 @@ pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
         stop_reason: finish.map(str::to_owned),
     })
 }
+
+/// A `streamGenerateContent?alt=sse` stream assembled: each event is a response chunk; the
+/// text and calls of its candidate are joined, its last finish reason and usage kept. A stream
+/// that ends without a finish reason (or a blocked prompt) was cut.
+#[derive(Default)]
+pub(super) struct Assembler {
+    /// The candidate's parts: text joined into one part, calls and other parts as sent.
+    parts: Vec<Value>,
+    text: Option<String>,
+    finish: Option<Value>,
+    finish_message: Option<Value>,
+    usage: Option<Value>,
+    prompt_feedback: Option<Value>,
+    error: Option<Value>,
+}
+
+impl Assembler {
+    /// Takes one chunk; the structured answer's text it brings (text, or the forced call's
+    /// arguments, which Gemini sends whole) is added to `answer`.
+    pub(super) fn event(
+        &mut self,
+        event: &Event,
+        expect: &Expect,
+        answer: &mut String,
+    ) -> Result<(), CodecError> {
+        if self.error.is_some() {
+            return Ok(());
+        }
+        let chunk = data(WireApi::Gemini, event)?;
+        if let Some(error) = chunk.get("error") {
+            self.error = Some(error.clone());
+            return Ok(());
+        }
+        if let Some(usage) = chunk.get("usageMetadata") {
+            self.usage = Some(usage.clone());
+        }
+        if let Some(feedback) = chunk.get("promptFeedback") {
+            self.prompt_feedback = Some(feedback.clone());
+        }
+        let Some(candidate) = chunk.pointer("/candidates/0") else {
+            return Ok(());
+        };
+        let tool_mode = expect.mode == StructuredOutputMode::ToolUseWorkaround;
+        for part in candidate
+            .pointer("/content/parts")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            let thought = part.get("thought").and_then(Value::as_bool) == Some(true);
+            match (part.get("text").and_then(Value::as_str), thought) {
+                (Some(text), false) => {
+                    self.text.get_or_insert_with(String::new).push_str(text);
+                    if !tool_mode {
+                        answer.push_str(text);
+                    }
+                }
+                (Some(_), true) => {}
+                (None, _) => {
+                    if let Some(call) = part.get("functionCall") {
+                        let name = call.get("name").and_then(Value::as_str);
+                        let forced = match &expect.tool_name {
+                            Some(tool) => name == Some(tool.as_str()),
+                            None => true,
+                        };
+                        if tool_mode && forced {
+                            answer.push_str(
+                                &call.get("args").map(Value::to_string).unwrap_or_default(),
+                            );
+                        }
+                    }
+                    if self.parts.len() < MAX_STREAMED_PARTS {
+                        self.parts.push(part.clone());
+                    }
+                }
+            }
+        }
+        if let Some(finish) = candidate.get("finishReason").filter(|f| !f.is_null()) {
+            self.finish = Some(finish.clone());
+        }
+        if let Some(message) = candidate.get("finishMessage") {
+            self.finish_message = Some(message.clone());
+        }
+        Ok(())
+    }
+
+    /// The response the API sends unstreamed.
+    pub(super) fn finish(self) -> Result<Value, CodecError> {
+        if let Some(error) = self.error {
+            return Ok(json!({ "error": error }));
+        }
+        let blocked = self
+            .prompt_feedback
+            .as_ref()
+            .is_some_and(|f| f.get("blockReason").is_some());
+        if self.finish.is_none() && !blocked {
+            return Err(problem(
+                WireApi::Gemini,
+                "the stream ended without a finish reason: it was cut",
+            ));
+        }
+        let mut parts = Vec::new();
+        if let Some(text) = self.text {
+            parts.push(json!({ "text": text }));
+        }
+        parts.extend(self.parts);
+        let mut candidate = json!({
+            "content": {"role": "model", "parts": parts},
+            "finishReason": self.finish,
+        });
+        if let (Some(message), Value::Object(c)) = (self.finish_message, &mut candidate) {
+            c.insert("finishMessage".into(), message);
+        }
+        let mut body = json!({
+            "candidates": if blocked && self.finish.is_none() { json!([]) } else { json!([candidate]) },
+        });
+        if let Value::Object(b) = &mut body {
+            if let Some(usage) = self.usage {
+                b.insert("usageMetadata".into(), usage);
+            }
+            if let Some(feedback) = self.prompt_feedback {
+                b.insert("promptFeedback".into(), feedback);
+            }
+        }
+        Ok(body)
+    }
+}
+
+/// Parts other than text kept from one streamed answer, at most.
+const MAX_STREAMED_PARTS: usize = 1024;

@@ -26,6 +26,7 @@ mod ollama;
 mod openai_chat;
 mod openai_responses;
 mod sse;
+mod stream;
 mod types;
 
 use std::sync::Arc;
@@ -42,6 +43,7 @@ pub use chat::{Attachment, AttachmentSource, ChatMessage, ChatRequest, Role, Too
 #[cfg(feature = "http")]
 pub(crate) use envelope::shorten;
 pub use json::merge;
+pub use stream::{read_stream, StreamDecoder, MAX_STREAM_BYTES};
 pub use types::{
     CodecError, Expect, Outcome, Prices, ProviderResponse, StructuredCandidate, ToolCall, Usage,
     WireApi,
@@ -93,32 +95,6 @@ pub fn read_response_value(
         WireApi::Gemini => gemini::read(&r, expect),
         WireApi::OllamaChat => ollama::read(&r, expect),
     }
-}
-
-/// Reads a streamed response (the raw server-sent-event text): the events are assembled into
-/// the envelope the provider sends unstreamed, which is then read by [`read_response_value`].
-/// A stream without its final event (`data: [DONE]`, `message_stop`) was cut, and is an error
-/// rather than a short answer.
-pub fn read_stream(
-    api: WireApi,
-    expect: &Expect,
-    sse_text: &str,
-) -> Result<ProviderResponse, CodecError> {
-    let problem = |problem: String| CodecError::Stream { api, problem };
-    let parse = |e: &sse::Event| {
-        serde_json::from_str::<Value>(&e.data)
-            .map_err(|err| problem(format!("event at line {} is not JSON: {err}", e.line)))
-    };
-    let body = match api {
-        WireApi::OpenAiChat => openai_chat::assemble(sse_text, parse, problem)?,
-        WireApi::Anthropic => anthropic::assemble(sse_text, parse, problem)?,
-        other => {
-            return Err(problem(format!(
-                "streams of {other:?} are not assembled by this crate"
-            )))
-        }
-    };
-    read_response_value(api, expect, &body)
 }
 
 /// What to send: fields to merge into the body, the system text a prompt-guided request needs,

@@ -7,7 +7,9 @@ use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::json::object;
 use super::openai_chat::messages;
-use super::types::{CodecError, Expect, ProviderResponse, ToolCall};
+use super::sse::Event;
+use super::stream::{data, problem};
+use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
 use crate::read::Answer;
 
 /// `format` with the schema.
@@ -78,4 +80,64 @@ pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
         usage: r.usage("/prompt_eval_count", "/eval_count", None),
         stop_reason: done.map(str::to_owned),
     })
+}
+
+/// A streamed `/api/chat` (one JSON object a line) assembled: the message's content joined, the
+/// last line's `done_reason` and counts kept. A stream without a `"done": true` line was cut.
+#[derive(Default)]
+pub(super) struct Assembler {
+    content: String,
+    calls: Vec<Value>,
+    last: Option<Value>,
+    error: Option<Value>,
+}
+
+impl Assembler {
+    /// Takes one line; the answer's text it brings is added to `answer` (Ollama forces no
+    /// tool: the answer is the content).
+    pub(super) fn event(
+        &mut self,
+        event: &Event,
+        _expect: &Expect,
+        answer: &mut String,
+    ) -> Result<(), CodecError> {
+        if self.last.is_some() || self.error.is_some() {
+            return Ok(());
+        }
+        let line = data(WireApi::OllamaChat, event)?;
+        if let Some(error) = line.get("error") {
+            self.error = Some(error.clone());
+            return Ok(());
+        }
+        if let Some(Value::String(piece)) = line.pointer("/message/content") {
+            self.content.push_str(piece);
+            answer.push_str(piece);
+        }
+        if let Some(Value::Array(calls)) = line.pointer("/message/tool_calls") {
+            self.calls.extend(calls.iter().take(1024).cloned());
+        }
+        if line.get("done").and_then(Value::as_bool) == Some(true) {
+            self.last = Some(line);
+        }
+        Ok(())
+    }
+
+    /// The message the API sends unstreamed.
+    pub(super) fn finish(self) -> Result<Value, CodecError> {
+        if let Some(error) = self.error {
+            return Ok(json!({ "error": error }));
+        }
+        let Some(Value::Object(mut last)) = self.last else {
+            return Err(problem(
+                WireApi::OllamaChat,
+                "the stream ended without a `\"done\": true` line: it was cut",
+            ));
+        };
+        let mut message = json!({"role": "assistant", "content": self.content});
+        if let (false, Value::Object(m)) = (self.calls.is_empty(), &mut message) {
+            m.insert("tool_calls".into(), Value::Array(self.calls));
+        }
+        last.insert("message".into(), message);
+        Ok(Value::Object(last))
+    }
 }

@@ -7,9 +7,11 @@ use serde_json::{json, Map, Value};
 use super::chat::{AttachmentSource, ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::json::{merge, object, put};
-use super::sse::{events, Event};
-use super::types::{CodecError, Expect, ProviderResponse, ToolCall};
+use super::sse::Event;
+use super::stream::{data, problem};
+use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
 use crate::provider::capabilities::ProviderKind;
+use crate::provider::mode::StructuredOutputMode;
 use crate::read::Answer;
 
 /// `response_format` with the schema, strict unless the schema says best effort (OpenRouter:
@@ -229,43 +231,60 @@ pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
 /// Tool calls in one streamed answer, at most.
 const MAX_STREAMED_CALLS: usize = 1024;
 
-/// The `data:` chunks assembled into the body the API sends unstreamed. A stream without
-/// `data: [DONE]` was cut.
-pub(super) fn assemble(
-    text: &str,
-    parse: impl Fn(&Event) -> Result<Value, CodecError>,
-    problem: impl Fn(String) -> CodecError,
-) -> Result<Value, CodecError> {
-    let mut content: Option<String> = None;
-    let mut refusal: Option<String> = None;
-    let mut finish = Value::Null;
-    let mut usage = Value::Null;
-    // Tool calls by their `index`: id, name, arguments so far.
-    let mut calls: Vec<(Value, String, String)> = Vec::new();
-    let mut done = false;
-    for event in events(text) {
-        if event.data.trim() == "[DONE]" {
-            done = true;
-            break;
+/// A stream's `data:` chunks assembled into the body the API sends unstreamed. A stream
+/// without `data: [DONE]` was cut.
+#[derive(Default)]
+pub(super) struct Assembler {
+    content: Option<String>,
+    refusal: Option<String>,
+    finish: Value,
+    usage: Value,
+    /// Tool calls by their `index`: id, name, arguments so far.
+    calls: Vec<(Value, String, String)>,
+    done: bool,
+    /// An error chunk ends the stream: the body is that error.
+    error: Option<Value>,
+}
+
+impl Assembler {
+    /// Takes one event; the structured answer's text it brings (the content, or the forced
+    /// tool's arguments) is added to `answer`.
+    pub(super) fn event(
+        &mut self,
+        event: &Event,
+        expect: &Expect,
+        answer: &mut String,
+    ) -> Result<(), CodecError> {
+        const API: WireApi = WireApi::OpenAiChat;
+        if self.done || self.error.is_some() {
+            return Ok(());
         }
-        let chunk = parse(&event)?;
+        if event.data.trim() == "[DONE]" {
+            self.done = true;
+            return Ok(());
+        }
+        let chunk = data(API, event)?;
         if let Some(error) = chunk.get("error") {
-            return Ok(json!({ "error": error }));
+            self.error = Some(error.clone());
+            return Ok(());
         }
         if let Some(u) = chunk.get("usage").filter(|u| !u.is_null()) {
-            usage = u.clone();
+            self.usage = u.clone();
         }
         let Some(choice) = chunk.pointer("/choices/0") else {
-            continue;
+            return Ok(());
         };
+        let tool_mode = expect.mode == StructuredOutputMode::ToolUseWorkaround;
         let delta = choice.get("delta");
-        let append = |slot: &mut Option<String>, piece: Option<&Value>| {
-            if let Some(Value::String(s)) = piece {
-                slot.get_or_insert_with(String::new).push_str(s);
+        if let Some(Value::String(piece)) = delta.and_then(|d| d.get("content")) {
+            self.content.get_or_insert_with(String::new).push_str(piece);
+            if !tool_mode {
+                answer.push_str(piece);
             }
-        };
-        append(&mut content, delta.and_then(|d| d.get("content")));
-        append(&mut refusal, delta.and_then(|d| d.get("refusal")));
+        }
+        if let Some(Value::String(piece)) = delta.and_then(|d| d.get("refusal")) {
+            self.refusal.get_or_insert_with(String::new).push_str(piece);
+        }
         for call in delta
             .and_then(|d| d.get("tool_calls"))
             .and_then(Value::as_array)
@@ -274,19 +293,22 @@ pub(super) fn assemble(
         {
             let index = call.get("index").and_then(Value::as_u64).unwrap_or(0);
             let index = usize::try_from(index)
-                .map_err(|_| problem(format!("tool call index {index} out of range")))?;
+                .map_err(|_| problem(API, format!("tool call index {index} out of range")))?;
             // Calls are numbered in order: a new one takes the next index. Anything else would
             // make a few bytes of stream allocate slots for calls that never come.
-            if index > calls.len() || index >= MAX_STREAMED_CALLS {
-                return Err(problem(format!(
-                    "tool call index {index} skips ahead of the {} call(s) so far",
-                    calls.len()
-                )));
+            if index > self.calls.len() || index >= MAX_STREAMED_CALLS {
+                return Err(problem(
+                    API,
+                    format!(
+                        "tool call index {index} skips ahead of the {} call(s) so far",
+                        self.calls.len()
+                    ),
+                ));
             }
-            if index == calls.len() {
-                calls.push((Value::Null, String::new(), String::new()));
+            if index == self.calls.len() {
+                self.calls.push((Value::Null, String::new(), String::new()));
             }
-            if let Some(slot) = calls.get_mut(index) {
+            if let Some(slot) = self.calls.get_mut(index) {
                 if let Some(id) = call.get("id").filter(|v| v.is_string()) {
                     slot.0 = id.clone();
                 }
@@ -295,37 +317,57 @@ pub(super) fn assemble(
                 }
                 if let Some(Value::String(a)) = call.pointer("/function/arguments") {
                     slot.2.push_str(a);
+                    let forced = match &expect.tool_name {
+                        Some(tool) => slot.1 == *tool,
+                        None => index == 0,
+                    };
+                    if tool_mode && forced {
+                        answer.push_str(a);
+                    }
                 }
             }
         }
         if let Some(f) = choice.get("finish_reason").filter(|f| !f.is_null()) {
-            finish = f.clone();
+            self.finish = f.clone();
         }
+        Ok(())
     }
-    if !done {
-        return Err(problem(
-            "the stream ended without `data: [DONE]`: it was cut".into(),
-        ));
+
+    /// The body the API sends unstreamed.
+    pub(super) fn finish(self) -> Result<Value, CodecError> {
+        if let Some(error) = self.error {
+            return Ok(json!({ "error": error }));
+        }
+        if !self.done {
+            return Err(problem(
+                WireApi::OpenAiChat,
+                "the stream ended without `data: [DONE]`: it was cut",
+            ));
+        }
+        let mut message = Map::new();
+        message.insert("role".into(), "assistant".into());
+        message.insert(
+            "content".into(),
+            self.content.map_or(Value::Null, Value::String),
+        );
+        // A refusal stream opens with `refusal: ""`; only text counts as a refusal.
+        message.insert(
+            "refusal".into(),
+            self.refusal
+                .filter(|r| !r.is_empty())
+                .map_or(Value::Null, Value::String),
+        );
+        if !self.calls.is_empty() {
+            let calls = self
+                .calls
+                .into_iter()
+                .map(|(id, name, arguments)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}))
+                .collect();
+            message.insert("tool_calls".into(), Value::Array(calls));
+        }
+        Ok(json!({
+            "choices": [{"index": 0, "message": message, "finish_reason": self.finish}],
+            "usage": self.usage,
+        }))
     }
-    let mut message = Map::new();
-    message.insert("role".into(), "assistant".into());
-    message.insert("content".into(), content.map_or(Value::Null, Value::String));
-    // A refusal stream opens with `refusal: ""`; only text counts as a refusal.
-    message.insert(
-        "refusal".into(),
-        refusal
-            .filter(|r| !r.is_empty())
-            .map_or(Value::Null, Value::String),
-    );
-    if !calls.is_empty() {
-        let calls = calls
-            .into_iter()
-            .map(|(id, name, arguments)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": arguments}}))
-            .collect();
-        message.insert("tool_calls".into(), Value::Array(calls));
-    }
-    Ok(json!({
-        "choices": [{"index": 0, "message": message, "finish_reason": finish}],
-        "usage": usage,
-    }))
 }

@@ -7,7 +7,10 @@ use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::json::{merge, object, put};
 use super::openai_chat::role;
-use super::types::{CodecError, Expect, ProviderResponse, ToolCall};
+use super::sse::Event;
+use super::stream::{data, problem};
+use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
+use crate::provider::mode::StructuredOutputMode;
 use crate::read::Answer;
 
 /// `text.format` with the schema, strict unless the schema says best effort.
@@ -181,3 +184,96 @@ fn response_object(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
         stop_reason: reason.or(status).map(str::to_owned),
     })
 }
+
+/// A stream's events assembled: the response object its final event carries
+/// (`response.completed`, `response.incomplete`, `response.failed`). A stream without one was
+/// cut.
+#[derive(Default)]
+pub(super) struct Assembler {
+    /// The final response object.
+    response: Option<Value>,
+    /// Function calls by output index: their names, to know the forced tool's arguments.
+    calls: Vec<(u64, String)>,
+    error: Option<Value>,
+}
+
+impl Assembler {
+    /// Takes one event; the structured answer's text it brings (output text, or the forced
+    /// function's arguments) is added to `answer`.
+    pub(super) fn event(
+        &mut self,
+        event: &Event,
+        expect: &Expect,
+        answer: &mut String,
+    ) -> Result<(), CodecError> {
+        if self.response.is_some() || self.error.is_some() {
+            return Ok(());
+        }
+        let data = data(WireApi::OpenAiResponses, event)?;
+        let kind = data
+            .get("type")
+            .and_then(Value::as_str)
+            .or(event.name.as_deref())
+            .unwrap_or_default();
+        let tool_mode = expect.mode == StructuredOutputMode::ToolUseWorkaround;
+        let delta = data
+            .get("delta")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        let output_index = data.get("output_index").and_then(Value::as_u64);
+        match kind {
+            "response.output_text.delta" if !tool_mode => answer.push_str(delta),
+            "response.output_item.added" => {
+                let item = data.get("item");
+                if item.and_then(|i| i.get("type")).and_then(Value::as_str) == Some("function_call")
+                {
+                    let name = item
+                        .and_then(|i| i.get("name"))
+                        .and_then(Value::as_str)
+                        .unwrap_or_default();
+                    if self.calls.len() < MAX_STREAMED_CALLS {
+                        self.calls
+                            .push((output_index.unwrap_or_default(), name.to_owned()));
+                    }
+                }
+            }
+            "response.function_call_arguments.delta" if tool_mode => {
+                let name = self
+                    .calls
+                    .iter()
+                    .find(|(i, _)| Some(*i) == output_index)
+                    .map(|(_, name)| name.as_str());
+                let forced = match &expect.tool_name {
+                    Some(tool) => name == Some(tool.as_str()),
+                    None => self.calls.first().map(|(i, _)| Some(*i)) == Some(output_index),
+                };
+                if forced {
+                    answer.push_str(delta);
+                }
+            }
+            "response.completed" | "response.incomplete" | "response.failed" => {
+                self.response = Some(data.get("response").cloned().unwrap_or(Value::Null));
+            }
+            "error" => self.error = Some(data),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// The response object the API sends unstreamed.
+    pub(super) fn finish(self) -> Result<Value, CodecError> {
+        if let Some(error) = self.error {
+            let error = error.get("error").cloned().unwrap_or(error);
+            return Ok(json!({ "error": error }));
+        }
+        self.response.ok_or_else(|| {
+            problem(
+                WireApi::OpenAiResponses,
+                "the stream ended without `response.completed` (or `incomplete`, `failed`): it was cut",
+            )
+        })
+    }
+}
+
+/// Function calls followed in one streamed answer, at most.
+const MAX_STREAMED_CALLS: usize = 1024;
