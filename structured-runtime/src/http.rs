@@ -26,7 +26,7 @@ pub use reqwest;
 
 use crate::provider::capabilities::{capabilities, ProviderCapabilities, ProviderKind};
 use crate::provider::wire::shorten;
-use crate::run::{Provider, TransportError};
+use crate::run::{OnBytes, Provider, TransportError};
 
 /// An HTTP endpoint for one provider and model.
 ///
@@ -223,10 +223,20 @@ impl HttpProvider {
 
     /// The URL a request is posted to.
     pub fn endpoint(&self) -> String {
+        self.endpoint_for(false)
+    }
+
+    /// The URL a request is posted to, for a streamed response or not (only Gemini has a URL
+    /// of its own for streaming; the others are asked in the body).
+    pub fn endpoint_for(&self, stream: bool) -> String {
         let base = &self.base_url;
         match self.kind {
             ProviderKind::OpenAiResponses => format!("{base}/responses"),
             ProviderKind::Anthropic => format!("{base}/v1/messages"),
+            ProviderKind::Gemini if stream => format!(
+                "{base}/v1beta/models/{}:streamGenerateContent?alt=sse",
+                self.model
+            ),
             ProviderKind::Gemini => format!("{base}/v1beta/models/{}:generateContent", self.model),
             ProviderKind::Ollama => format!("{base}/api/chat"),
             ProviderKind::OpenAiChat
@@ -238,10 +248,10 @@ impl HttpProvider {
         }
     }
 
-    fn request(&self, body: &str) -> reqwest::RequestBuilder {
+    fn request(&self, body: &str, stream: bool) -> reqwest::RequestBuilder {
         let mut request = self
             .client
-            .post(self.endpoint())
+            .post(self.endpoint_for(stream))
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.to_owned());
         if let Some(key) = &self.api_key {
@@ -276,9 +286,40 @@ impl Provider for HttpProvider {
     }
 
     fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
-        let request = self.request(body);
+        self.exchange(body, None)
+    }
+
+    fn streams(&self) -> bool {
+        true
+    }
+
+    fn send_stream<'a>(
+        &'a self,
+        body: &'a str,
+        on_bytes: &'a mut OnBytes<'a>,
+    ) -> impl Future<Output = Result<String, TransportError>> + Send + 'a {
+        self.exchange(body, Some(on_bytes))
+    }
+
+    async fn wait(&self, delay: Duration) {
+        tokio::time::sleep(delay).await;
+    }
+}
+
+impl HttpProvider {
+    /// One request and its response body: read whole, or (`on_bytes`, a streamed response)
+    /// handed over chunk by chunk as a 2xx body arrives, until `on_bytes` says stop. Both are
+    /// bounded by the size cap and the client's timeout, and only the endpoint's origin is
+    /// read.
+    fn exchange<'a>(
+        &self,
+        body: &str,
+        on_bytes: Option<&'a mut OnBytes<'a>>,
+    ) -> impl Future<Output = Result<String, TransportError>> + Send + 'a {
+        let stream = on_bytes.is_some();
+        let request = self.request(body, stream);
         let limit = self.max_body_bytes;
-        let origin = reqwest::Url::parse(&self.endpoint())
+        let origin = reqwest::Url::parse(&self.endpoint_for(stream))
             .map(|u| u.origin().ascii_serialization())
             .unwrap_or_default();
         async move {
@@ -298,7 +339,9 @@ impl Provider for HttpProvider {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .map(Duration::from_secs);
-            let text = read_body(response, limit).await?;
+            // Only a 2xx body is the model's stream; an error body is read whole.
+            let on_bytes = on_bytes.filter(|_| status.is_success());
+            let text = read_body(response, limit, on_bytes).await?;
             match status.as_u16() {
                 200..=299 => Ok(text),
                 429 => Err(TransportError::RateLimited { retry_after }),
@@ -313,17 +356,15 @@ impl Provider for HttpProvider {
             }
         }
     }
-
-    async fn wait(&self, delay: Duration) {
-        tokio::time::sleep(delay).await;
-    }
 }
 
-/// The body, read chunk by chunk and refused as soon as it passes `limit` bytes (a declared
-/// `content-length` above it is refused before any is read).
+/// The body, read chunk by chunk (each handed to `on_bytes` when given, which may stop the
+/// reading) and refused as soon as it passes `limit` bytes (a declared `content-length` above
+/// it is refused before any is read).
 async fn read_body(
     mut response: reqwest::Response,
     limit: usize,
+    mut on_bytes: Option<&mut OnBytes<'_>>,
 ) -> Result<String, TransportError> {
     let too_large = TransportError::TooLarge { limit };
     if response.content_length().is_some_and(|n| n > limit as u64) {
@@ -335,6 +376,13 @@ async fn read_body(
             return Err(too_large);
         }
         body.extend_from_slice(&chunk);
+        if let Some(on_bytes) = on_bytes.as_mut() {
+            if !on_bytes(&chunk) {
+                // Stopped by the reader: what was read, for the ledger, may end inside a
+                // character.
+                return Ok(String::from_utf8_lossy(&body).into_owned());
+            }
+        }
     }
     String::from_utf8(body)
         .map_err(|e| TransportError::Connection(format!("the body is not UTF-8: {e}")))

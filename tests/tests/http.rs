@@ -709,3 +709,152 @@ async fn what_a_provider_cannot_take_is_refused_before_any_request() {
     );
     assert!(seen.lock().unwrap().is_empty());
 }
+
+/// Serves each body as a stream: `text/event-stream`, no length, written `piece` bytes at a time
+/// with a pause between (a realistic pace for a model's tokens), one connection per body.
+async fn serve_streams(bodies: Vec<String>, piece: usize) -> (String, Seen) {
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}", listener.local_addr().unwrap());
+    let seen: Seen = Arc::default();
+    let log = seen.clone();
+    tokio::spawn(async move {
+        for body in bodies {
+            let (mut socket, _) = listener.accept().await.unwrap();
+            let (head, request) = read_request(&mut socket).await;
+            log.lock().unwrap().push((head, request));
+            let head =
+                "HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\nconnection: close\r\n\r\n";
+            if socket.write_all(head.as_bytes()).await.is_err() {
+                continue;
+            }
+            for chunk in body.as_bytes().chunks(piece) {
+                // The reader may stop and close early: the rest is not sent.
+                if socket.write_all(chunk).await.is_err() {
+                    break;
+                }
+                socket.flush().await.ok();
+                tokio::time::sleep(Duration::from_millis(2)).await;
+            }
+            socket.shutdown().await.ok();
+        }
+    });
+    (url, seen)
+}
+
+/// What the Gemini and Responses streams written for this project hold.
+#[derive(Debug, Deserialize, StructuredOutput)]
+struct Weather {
+    city: String,
+    temperature: f64,
+    #[enum_values("c", "f")]
+    units: String,
+    note: String,
+}
+
+#[tokio::test]
+async fn recorded_streams_arrive_as_partial_values_then_the_final_one() {
+    use structured_runtime::run::{run_structured_stream, StreamEvent};
+    use structured_runtime::Provenance;
+    // OpenAI Chat (recorded), Gemini (its own URL) and OpenAI Responses, each at a pace.
+    let cases = [
+        (
+            ProviderKind::OpenAiChat,
+            "openai_chat_stream_structured_success.sse",
+            "/chat/completions",
+        ),
+        (
+            ProviderKind::Gemini,
+            "gemini_stream_structured_json.sse",
+            ":streamGenerateContent?alt=sse",
+        ),
+        (
+            ProviderKind::OpenAiResponses,
+            "openai_responses_stream_structured_success.sse",
+            "/responses",
+        ),
+    ];
+    for (kind, file, path) in cases {
+        let (url, seen) = serve_streams(vec![fixture(file)], 37).await;
+        let provider = HttpProvider::new(kind, &url, Some("k".into()), "m").unwrap();
+        let mut values: Vec<serde_json::Value> = Vec::new();
+        let mut attempts = 0;
+        let on_event = |event: StreamEvent<'_>| match event {
+            StreamEvent::Partial { value, .. } => values.push(value.clone()),
+            StreamEvent::Attempt { .. } => attempts += 1,
+            _ => {}
+        };
+        let request = ChatRequest::user("Weather in the city?");
+        let (city, provenance) = if kind == ProviderKind::OpenAiChat {
+            let out =
+                run_structured_stream::<Location, _, _>(&provider, &request, &quick(), on_event)
+                    .await
+                    .unwrap_or_else(|e| panic!("{file}: {e}"));
+            (out.value.city, out.provenance)
+        } else {
+            let out =
+                run_structured_stream::<Weather, _, _>(&provider, &request, &quick(), on_event)
+                    .await
+                    .unwrap_or_else(|e| panic!("{file}: {e}"));
+            (out.value.city, out.provenance)
+        };
+        assert_eq!(attempts, 1, "{file}");
+        assert!(values.len() > 3, "{file}: {values:?}");
+        assert_eq!(
+            values.last().unwrap()["city"],
+            serde_json::Value::from(city.clone()),
+            "{file}"
+        );
+        assert_eq!(provenance, Provenance::Clean, "{file}");
+        let (head, body) = seen.lock().unwrap()[0].clone();
+        assert!(head.contains(path), "{file}: {head}");
+        let body: serde_json::Value = serde_json::from_str(&body).unwrap();
+        if kind != ProviderKind::Gemini {
+            assert_eq!(body["stream"], true, "{file}");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_broken_rule_can_stop_the_stream_and_re_ask_at_once() {
+    use structured_runtime::run::{run_structured_stream, AttemptResult, StreamEvent};
+    /// The same answer, with a rule it breaks early (the temperature comes second).
+    #[derive(Debug, Deserialize, StructuredOutput)]
+    struct Cold {
+        city: String,
+        #[range(max = 10.0)]
+        temperature: f64,
+        units: String,
+        note: String,
+    }
+    // 18.5 becomes 1.5 (the number is cut across two deltas: `: 18` then `.5`).
+    let good = fixture("openai_responses_stream_structured_success.sse").replace(": 18", ": 1");
+    let bad = fixture("openai_responses_stream_structured_success.sse");
+    let (url, seen) = serve_streams(vec![bad, good], 23).await;
+    let provider =
+        HttpProvider::new(ProviderKind::OpenAiResponses, &url, Some("k".into()), "m").unwrap();
+    let config = RunConfig {
+        stop_stream_on_violation: true,
+        ..quick()
+    };
+    let mut early = Vec::new();
+    let out = run_structured_stream::<Cold, _, _>(
+        &provider,
+        &ChatRequest::user("Weather?"),
+        &config,
+        |event| {
+            if let StreamEvent::Violations(v) = event {
+                early.extend(v.iter().map(|v| v.path.to_string()));
+            }
+        },
+    )
+    .await
+    .unwrap();
+    assert_eq!(out.value.temperature, 1.5);
+    assert_eq!(early, ["/temperature"]);
+    assert!(matches!(out.ledger[0].result, AttemptResult::Invalid(_)));
+    // The first answer was not read to its end.
+    let first = out.ledger[0].received.as_deref().unwrap();
+    assert!(!first.contains("response.completed"), "{first}");
+    let reask = &seen.lock().unwrap()[1].1;
+    assert!(reask.contains("/temperature"), "{reask}");
+}

@@ -183,3 +183,68 @@ fn a_long_answer_in_chunks_of_every_size() {
         assert_eq!(completed, 4 + 60 * 4 + 1 + 1 + 1, "chunks of {size}");
     }
 }
+
+/// A provider that does not stream goes through the streaming run all the same: its answer is
+/// read whole, shown once, and the result is `run_structured`'s.
+#[test]
+fn a_provider_that_does_not_stream_gives_one_piece_and_the_same_result() {
+    use structured_examples::replay::{block_on, ReplayProvider, Reply};
+    use structured_runtime::provider::capabilities::ProviderKind;
+    use structured_runtime::run::{run_structured, run_structured_stream, RunConfig, StreamEvent};
+    use structured_runtime::ChatRequest;
+    let answers = || {
+        vec![
+            Reply::Answer(HEARTBEAT.replace("\"high\"", "\"severe\"")),
+            Reply::Answer(HEARTBEAT.to_owned()),
+        ]
+    };
+    let request = ChatRequest::user("Assess.");
+    let config = RunConfig::default();
+    let provider = ReplayProvider::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        "heartbeat_decision",
+        answers(),
+    );
+    let whole = block_on(run_structured::<HeartbeatDecision, _>(
+        &provider, &request, &config,
+    ))
+    .unwrap();
+    let provider = ReplayProvider::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        "heartbeat_decision",
+        answers(),
+    );
+    let mut events = Vec::new();
+    let streamed = block_on(run_structured_stream::<HeartbeatDecision, _, _>(
+        &provider,
+        &request,
+        &config,
+        |event| {
+            events.push(match event {
+                StreamEvent::Attempt { number } => format!("attempt {number}"),
+                StreamEvent::Partial { .. } => "partial".to_owned(),
+                StreamEvent::Violations(v) => format!("violations {}", v[0].path),
+                _ => "other".to_owned(),
+            })
+        },
+    ))
+    .unwrap();
+    assert_eq!(
+        format!("{:?}", streamed.value),
+        format!("{:?}", whole.value)
+    );
+    assert_eq!(streamed.provenance, whole.provenance);
+    assert_eq!(streamed.attempts, 2);
+    assert_eq!(
+        events,
+        [
+            "attempt 1",
+            "violations /severity",
+            "partial",
+            "attempt 2",
+            "partial"
+        ]
+    );
+}

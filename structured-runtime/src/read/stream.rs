@@ -59,7 +59,8 @@ pub struct StreamProgress<'r> {
     pub completed: &'r [Pointer],
     /// Rules broken by the values completed by this chunk, each with its path.
     pub violations: &'r [Violation],
-    /// Whether the value so far changed (a value completed, or free text grew).
+    /// Whether the value so far changed (a value completed, an object or list opened, or free
+    /// text grew).
     pub changed: bool,
     /// Where reading is after this chunk.
     pub status: StreamStatus,
@@ -431,6 +432,8 @@ impl<'s> StreamReader<'s> {
                     _ => Body::Array(Vec::new()),
                 };
                 self.frames.push(Frame { path, node, body });
+                // An empty object or list is shown at once.
+                self.changed = true;
                 self.lex = if b == b'{' {
                     Lex::FirstKey
                 } else {

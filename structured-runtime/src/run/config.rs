@@ -76,6 +76,11 @@ pub struct RunConfig {
     /// answer is cut at a character boundary and marked, so a huge answer does not make every
     /// later request huge.
     pub max_echo_bytes: usize,
+    /// In a streaming run ([`crate::run::run_structured_stream`]): when a value completed in
+    /// the answer breaks a rule, stop reading the answer there and re-ask at once with what
+    /// broke, instead of paying for the rest. Off by default: the whole answer is read and
+    /// judged as in [`crate::run::run_structured`].
+    pub stop_stream_on_violation: bool,
 }
 
 impl Default for RunConfig {
@@ -92,6 +97,7 @@ impl Default for RunConfig {
             deadline: Some(Duration::from_secs(600)),
             max_echo_bytes: 16 << 10,
             max_tokens: Some(4096),
+            stop_stream_on_violation: false,
         }
     }
 }
@@ -108,13 +114,14 @@ const RUN_KEYS: &[&str] = &[
     "max_tokens",
     "max_echo_bytes",
     "parse",
+    "stop_stream_on_violation",
 ];
 
 impl RunConfig {
     /// The whole section: the structured-output keys ([`StructuredOutputsConfig`]) and the
     /// run's own: `transport_retries`, `max_wait_seconds`, `deadline_seconds` (0: no deadline),
-    /// `max_tokens` (0: no limit), `max_echo_bytes`, and `parse` (`"default"`, `"strict"` or
-    /// `"lenient"`). Every key is optional; an unknown key or a wrong value is an error naming it.
+    /// `max_tokens` (0: no limit), `max_echo_bytes`, `parse` (`"default"`, `"strict"` or
+    /// `"lenient"`) and `stop_stream_on_violation` (a boolean). Every key is optional; an unknown key or a wrong value is an error naming it.
     ///
     /// ```
     /// use std::time::Duration;
@@ -172,7 +179,19 @@ impl RunConfig {
             }
         };
         let seconds = |n: u64| Duration::from_secs(n);
+        let stop_stream_on_violation = match section.get("stop_stream_on_violation") {
+            None => defaults.stop_stream_on_violation,
+            Some(Value::Boolean(b)) => *b,
+            Some(other) => {
+                return Err(ConfigError::Value {
+                    key: named("stop_stream_on_violation"),
+                    expected: "true or false",
+                    found: describe(other),
+                })
+            }
+        };
         Ok(RunConfig {
+            stop_stream_on_violation,
             outputs,
             parse,
             transport_retries: count("transport_retries", 10)?

@@ -13,5 +13,8 @@ mod transport;
 pub use agent::{run_agent, AgentStep};
 pub use config::{OnExhausted, RunConfig};
 pub use ledger::{Attempt, AttemptResult, PriceTable, Stop};
-pub use runner::{run_structured, run_value, run_with_fallback, RunError, Structured};
-pub use transport::{BoxFuture, DynProvider, Provider, TransportError};
+pub use runner::{
+    run_structured, run_structured_stream, run_value, run_value_stream, run_with_fallback,
+    RunError, StreamEvent, Structured,
+};
+pub use transport::{BoxFuture, DynProvider, OnBytes, Provider, TransportError};

@@ -28,7 +28,7 @@ use crate::provider::dialect::{LowerReport, Reshape};
 use crate::provider::mode::StructuredOutputMode;
 use crate::provider::wire::{
     body_text, fragment_body, read_response, sent_target, ChatRequest, CodecError, Expect, Outcome,
-    StructuredCandidate, Turn, Usage,
+    ProviderResponse, StructuredCandidate, Turn, Usage,
 };
 use crate::read::coerce::{coerce, CoercePolicy};
 use crate::read::from_text::{FromTextError, TextSource};
@@ -41,6 +41,9 @@ use crate::schema::response::Fragment;
 use crate::schema::response::ResponseSchema;
 use crate::schema::Violations;
 use std::marker::PhantomData;
+
+mod streaming;
+pub use streaming::{run_structured_stream, run_value_stream, StreamEvent};
 
 /// A value and how it was obtained.
 #[derive(Debug, Clone, PartialEq)]
@@ -679,6 +682,9 @@ struct Run<'r, G: Goal> {
     not_enforced: Option<Warning>,
     /// How the schema sent differs in shape from the schema (answers are read back from it).
     reshape: &'r Reshape,
+    /// The schema as sent, when it differs in shape ([`Run::reshape`]): what a streamed answer
+    /// is read against while it arrives.
+    sent_schema: Option<&'r Value>,
 }
 
 impl<'r, G: Goal> Run<'r, G> {
@@ -755,6 +761,9 @@ impl<'r, G: Goal> Run<'r, G> {
             }
             _ => &AS_WRITTEN,
         };
+        let sent_schema = (!reshape.is_empty())
+            .then(|| schema.lowered(target).ok())
+            .flatten();
         let system = (mode == StructuredOutputMode::PromptGuided).then(|| schema.prompt_guidance());
         let tool_name =
             (mode == StructuredOutputMode::ToolUseWorkaround).then(|| schema.name().to_owned());
@@ -784,6 +793,7 @@ impl<'r, G: Goal> Run<'r, G> {
             transport_failures: 0,
             not_enforced,
             reshape,
+            sent_schema,
         })
     }
 
@@ -834,7 +844,18 @@ impl<'r, G: Goal> Run<'r, G> {
             Ok(text) => text,
             Err(error) => return self.transport_failed(body, error),
         };
-        let response = match read_response(self.kind.wire_api(), &self.expect, &text) {
+        let response = read_response(self.kind.wire_api(), &self.expect, &text);
+        self.responded(body, text, response)
+    }
+
+    /// What comes after a response body (`text`, as received) read into `response`.
+    fn responded(
+        &mut self,
+        body: String,
+        text: String,
+        response: Result<ProviderResponse, CodecError>,
+    ) -> Next<G::Out> {
+        let response = match response {
             Ok(r) => r,
             Err(error) => {
                 self.record(body, Some(text), AttemptResult::Codec(error.clone()), None);

@@ -47,6 +47,28 @@ pub trait Provider {
     /// Waits before a transport retry (the runner uses no timer of its own, so it runs on any
     /// async runtime).
     fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send;
+    /// Whether [`Provider::send_stream`] streams. When it does, a streaming run
+    /// ([`crate::run::run_structured_stream`]) asks for a streamed response and reads it as it
+    /// arrives; when it does not (the default), the response is read whole, as one piece.
+    fn streams(&self) -> bool {
+        false
+    }
+    /// Sends a body that asks for a streamed response (see [`Provider::streams`]): `on_bytes`
+    /// gets the response body's bytes as they arrive, and returns `false` to stop reading (the
+    /// rest is not waited for). The body read, as [`Provider::send`] returns it. The default
+    /// sends with [`Provider::send`] and gives the whole body in one piece.
+    fn send_stream<'a>(
+        &'a self,
+        body: &'a str,
+        on_bytes: &'a mut OnBytes<'a>,
+    ) -> impl Future<Output = Result<String, TransportError>> + Send + 'a {
+        let send = self.send(body);
+        async move {
+            let text = send.await?;
+            on_bytes(text.as_bytes());
+            Ok(text)
+        }
+    }
 }
 
 /// The object-safe face of a [`Provider`], for applications that choose their provider at run
@@ -83,7 +105,19 @@ pub trait DynProvider: Send + Sync {
     fn send_boxed<'a>(&'a self, body: &'a str) -> BoxFuture<'a, Result<String, TransportError>>;
     /// [`Provider::wait`], boxed.
     fn wait_boxed(&self, delay: Duration) -> BoxFuture<'_, ()>;
+    /// [`Provider::streams`].
+    fn streams(&self) -> bool;
+    /// [`Provider::send_stream`], boxed.
+    fn send_stream_boxed<'a>(
+        &'a self,
+        body: &'a str,
+        on_bytes: &'a mut OnBytes<'a>,
+    ) -> BoxFuture<'a, Result<String, TransportError>>;
 }
+
+/// What a streamed response body is handed to as it arrives (see [`Provider::send_stream`]):
+/// each piece of bytes; `false` to stop reading.
+pub type OnBytes<'a> = dyn FnMut(&[u8]) -> bool + Send + 'a;
 
 /// A boxed future that can move between threads.
 pub type BoxFuture<'a, T> = std::pin::Pin<Box<dyn Future<Output = T> + Send + 'a>>;
@@ -103,6 +137,16 @@ impl<P: Provider + Send + Sync> DynProvider for P {
     }
     fn wait_boxed(&self, delay: Duration) -> BoxFuture<'_, ()> {
         Box::pin(self.wait(delay))
+    }
+    fn streams(&self) -> bool {
+        Provider::streams(self)
+    }
+    fn send_stream_boxed<'a>(
+        &'a self,
+        body: &'a str,
+        on_bytes: &'a mut OnBytes<'a>,
+    ) -> BoxFuture<'a, Result<String, TransportError>> {
+        Box::pin(self.send_stream(body, on_bytes))
     }
 }
 
@@ -127,6 +171,16 @@ macro_rules! dyn_provider {
             }
             fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send {
                 DynProvider::wait_boxed(&**self, delay)
+            }
+            fn streams(&self) -> bool {
+                DynProvider::streams(&**self)
+            }
+            fn send_stream<'a>(
+                &'a self,
+                body: &'a str,
+                on_bytes: &'a mut OnBytes<'a>,
+            ) -> impl Future<Output = Result<String, TransportError>> + Send + 'a {
+                DynProvider::send_stream_boxed(&**self, body, on_bytes)
             }
         }
     )*};

@@ -97,6 +97,22 @@ pub fn read_response_value(
     }
 }
 
+/// The fields that ask `kind` for a streamed response, to merge into a request body: `stream`
+/// (with the usage in the last chunk where the API sends it only when asked). Gemini streams
+/// through another URL (`:streamGenerateContent?alt=sse`) and needs none.
+pub fn stream_fields(kind: ProviderKind) -> Value {
+    match kind.wire_api() {
+        WireApi::OpenAiChat => serde_json::json!({
+            "stream": true,
+            "stream_options": {"include_usage": true}
+        }),
+        WireApi::OpenAiResponses | WireApi::Anthropic | WireApi::OllamaChat => {
+            serde_json::json!({"stream": true})
+        }
+        WireApi::Gemini => Value::Object(Map::new()),
+    }
+}
+
 /// What to send: fields to merge into the body, the system text a prompt-guided request needs,
 /// and the tool the model is made to call in tool mode.
 #[derive(Debug, Clone, PartialEq)]
