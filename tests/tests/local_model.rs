@@ -408,3 +408,102 @@ fn max_tokens_cuts_the_answer_and_the_run_says_so() {
         assert_eq!(bodies[0]["max_tokens"], 6);
     });
 }
+
+/// A type with free text, which a stream shows as it grows.
+#[derive(StructuredOutput, serde::Deserialize, Debug)]
+struct Review {
+    /// Whether the build is fit to ship.
+    #[enum_values("ship", "hold")]
+    decision: String,
+    /// Why, in a sentence.
+    reason: String,
+}
+
+/// Streamed from the real server: the value so far arrives in pieces that only grow, the run
+/// ends as `run_structured` would (a valid value, or a typed error), and each request asked for
+/// a stream and was answered with one.
+#[test]
+fn a_streamed_answer_arrives_in_pieces_that_only_grow() {
+    use structured_runtime::run::{run_structured_stream, StreamEvent};
+    with_local(|local| {
+        let caps = capabilities(ProviderKind::LlamaCpp, "smollm2");
+        let provider = provider(local, caps);
+        let tag = "e2e-stream-review";
+        let request = request(
+            tag,
+            "All tests pass and the changelog is written. Ship or hold? Explain why in two sentences.",
+            96,
+        );
+        let mut attempts: Vec<Vec<Value>> = Vec::new();
+        let result = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime")
+            .block_on(run_structured_stream::<Review, _, _>(
+                &provider,
+                &request,
+                &config(),
+                |event| match event {
+                    StreamEvent::Attempt { .. } => attempts.push(Vec::new()),
+                    StreamEvent::Partial { value, .. } => {
+                        if let Some(shown) = attempts.last_mut() {
+                            shown.push(value.clone());
+                        }
+                    }
+                    _ => {}
+                },
+            ));
+        match &result {
+            Ok(out) => {
+                assert!(out.value.validate().is_ok());
+                let last = attempts
+                    .last()
+                    .and_then(|a| a.last())
+                    .expect("something shown");
+                assert_eq!(last["decision"], Value::from(out.value.decision.clone()));
+            }
+            Err(e) => assert!(
+                matches!(
+                    e,
+                    RunError::RetriesExhausted { .. }
+                        | RunError::NoStructuredOutput { .. }
+                        | RunError::Truncated { .. }
+                ),
+                "{e}"
+            ),
+        }
+        for shown in &attempts {
+            for pair in shown.windows(2) {
+                assert!(grows(&pair[0], &pair[1]), "{} then {}", pair[0], pair[1]);
+            }
+        }
+        let bodies = logged(local, tag);
+        assert_eq!(bodies.len(), attempts.len());
+        for body in &bodies {
+            assert_eq!(body["stream"], true, "{body}");
+        }
+        let pieces: usize = attempts.iter().map(Vec::len).sum();
+        assert!(
+            pieces > attempts.len(),
+            "the answers came in pieces: {attempts:?}"
+        );
+        eprintln!(
+            "streamed, Review: {} ({pieces} partial values)",
+            summary(&result)
+        );
+    });
+}
+
+/// Whether `later` keeps all of `earlier`: a string may only lengthen, everything else stays.
+fn grows(earlier: &Value, later: &Value) -> bool {
+    match (earlier, later) {
+        (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
+        (Value::Object(a), Value::Object(b)) => {
+            a.iter().all(|(k, v)| b.get(k).is_some_and(|w| grows(v, w)))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() <= b.len() && a.iter().zip(b).all(|(x, y)| grows(x, y))
+        }
+        (a, b) => a == b,
+    }
+}
