@@ -18,6 +18,7 @@ pub use crate::read::from_text::{
 pub use crate::read::prose::Prose;
 pub use crate::schema::containers::{tuple, MapKey};
 pub use crate::schema::output::StructuredOutput;
+pub use crate::schema::partial::{whole_from, HasPartial};
 pub use crate::schema::response::{
     derived as derived_schema, derived_markdown, derived_root, ResponseSchema,
 };

@@ -326,7 +326,7 @@ pub use run::{
 };
 pub use schema::output::StructuredOutput;
 pub use schema::{
-    GuidanceFormat, Pointer, ResponseSchema, Rule, SchemaError, SchemaLimits, Validate, Violation,
-    Violations,
+    GuidanceFormat, HasPartial, Pointer, ResponseSchema, Rule, SchemaError, SchemaLimits, Validate,
+    Violation, Violations,
 };
 pub use structured_derive::StructuredOutput;

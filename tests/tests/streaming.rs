@@ -248,3 +248,60 @@ fn a_provider_that_does_not_stream_gives_one_piece_and_the_same_result() {
         ]
     );
 }
+
+/// The derived partial type: each field `None` until it starts; an enum value, a number or a
+/// bool only once whole; free text as it comes; a list of partial items.
+#[test]
+fn the_partial_type_shows_what_arrived_typed() {
+    use structured_examples::heartbeat::{HeartbeatDecisionPartial, SignalPartial};
+    let schema = HeartbeatDecision::schema();
+    let mut reader = StreamReader::new(schema);
+    let partial = |reader: &StreamReader<'_>| -> HeartbeatDecisionPartial {
+        reader.partial::<HeartbeatDecision>().unwrap_or_default()
+    };
+    reader.feed(br#"{"severity": "hi"#);
+    let p = partial(&reader);
+    assert_eq!((p.severity, p.rationale), (None, None));
+    assert!(p.signals.is_none());
+    reader.feed(br#"gh", "action": "hedge", "confidence": 0.8"#);
+    let p = partial(&reader);
+    assert_eq!(p.severity.as_deref(), Some("high"));
+    assert_eq!(p.confidence, None); // `0.8` may go on to `0.85`
+    reader.feed(br#"5, "rationale": "Funding fl"#);
+    let p = partial(&reader);
+    assert_eq!(p.confidence, Some(0.85));
+    assert_eq!(p.rationale.as_deref(), Some("Funding fl"));
+    reader.feed(br#"ipped", "signals": [{"source": "funding", "descr"#);
+    let p = partial(&reader);
+    let signals: Vec<SignalPartial> = p.signals.unwrap();
+    assert_eq!(signals.len(), 1);
+    assert_eq!(signals[0].source.as_deref(), Some("funding"));
+    assert_eq!(signals[0].description, None);
+    assert_eq!(signals[0].magnitude, None);
+    reader.feed(br#"iption": "rate < 0", "magnitude": 0.9}], "escalate": true}"#);
+    let p = partial(&reader);
+    assert_eq!(p.escalate, Some(true));
+    assert_eq!(p.signals.unwrap()[0].magnitude, Some(0.9));
+}
+
+/// A type whose fields are not `Debug` still derives (its partial is then not `Debug` either).
+#[derive(StructuredOutput, serde::Deserialize)]
+#[allow(dead_code)]
+struct Plainly {
+    inner: Inner,
+    items: Vec<Inner>,
+}
+
+#[derive(StructuredOutput, serde::Deserialize)]
+#[allow(dead_code)]
+struct Inner {
+    text: String,
+}
+
+#[test]
+fn a_type_without_debug_has_a_partial_form_too() {
+    use structured_runtime::HasPartial;
+    let p = Plainly::partial_from(&json!({"inner": {"text": "a"}, "items": [{}]})).unwrap();
+    assert_eq!(p.inner.and_then(|i| i.text).as_deref(), Some("a"));
+    assert_eq!(p.items.map(|i| i.len()), Some(1));
+}

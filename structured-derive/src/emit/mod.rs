@@ -1,6 +1,7 @@
 //! Code generation. Everything here runs on a checked model: no user error is reported here.
 
 mod from_text;
+mod partial;
 mod schema;
 mod validate;
 
@@ -16,7 +17,13 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
     let cont = Container::from_ast(&cx, input);
     crate::check::check(&cx, &cont);
     match cx.check() {
-        Ok(()) => wrap(generate(&cont)),
+        Ok(()) => {
+            // The partial companion is declared beside the type, where it can be named.
+            let (companion, partial_impl) = partial::partial(&cont);
+            let body = generate(&cont);
+            let wrapped = wrap(quote!(#body #partial_impl));
+            quote!(#companion #wrapped)
+        }
         Err(errors) => {
             let compile_errors = errors.to_compile_error();
             let stubs = stubs(input);

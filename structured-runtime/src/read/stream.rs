@@ -253,6 +253,13 @@ impl<'s> StreamReader<'s> {
         child.unwrap_or(Value::Null)
     }
 
+    /// The value so far as a typed partial value ([`crate::HasPartial`]: for a derived struct,
+    /// its `{Name}Partial`, each field `None` until it starts). Costs what
+    /// [`StreamReader::value`] costs.
+    pub fn partial<T: crate::HasPartial>(&self) -> Option<T::Partial> {
+        T::partial_from(&self.value())
+    }
+
     fn run(&mut self) {
         while self.read < self.text.len() {
             if self.lex == Lex::Seeking {
