@@ -858,3 +858,47 @@ async fn a_broken_rule_can_stop_the_stream_and_re_ask_at_once() {
     let reask = &seen.lock().unwrap()[1].1;
     assert!(reask.contains("/temperature"), "{reask}");
 }
+
+#[tokio::test]
+async fn a_refusal_a_truncation_and_a_cut_stream_end_the_streaming_run_as_typed_errors() {
+    use structured_runtime::run::run_structured_stream;
+    let cases = [
+        ("openai_chat_stream_refusal.sse", "refused"),
+        ("openai_chat_stream_truncated_length.sse", "truncated"),
+    ];
+    for (file, expected) in cases {
+        let (url, _) = serve_streams(vec![fixture(file)], 50).await;
+        let provider = HttpProvider::new(ProviderKind::OpenAiChat, &url, None, "gpt-4o").unwrap();
+        let result = run_structured_stream::<Location, _, _>(
+            &provider,
+            &ChatRequest::user("Weather?"),
+            &quick(),
+            |_| {},
+        )
+        .await;
+        let ok = match (&result, expected) {
+            (Err(RunError::Refused { .. }), "refused") => true,
+            (Err(RunError::Truncated { .. }), "truncated") => true,
+            _ => false,
+        };
+        assert!(ok, "{file}: {result:?}");
+    }
+    // Cut before `data: [DONE]`: an error, never the complete-looking value before it.
+    let whole = fixture("openai_chat_stream_structured_success.sse");
+    let cut = whole[..whole.rfind("data: [DONE]").unwrap()].to_owned();
+    let (url, _) = serve_streams(vec![cut], 50).await;
+    let provider = HttpProvider::new(ProviderKind::OpenAiChat, &url, None, "gpt-4o").unwrap();
+    let result = run_structured_stream::<Location, _, _>(
+        &provider,
+        &ChatRequest::user("Weather?"),
+        &quick(),
+        |_| {},
+    )
+    .await;
+    match result {
+        Err(RunError::Provider { error, .. }) => {
+            assert!(error.to_string().contains("cut"), "{error}")
+        }
+        other => panic!("{other:?}"),
+    }
+}

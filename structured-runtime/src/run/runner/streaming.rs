@@ -94,16 +94,28 @@ pub enum StreamEvent<'e> {
 /// let mut body: String = [r#"{"outcome": "pa"#, r#"ss", "reason": "all gr"#, r#"een"}"#].map(chunk).concat();
 /// body += "data: {\"choices\": [{\"index\": 0, \"delta\": {}, \"finish_reason\": \"stop\"}]}\n\ndata: [DONE]\n\n";
 ///
-/// let mut seen = Vec::new();
+/// let mut lines = Vec::new();
 /// let out = futures_lite_block_on(run_structured_stream::<Verdict, _, _>(
 ///     &Recorded(body),
 ///     &ChatRequest::user("Did the build pass?"),
 ///     &RunConfig::default(),
-///     |event| if let StreamEvent::Partial { value, .. } = event { seen.push(value.clone()) },
+///     |event| match event {
+///         StreamEvent::Attempt { number } => lines.push(format!("request {number}")),
+///         StreamEvent::Partial { value, completed } => {
+///             let completed: Vec<String> = completed.iter().map(|p| p.to_string()).collect();
+///             lines.push(format!("{value}   completed: {completed:?}"));
+///         }
+///         _ => {}
+///     },
 /// )).unwrap();
 /// assert_eq!(out.value.reason, "all green");
-/// assert_eq!(seen.first(), Some(&json!({})));                      // `"pa` is not a value yet
-/// assert!(seen.contains(&json!({"outcome": "pass", "reason": "all gr"})));
+/// // `"pa` is not a value yet; the reason shows as it comes.
+/// assert_eq!(lines, [
+///     "request 1",
+///     "{}   completed: []",
+///     r#"{"outcome":"pass","reason":"all gr"}   completed: ["/outcome"]"#,
+///     r#"{"outcome":"pass","reason":"all green"}   completed: ["/reason", "(root)"]"#,
+/// ]);
 /// # fn futures_lite_block_on<F: Future>(f: F) -> F::Output {
 /// #     let mut f = std::pin::pin!(f);
 /// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
