@@ -876,11 +876,11 @@ async fn a_refusal_a_truncation_and_a_cut_stream_end_the_streaming_run_as_typed_
             |_| {},
         )
         .await;
-        let ok = match (&result, expected) {
-            (Err(RunError::Refused { .. }), "refused") => true,
-            (Err(RunError::Truncated { .. }), "truncated") => true,
-            _ => false,
-        };
+        let ok = matches!(
+            (&result, expected),
+            (Err(RunError::Refused { .. }), "refused")
+                | (Err(RunError::Truncated { .. }), "truncated")
+        );
         assert!(ok, "{file}: {result:?}");
     }
     // Cut before `data: [DONE]`: an error, never the complete-looking value before it.
