@@ -142,6 +142,25 @@ fn a_broken_rule_is_reported_when_the_field_completes() {
     assert_eq!(progress.completed, ["/confidence"]);
 }
 
+/// A draft followed by the final value: the reader says another value began, so the draft it
+/// showed is known to be one; the final reading takes the last.
+#[test]
+fn a_second_value_after_the_first_is_said() {
+    let schema = DaimonAppraisal::schema();
+    let draft = DAIMON.replace("-0.25", "0.9");
+    let text = format!("Draft: {draft}\nFinal, corrected: {DAIMON}");
+    let mut reader = StreamReader::new(schema);
+    reader.feed(format!("Draft: {draft}\n").as_bytes());
+    assert_eq!(reader.status(), StreamStatus::Complete);
+    reader.feed(b"Final, corrected: ");
+    assert_eq!(reader.status(), StreamStatus::Complete);
+    reader.feed(DAIMON.as_bytes());
+    assert_eq!(reader.status(), StreamStatus::AnotherValue);
+    let whole = parse_value(&text, schema, &ParseOptions::default()).unwrap();
+    assert_eq!(whole.value["pleasure"], json!(-0.25));
+    assert_eq!(reader.value()["pleasure"], json!(0.9));
+}
+
 #[test]
 fn json_that_needs_repair_stops_the_partials_and_is_read_whole_at_the_end() {
     let schema = DaimonAppraisal::schema();
@@ -304,4 +323,72 @@ fn a_type_without_debug_has_a_partial_form_too() {
     let p = Plainly::partial_from(&json!({"inner": {"text": "a"}, "items": [{}]})).unwrap();
     assert_eq!(p.inner.and_then(|i| i.text).as_deref(), Some("a"));
     assert_eq!(p.items.map(|i| i.len()), Some(1));
+}
+
+mod common;
+
+/// Random answers shaped like the schema (valid or not, compact or indented, with prose and a
+/// fence around them or not), fed in random chunks: the values shown only grow, and when the
+/// whole answer reads as written (clean or only extracted) the last one shown is that value.
+#[test]
+fn random_answers_in_random_chunks_keep_the_promise() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let schema = HeartbeatDecision::schema();
+    let root = schema.schema().clone();
+    let strategy = (
+        common::generate::value_for(&root, &root, 0),
+        any::<bool>(),
+        prop_oneof![Just(""), Just("Sure:\n```json\n"), Just("Here {it} is: ")],
+        prop_oneof![Just(""), Just("\n```\nDone."), Just(" Thanks!")],
+        proptest::collection::vec(1usize..16, 1..64),
+    );
+    let mut runner = TestRunner::new(Config {
+        cases: 300,
+        failure_persistence: None,
+        ..Config::default()
+    });
+    let result = runner.run(&strategy, |(value, pretty, before, after, sizes)| {
+        let json = if pretty {
+            serde_json::to_string_pretty(&value).unwrap()
+        } else {
+            value.to_string()
+        };
+        let text = format!("{before}{json}{after}");
+        let mut reader = StreamReader::new(schema);
+        let mut shown: Vec<Value> = Vec::new();
+        let mut rest = text.as_bytes();
+        let mut i = 0;
+        while !rest.is_empty() {
+            let n = sizes[i % sizes.len()].min(rest.len());
+            let (chunk, tail) = rest.split_at(n);
+            rest = tail;
+            i += 1;
+            if reader.feed(chunk).changed {
+                shown.push(reader.value());
+            }
+        }
+        for pair in shown.windows(2) {
+            prop_assert!(
+                is_prefix(&pair[0], &pair[1]),
+                "{} then {}",
+                pair[0],
+                pair[1]
+            );
+        }
+        let read = parse_value(&text, schema, &ParseOptions::default());
+        if let Ok(read) = read {
+            let as_written = matches!(
+                read.provenance,
+                structured_runtime::Provenance::Clean | structured_runtime::Provenance::Extracted
+            );
+            if as_written && reader.status() == StreamStatus::Complete {
+                prop_assert_eq!(shown.last(), Some(&read.value), "{}", text);
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
 }

@@ -46,6 +46,10 @@ pub enum StreamStatus {
     Reading,
     /// The value is complete; what follows is not read.
     Complete,
+    /// The value is complete, and another one began after it (a second object or list): the
+    /// final reading ([`crate::parse_response`]) chooses among them, so the value shown may
+    /// be a draft the answer went on to replace.
+    AnotherValue,
     /// The JSON is not readable as written (it needs repair); no more partial values. The
     /// final reading of the whole text still repairs it.
     Unreadable,
@@ -106,6 +110,8 @@ enum Lex {
     Literal,
     /// After the root closed.
     Done,
+    /// After the root closed, another value began.
+    Another,
     /// Not readable as written.
     Lost,
 }
@@ -209,6 +215,7 @@ impl<'s> StreamReader<'s> {
         match self.lex {
             Lex::Seeking => StreamStatus::Waiting,
             Lex::Done => StreamStatus::Complete,
+            Lex::Another => StreamStatus::AnotherValue,
             Lex::Lost => StreamStatus::Unreadable,
             _ => StreamStatus::Reading,
         }
@@ -266,7 +273,16 @@ impl<'s> StreamReader<'s> {
                 self.seek();
                 continue;
             }
-            if matches!(self.lex, Lex::Done | Lex::Lost) {
+            if self.lex == Lex::Done {
+                // Only whether another value begins is looked for.
+                let rest = self.text.get(self.read..).unwrap_or_default();
+                if memchr::memchr2(b'{', b'[', rest).is_some() {
+                    self.lex = Lex::Another;
+                }
+                self.read = self.text.len();
+                return;
+            }
+            if matches!(self.lex, Lex::Another | Lex::Lost) {
                 self.read = self.text.len();
                 return;
             }
