@@ -15,7 +15,7 @@ pub(crate) mod parse;
 pub(crate) mod prose;
 pub mod repair;
 pub(crate) mod select;
-pub(crate) mod stream;
+pub mod stream;
 pub(crate) mod strict_de;
 
 pub use from_json::FromJsonError;
