@@ -13,6 +13,9 @@
 //! `STRUCTURED_SKIP_LOCAL_MODEL=1` skips these tests on a machine without python3 or a package
 //! registry; anything else that stops the server from starting fails them.
 
+mod common;
+
+use common::grows::grows;
 use std::path::PathBuf;
 use std::process::Command;
 use std::sync::OnceLock;
@@ -492,18 +495,4 @@ fn a_streamed_answer_arrives_in_pieces_that_only_grow() {
             summary(&result)
         );
     });
-}
-
-/// Whether `later` keeps all of `earlier`: a string may only lengthen, everything else stays.
-fn grows(earlier: &Value, later: &Value) -> bool {
-    match (earlier, later) {
-        (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
-        (Value::Object(a), Value::Object(b)) => {
-            a.iter().all(|(k, v)| b.get(k).is_some_and(|w| grows(v, w)))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() <= b.len() && a.iter().zip(b).all(|(x, y)| grows(x, y))
-        }
-        (a, b) => a == b,
-    }
 }

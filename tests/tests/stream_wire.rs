@@ -4,6 +4,9 @@
 //! final event is an error, and the deltas read by a `StreamReader` give partial values that
 //! only grow and end at what `parse_value` reads from the whole answer.
 
+mod common;
+
+use common::grows::grows;
 use std::path::Path;
 
 use serde_json::{json, Value};
@@ -282,19 +285,5 @@ fn the_answers_in_the_streams_give_partial_values_that_only_grow() {
                 pair[1]
             );
         }
-    }
-}
-
-/// Whether `later` keeps all of `earlier`: a string may only lengthen, everything else stays.
-fn grows(earlier: &Value, later: &Value) -> bool {
-    match (earlier, later) {
-        (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
-        (Value::Object(a), Value::Object(b)) => {
-            a.iter().all(|(k, v)| b.get(k).is_some_and(|w| grows(v, w)))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() <= b.len() && a.iter().zip(b).all(|(x, y)| grows(x, y))
-        }
-        (a, b) => a == b,
     }
 }

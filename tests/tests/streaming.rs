@@ -3,27 +3,14 @@
 //! changes), none shows anything that is not a prefix of the final value, and the last equals
 //! what `parse_value` makes of the whole text.
 
+mod common;
+
+use common::grows::grows;
 use serde_json::{json, Value};
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::{
     parse_value, ParseOptions, ResponseSchema, StreamReader, StreamStatus, StructuredOutput,
 };
-
-/// Whether `part` is a prefix of `whole`: the same scalars, a string's first characters, an
-/// object's keys with prefix values, a list's first items with the last a prefix.
-fn is_prefix(part: &Value, whole: &Value) -> bool {
-    match (part, whole) {
-        (Value::String(p), Value::String(w)) => w.starts_with(p.as_str()),
-        (Value::Object(p), Value::Object(w)) => p
-            .iter()
-            .all(|(k, v)| w.get(k).is_some_and(|wv| is_prefix(v, wv))),
-        (Value::Array(p), Value::Array(w)) => {
-            p.len() <= w.len() && p.iter().zip(w).all(|(a, b)| is_prefix(a, b))
-        }
-        (Value::Null, _) => true,
-        (p, w) => p == w,
-    }
-}
 
 /// Feeds `text` in `chunks` and checks every snapshot; returns the last value and how many
 /// snapshots changed.
@@ -40,7 +27,7 @@ fn stream(schema: &ResponseSchema, chunks: &[&[u8]], whole: &Value) -> (Value, u
         }
         changes += 1;
         let now = reader.value();
-        assert!(is_prefix(&now, whole), "{now} is not a prefix of {whole}");
+        assert!(grows(&now, whole), "{now} is not a prefix of {whole}");
         // A completed field never changes afterwards.
         for (path, value) in &done {
             assert_eq!(path.get(&now), Some(value), "{path} changed in {now}");
@@ -325,8 +312,6 @@ fn a_type_without_debug_has_a_partial_form_too() {
     assert_eq!(p.items.map(|i| i.len()), Some(1));
 }
 
-mod common;
-
 /// Random answers shaped like the schema (valid or not, compact or indented, with prose and a
 /// fence around them or not), fed in random chunks: the values shown only grow, and when the
 /// whole answer reads as written (clean or only extracted) the last one shown is that value.
@@ -369,12 +354,7 @@ fn random_answers_in_random_chunks_keep_the_promise() {
             }
         }
         for pair in shown.windows(2) {
-            prop_assert!(
-                is_prefix(&pair[0], &pair[1]),
-                "{} then {}",
-                pair[0],
-                pair[1]
-            );
+            prop_assert!(grows(&pair[0], &pair[1]), "{} then {}", pair[0], pair[1]);
         }
         let read = parse_value(&text, schema, &ParseOptions::default());
         if let Ok(read) = read {
