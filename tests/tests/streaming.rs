@@ -277,6 +277,10 @@ fn the_partial_type_shows_what_arrived_typed() {
     let p = partial(&reader);
     assert_eq!(p.confidence, Some(0.85));
     assert_eq!(p.rationale.as_deref(), Some("Funding fl"));
+    // Which fields are complete: the number is, the text being read is not.
+    let at = |p: &str| structured_runtime::Pointer::parse(p).unwrap();
+    assert!(reader.is_complete(&at("/confidence")));
+    assert!(!reader.is_complete(&at("/rationale")));
     reader.feed(br#"ipped", "signals": [{"source": "funding", "descr"#);
     let p = partial(&reader);
     let signals: Vec<SignalPartial> = p.signals.unwrap();
@@ -285,6 +289,7 @@ fn the_partial_type_shows_what_arrived_typed() {
     assert_eq!(signals[0].description, None);
     assert_eq!(signals[0].magnitude, None);
     reader.feed(br#"iption": "rate < 0", "magnitude": 0.9}], "escalate": true}"#);
+    assert!(reader.is_complete(&at("/rationale")) && reader.is_complete(&at("/signals/0")));
     let p = partial(&reader);
     assert_eq!(p.escalate, Some(true));
     assert_eq!(p.signals.unwrap()[0].magnitude, Some(0.9));
@@ -371,4 +376,23 @@ fn random_answers_in_random_chunks_keep_the_promise() {
     if let Err(e) = result {
         panic!("{e}");
     }
+}
+
+/// A generic type has a generic companion: its parameter as its partial form.
+#[derive(StructuredOutput, serde::Deserialize)]
+#[allow(dead_code)]
+struct Envelope<T> {
+    item: T,
+    note: String,
+}
+
+#[test]
+fn a_generic_type_has_a_generic_partial() {
+    use structured_runtime::HasPartial;
+    let p: EnvelopePartial<Inner> =
+        Envelope::<Inner>::partial_from(&json!({"item": {}, "note": "wri"})).unwrap();
+    assert!(p.item.is_some_and(|i| i.text.is_none()));
+    assert_eq!(p.note.as_deref(), Some("wri"));
+    let empty = EnvelopePartial::<Inner>::default();
+    assert!(empty.item.is_none() && empty.note.is_none());
 }

@@ -1,6 +1,6 @@
-//! `HasPartial`: what a stream has shown of a value so far. A struct with named fields (and no
-//! type parameters) gets a companion struct, `{Name}Partial`, declared beside it; every other
-//! shape appears only once whole.
+//! `HasPartial`: what a stream has shown of a value so far. A struct with named fields gets a
+//! companion struct, `{Name}Partial` (with the same type parameters), declared beside it; every
+//! other shape appears only once whole.
 
 use proc_macro2::TokenStream;
 use quote::{format_ident, quote, quote_spanned};
@@ -12,7 +12,7 @@ use crate::ast::{Body, Container, Field};
 /// `HasPartial` impl (emitted with the other impls).
 pub(crate) fn partial(cont: &Container) -> (TokenStream, TokenStream) {
     match &cont.body {
-        Body::Struct(fields) if cont.original.generics.params.is_empty() => companion(cont, fields),
+        Body::Struct(fields) => companion(cont, fields),
         _ => (TokenStream::new(), whole(cont)),
     }
 }
@@ -39,11 +39,20 @@ fn companion(cont: &Container, fields: &[Field]) -> (TokenStream, TokenStream) {
     );
     // Only `Default`: a derive cannot tell whether the field types are `Debug` or `Clone`
     // (and bounds on them would not end for a type that holds itself through another).
+    // Each type parameter has a partial form (and, for the impl, a schema, as every impl asks).
+    let declared_generics = bounded(cont, &[syn::parse_quote!(::structured_runtime::HasPartial)]);
+    let (decl_impl, decl_ty, decl_where) = declared_generics.split_for_impl();
+    let names = shown.iter().map(|f| &f.ident);
     let declared = quote! {
         #[doc = #doc]
-        #[derive(Default)]
-        #vis struct #partial {
+        #vis struct #partial #decl_impl #decl_where {
             #(#members,)*
+        }
+        #[automatically_derived]
+        impl #decl_impl ::core::default::Default for #partial #decl_ty #decl_where {
+            fn default() -> Self {
+                #partial { #(#names: ::core::option::Option::None,)* }
+            }
         }
     };
     let reads = shown.iter().map(|f| {
@@ -56,19 +65,37 @@ fn companion(cont: &Container, fields: &[Field]) -> (TokenStream, TokenStream) {
             false => quote!(#name: map.get(#wire).and_then(#read)),
         }
     });
+    let impl_generics = bounded(
+        cont,
+        &[
+            syn::parse_quote!(_structured::__private::HasPartial),
+            syn::parse_quote!(_structured::__private::SchemaType),
+            syn::parse_quote!('static),
+        ],
+    );
+    let (impl_g, ty_g, where_g) = impl_generics.split_for_impl();
     let implemented = quote! {
         #[automatically_derived]
-        impl _structured::__private::HasPartial for #ident {
-            type Partial = #partial;
+        impl #impl_g _structured::__private::HasPartial for #ident #ty_g #where_g {
+            type Partial = #partial #ty_g;
             fn partial_from(
                 value: &_structured::__private::Value,
-            ) -> ::core::option::Option<#partial> {
+            ) -> ::core::option::Option<Self::Partial> {
                 let map = value.as_object()?;
                 ::core::option::Option::Some(#partial { #(#reads,)* })
             }
         }
     };
     (declared, implemented)
+}
+
+/// The type's generics with `bounds` added to each type parameter.
+fn bounded(cont: &Container, bounds: &[syn::TypeParamBound]) -> syn::Generics {
+    let mut generics = cont.original.generics.clone();
+    for param in generics.type_params_mut() {
+        param.bounds.extend(bounds.iter().cloned());
+    }
+    generics
 }
 
 /// A field's own visibility, so the companion shows no more than the type does.

@@ -166,6 +166,8 @@ pub struct StreamReader<'s> {
     violations: Vec<Violation>,
     /// Paths already reported in a violation (a container's check repeats its members').
     violated: HashSet<Pointer>,
+    /// Every value completed so far.
+    done: HashSet<Pointer>,
     changed: bool,
 }
 
@@ -187,6 +189,7 @@ impl<'s> StreamReader<'s> {
             completed: Vec::new(),
             violations: Vec::new(),
             violated: HashSet::new(),
+            done: HashSet::new(),
             changed: false,
         }
     }
@@ -208,6 +211,12 @@ impl<'s> StreamReader<'s> {
             changed: self.changed,
             status: self.status(),
         }
+    }
+
+    /// Whether the value at `at` (a pointer into the value so far) is complete: it will not
+    /// change again. Free text being read, and an object or list still open, are not.
+    pub fn is_complete(&self, at: &Pointer) -> bool {
+        self.done.contains(at)
     }
 
     /// Where reading is.
@@ -531,6 +540,7 @@ impl<'s> StreamReader<'s> {
     fn complete(&mut self, value: Value) {
         let (path, node) = self.next_place();
         self.check(node, &value, &path);
+        self.done.insert(path.clone());
         self.completed.push(path);
         self.reported = true;
         self.changed = true;
@@ -571,6 +581,7 @@ impl<'s> StreamReader<'s> {
             _ => return false,
         };
         self.check(frame.node, &value, &frame.path);
+        self.done.insert(frame.path.clone());
         self.completed.push(frame.path);
         self.reported = true;
         self.changed = true;

@@ -1,12 +1,17 @@
 //! What a stream has shown of a value so far, as a Rust type.
 //!
 //! Every type that derives `StructuredOutput` implements [`HasPartial`]: a struct with named
-//! fields gets a companion struct, `{Name}Partial`, with each field an `Option` (absent until
-//! it starts), nested derived structs as their partials and lists as lists of partial items;
-//! other shapes (enums, newtypes, tuples, sets, maps, scalars) appear only once complete. It is
-//! read from the value so far that [`crate::StreamReader::value`] and
-//! [`crate::run::StreamEvent::Partial`] give, which already holds only what may be shown: free
-//! text as far as it has come, every other value once complete.
+//! fields gets a companion struct, `{Name}Partial` (with the same type parameters, each one's
+//! partial form), with each field an `Option` (absent until it starts), nested derived structs
+//! as their partials and lists as lists of partial items; other shapes (enums, newtypes,
+//! tuples, sets, maps, scalars) appear only once complete. It is read from the value so far
+//! that [`crate::StreamReader::value`] and [`crate::run::StreamEvent::Partial`] give, which
+//! already holds only what may be shown: free text as far as it has come, every other value
+//! once complete. Which fields are complete (will not change again) is
+//! [`crate::StreamReader::is_complete`], or the pointers each event names.
+//!
+//! The companion derives only `Default`: the derive cannot tell whether the field types are
+//! `Debug` or `Clone`.
 //!
 //! A type with a hand-written [`crate::SchemaType`] implements it in one line with
 //! [`complete_when_whole!`](crate::complete_when_whole): its values appear once complete.
