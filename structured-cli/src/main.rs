@@ -268,7 +268,9 @@ fn stream(args: &Args) -> u8 {
     let mut reader = StreamReader::new(&schema);
     let mut stdin = std::io::stdin().lock();
     let mut buffer = vec![0u8; args.every.unwrap_or(8192)];
-    // A container closing completes a value without changing what is shown: one line a change.
+    // The value so far, kept in step by the reader's changes; a container closing completes a
+    // value without changing what is shown: one line a change.
+    let mut shown = Value::Null;
     let mut last = String::new();
     loop {
         let read = match args.every {
@@ -286,8 +288,11 @@ fn stream(args: &Args) -> u8 {
         };
         let progress = reader.feed(buffer.get(..n).unwrap_or_default());
         report("invalid", progress.violations);
+        for change in progress.changes {
+            change.apply(&mut shown);
+        }
         if progress.changed {
-            let now = reader.value().to_string();
+            let now = shown.to_string();
             if now != last {
                 let _ = writeln!(std::io::stdout().lock(), "{now}");
                 last = now;

@@ -13,13 +13,17 @@ use heartbeat::{long_answer, HeartbeatDecision};
 use std::hint::black_box;
 use structured_runtime::{parse_response, StreamReader, StructuredOutput, StructuredOutputMode};
 
-fn feed(text: &str, chunk: usize) -> usize {
+/// Feeds `text` in `chunk`-byte pieces, keeping the value so far after each (its changes
+/// applied, as a consumer keeps it).
+fn feed(text: &str, chunk: usize) -> serde_json::Value {
     let mut reader = StreamReader::new(HeartbeatDecision::schema());
-    let mut completed = 0;
+    let mut shown = serde_json::Value::Null;
     for bytes in text.as_bytes().chunks(chunk) {
-        completed += reader.feed(black_box(bytes)).completed.len();
+        for change in reader.feed(black_box(bytes)).changes {
+            change.apply(&mut shown);
+        }
     }
-    completed
+    shown
 }
 
 fn stream_10k(c: &mut Criterion) {

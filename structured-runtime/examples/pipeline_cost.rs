@@ -18,8 +18,9 @@
 //!   the 1 MB one (the scaling cases of the `pipeline` bench).
 //! - `jsonrepair_corpus`, `jsonrepair_1mb`: the same inputs through `jsonrepair-rs`.
 //! - `whole_10k`: `parse_response` on a 10 KB answer of JSON alone; `stream_10k`: the same text
-//!   fed to a `StreamReader` one byte at a time, then `parse_response` on the whole text (the
-//!   final value); `stream_10k_reader`: the reader alone; `prefixes_10k`: `parse_response` on
+//!   fed to a `StreamReader` one byte at a time, the value so far kept after each byte (its
+//!   changes applied), then `parse_response` on the whole text (the final value);
+//!   `stream_10k_reader`: the same without the final reading; `prefixes_10k`: `parse_response` on
 //!   every 16th prefix of it (what re-parsing each prefix costs, over 16).
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
@@ -95,12 +96,15 @@ fn main() {
     let (chatty_100k, chatty_1m) = (chatty(100_000), chatty(1_000_000));
     let long = long_answer(10_000);
     let stream = |final_read: bool| {
+        // The value so far kept after every byte, as a consumer keeps it: by its changes.
         let mut reader = StreamReader::new(HeartbeatDecision::schema());
-        let mut completed = 0usize;
+        let mut shown = serde_json::Value::Null;
         for byte in long.as_bytes().chunks(1) {
-            completed += reader.feed(black_box(byte)).completed.len();
+            for change in reader.feed(black_box(byte)).changes {
+                change.apply(&mut shown);
+            }
         }
-        black_box(completed);
+        black_box(&shown);
         !final_read
             || parse_response::<HeartbeatDecision>(
                 reader.text().unwrap_or_default(),

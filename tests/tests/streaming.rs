@@ -18,15 +18,21 @@ fn stream(schema: &ResponseSchema, chunks: &[&[u8]], whole: &Value) -> (Value, u
     let mut reader = StreamReader::new(schema);
     let mut done: Vec<(structured_runtime::Pointer, Value)> = Vec::new();
     let mut changes = 0;
+    let mut mirror = Value::Null;
     for chunk in chunks {
         let progress = reader.feed(chunk);
         let (changed, completed) = (progress.changed, progress.completed.to_vec());
+        // The changes, applied in turn, build the same value so far.
+        for change in progress.changes {
+            change.apply(&mut mirror);
+        }
         if !changed {
             assert!(completed.is_empty());
             continue;
         }
         changes += 1;
         let now = reader.value();
+        assert_eq!(mirror, now);
         assert!(grows(&now, whole), "{now} is not a prefix of {whole}");
         // A completed field never changes afterwards.
         for (path, value) in &done {
@@ -347,6 +353,7 @@ fn random_answers_in_random_chunks_keep_the_promise() {
         let text = format!("{before}{json}{after}");
         let mut reader = StreamReader::new(schema);
         let mut shown: Vec<Value> = Vec::new();
+        let mut mirror = Value::Null;
         let mut rest = text.as_bytes();
         let mut i = 0;
         while !rest.is_empty() {
@@ -354,8 +361,14 @@ fn random_answers_in_random_chunks_keep_the_promise() {
             let (chunk, tail) = rest.split_at(n);
             rest = tail;
             i += 1;
-            if reader.feed(chunk).changed {
-                shown.push(reader.value());
+            let progress = reader.feed(chunk);
+            for change in progress.changes {
+                change.apply(&mut mirror);
+            }
+            if progress.changed {
+                let now = reader.value();
+                prop_assert_eq!(&mirror, &now);
+                shown.push(now);
             }
         }
         for pair in shown.windows(2) {

@@ -56,13 +56,16 @@ pub enum StreamStatus {
 }
 
 /// What one chunk changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct StreamProgress<'r> {
     /// The pointers of the values completed by this chunk, innermost first (a value before the
     /// object that closes around it).
     pub completed: &'r [Pointer],
     /// Rules broken by the values completed by this chunk, each with its path.
     pub violations: &'r [Violation],
+    /// The changes to the value so far, in order (see [`Change`]): a consumer that applies
+    /// them keeps the value so far in step at a cost linear in the answer.
+    pub changes: &'r [Change],
     /// Whether the value so far changed (a value completed, an object or list opened, or free
     /// text grew).
     pub changed: bool,
@@ -157,8 +160,13 @@ pub struct StreamReader<'s> {
     root: Option<Value>,
     /// The token being read (a string with its quotes, a number, a literal).
     token: Vec<u8>,
-    /// The string being read is free text (shown while it arrives).
-    token_shown: bool,
+    /// The string being read when it is free text (shown while it arrives).
+    free: Option<FreeText>,
+    /// What changed in the value so far, in order, since the last chunk.
+    changes: Vec<Change>,
+    /// The root object or list has been shown. It is shown once its first key or item has
+    /// been read, so a brace in the prose before the JSON is never shown and taken back.
+    root_shown: bool,
     restarts: u32,
     /// A value of this reading was reported: starting over would take it back.
     reported: bool,
@@ -183,7 +191,9 @@ impl<'s> StreamReader<'s> {
             frames: Vec::new(),
             root: None,
             token: Vec::new(),
-            token_shown: false,
+            free: None,
+            changes: Vec::new(),
+            root_shown: false,
             restarts: 0,
             reported: false,
             completed: Vec::new(),
@@ -198,16 +208,15 @@ impl<'s> StreamReader<'s> {
     pub fn feed(&mut self, chunk: &[u8]) -> StreamProgress<'_> {
         self.completed.clear();
         self.violations.clear();
+        self.changes.clear();
         self.changed = false;
-        let free_text_before = self.token_shown.then_some(self.token.len());
         self.text.extend_from_slice(chunk);
         self.run();
-        if self.token_shown && free_text_before != Some(self.token.len()) {
-            self.changed = true;
-        }
+        self.decode_free_text();
         StreamProgress {
             completed: &self.completed,
             violations: &self.violations,
+            changes: &self.changes,
             changed: self.changed,
             status: self.status(),
         }
@@ -244,11 +253,11 @@ impl<'s> StreamReader<'s> {
         if let Some(root) = &self.root {
             return root.clone();
         }
-        // The innermost part first (free text being read), each container around it after.
-        let mut child: Option<Value> = None;
-        if self.token_shown {
-            child = shown_string(&self.token).map(Value::String);
+        if !self.root_shown {
+            return Value::Null;
         }
+        // The innermost part first (free text being read), each container around it after.
+        let mut child: Option<Value> = self.free.as_ref().map(|f| Value::String(f.text.clone()));
         for frame in self.frames.iter().rev() {
             let built = match &frame.body {
                 Body::Object(map, key) => {
@@ -274,6 +283,36 @@ impl<'s> StreamReader<'s> {
     /// [`StreamReader::value`] costs.
     pub fn partial<T: crate::HasPartial>(&self) -> Option<T::Partial> {
         T::partial_from(&self.value())
+    }
+
+    /// Decodes the free text that arrived (an escape or character cut at the end waits), and
+    /// says what it added.
+    fn decode_free_text(&mut self) {
+        let Some(free) = self.free.as_mut() else {
+            return;
+        };
+        let raw = self.token.get(free.decoded..).unwrap_or_default();
+        let n = decodable(raw);
+        if n == 0 {
+            return;
+        }
+        let mut quoted = Vec::with_capacity(n + 2);
+        quoted.push(b'"');
+        quoted.extend_from_slice(raw.get(..n).unwrap_or_default());
+        quoted.push(b'"');
+        match serde_json::from_slice::<String>(&quoted) {
+            Ok(piece) => {
+                free.decoded += n;
+                free.text.push_str(&piece);
+                self.changes.push(Change::Append {
+                    at: free.at.clone(),
+                    text: piece,
+                });
+                self.changed = true;
+            }
+            // Not JSON text: the final reading says why.
+            Err(_) => self.lose(),
+        }
     }
 
     fn run(&mut self) {
@@ -338,13 +377,14 @@ impl<'s> StreamReader<'s> {
     fn lose(&mut self) {
         if self.reported || self.restarts >= MAX_RESTARTS {
             self.lex = Lex::Lost;
-            self.token_shown = false;
+            self.free = None;
             return;
         }
         self.restarts += 1;
+        self.root_shown = false;
         self.frames.clear();
         self.token.clear();
-        self.token_shown = false;
+        self.free = None;
         self.read = self.start + 1;
         self.lex = Lex::Seeking;
     }
@@ -387,8 +427,19 @@ impl<'s> StreamReader<'s> {
             return;
         };
         self.token.clear();
-        self.token_shown = false;
+        if let Some(free) = self.free.take() {
+            // The rest of the text shown so far: what was shown is a prefix of it.
+            if let Some(rest) = text.get(free.text.len()..).filter(|r| !r.is_empty()) {
+                self.changes.push(Change::Append {
+                    at: free.at,
+                    text: rest.to_owned(),
+                });
+            }
+            self.complete_shown(Value::String(text));
+            return;
+        }
         if key {
+            self.show_root();
             match self.frames.last_mut() {
                 Some(Frame {
                     body: Body::Object(map, slot),
@@ -463,9 +514,21 @@ impl<'s> StreamReader<'s> {
                     b'{' => Body::Object(Map::new(), None),
                     _ => Body::Array(Vec::new()),
                 };
+                let nested = !self.frames.is_empty();
+                if nested {
+                    self.show_root();
+                    // An empty object or list inside the root is shown at once.
+                    let empty = match body {
+                        Body::Object(..) => Value::Object(Map::new()),
+                        Body::Array(_) => Value::Array(Vec::new()),
+                    };
+                    self.changes.push(Change::Set {
+                        at: path.clone(),
+                        value: empty,
+                    });
+                    self.changed = true;
+                }
                 self.frames.push(Frame { path, node, body });
-                // An empty object or list is shown at once.
-                self.changed = true;
                 self.lex = if b == b'{' {
                     Lex::FirstKey
                 } else {
@@ -475,8 +538,21 @@ impl<'s> StreamReader<'s> {
             }
             b'"' => {
                 self.token.push(b);
-                let (_, node) = self.next_place();
-                self.token_shown = node.is_some_and(free_text);
+                let (at, node) = self.next_place();
+                if node.is_some_and(free_text) {
+                    self.show_root();
+                    // Shown at once, empty, then as it arrives.
+                    self.changes.push(Change::Set {
+                        at: at.clone(),
+                        value: Value::String(String::new()),
+                    });
+                    self.changed = true;
+                    self.free = Some(FreeText {
+                        at,
+                        text: String::new(),
+                        decoded: 1,
+                    });
+                }
                 self.lex = Lex::Str {
                     key: false,
                     escaped: false,
@@ -536,8 +612,21 @@ impl<'s> StreamReader<'s> {
         }
     }
 
-    /// A value complete at the next place: checked, reported, and put in its container.
+    /// A value complete at the next place, not shown before: shown now, checked, reported,
+    /// and put in its container.
     fn complete(&mut self, value: Value) {
+        self.show_root();
+        let (at, _) = self.next_place();
+        self.changes.push(Change::Set {
+            at,
+            value: value.clone(),
+        });
+        self.complete_shown(value);
+    }
+
+    /// A value complete at the next place (already shown, or just now): checked, reported, and
+    /// put in its container.
+    fn complete_shown(&mut self, value: Value) {
         let (path, node) = self.next_place();
         self.check(node, &value, &path);
         self.done.insert(path.clone());
@@ -572,6 +661,7 @@ impl<'s> StreamReader<'s> {
 
     /// Closes the innermost container with `b` (`}` or `]`).
     fn close(&mut self, b: u8) -> bool {
+        self.show_root();
         let Some(frame) = self.frames.pop() else {
             return false;
         };
@@ -587,6 +677,27 @@ impl<'s> StreamReader<'s> {
         self.changed = true;
         self.put(value);
         true
+    }
+
+    /// Shows the root object or list, once: from here on nothing shown is taken back.
+    fn show_root(&mut self) {
+        if self.root_shown {
+            return;
+        }
+        let Some(root) = self.frames.first() else {
+            return;
+        };
+        let empty = match root.body {
+            Body::Object(..) => Value::Object(Map::new()),
+            Body::Array(_) => Value::Array(Vec::new()),
+        };
+        self.changes.push(Change::Set {
+            at: Pointer::root(),
+            value: empty,
+        });
+        self.root_shown = true;
+        self.reported = true;
+        self.changed = true;
     }
 
     /// The rules `value` breaks at its node, each reported once.
@@ -619,46 +730,106 @@ fn free_text(node: Node<'_>) -> bool {
         .any(|k| node.has(k))
 }
 
-/// The text of a string token so far (its opening quote, then raw JSON string bytes): an
-/// escape or a character cut at the end is left out until it is whole.
-fn shown_string(token: &[u8]) -> Option<String> {
-    let body = token.get(1..)?;
-    // Drop a trailing escape that is not whole yet.
-    let mut end = body.len();
-    if let Some(slash) = body.iter().rposition(|&b| b == b'\\') {
-        let escape = body.get(slash..).unwrap_or_default();
-        let backslashes_before = body
-            .get(..slash)
-            .unwrap_or_default()
-            .iter()
-            .rev()
-            .take_while(|&&b| b == b'\\')
-            .count();
-        let is_escape = backslashes_before % 2 == 0;
-        let whole = match escape.get(1) {
-            Some(b'u') => escape.len() >= 6,
-            Some(_) => escape.len() >= 2,
-            None => false,
+/// How many of `raw` (JSON string bytes, no quotes) can be decoded now: up to an escape or a
+/// character not yet whole at the end (a `\uD83D` waits for its pair). Looks at each byte
+/// once.
+fn decodable(raw: &[u8]) -> usize {
+    let mut i = 0;
+    while let Some(&b) = raw.get(i) {
+        if b != b'\\' {
+            i += 1;
+            continue;
+        }
+        let need = match raw.get(i + 1) {
+            None => break,
+            Some(b'u') => {
+                let high = raw
+                    .get(i + 2..i + 6)
+                    .and_then(|h| std::str::from_utf8(h).ok())
+                    .and_then(|h| u16::from_str_radix(h, 16).ok());
+                match high {
+                    None if raw.len() < i + 6 => break,
+                    // A leading surrogate is whole with the escape after it.
+                    Some(0xD800..=0xDBFF) => 12,
+                    _ => 6,
+                }
+            }
+            Some(_) => 2,
         };
-        if is_escape && !whole {
-            end = slash;
+        if raw.len() < i + need {
+            break;
+        }
+        i += need;
+    }
+    let upto = raw.get(..i).unwrap_or_default();
+    match std::str::from_utf8(upto) {
+        Ok(_) => i,
+        Err(e) => e.valid_up_to(),
+    }
+}
+
+/// One change to the value so far, in the order they happen: applied in turn to `null`
+/// ([`Change::apply`]), they build what [`StreamReader::value`] returns, at a cost that grows
+/// with the change, not with the value.
+#[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum Change {
+    /// A value appears at `at`: an object or list opened (empty), a value completed, or free
+    /// text begun (empty).
+    Set {
+        /// Where, in the value so far.
+        at: Pointer,
+        /// What.
+        value: Value,
+    },
+    /// Free text at `at` grew by `text`.
+    Append {
+        /// Where.
+        at: Pointer,
+        /// The new text.
+        text: String,
+    },
+}
+
+impl Change {
+    /// Applies this change to `value` (the value so far as the changes before built it).
+    /// A change that does not fit (never, for changes in their order) is left out.
+    pub fn apply(&self, value: &mut Value) {
+        match self {
+            Change::Set { at, value: new } => {
+                let Some((parent, last)) = at.split_last() else {
+                    *value = new.clone();
+                    return;
+                };
+                match parent.get_mut(value) {
+                    Some(Value::Object(map)) => {
+                        map.insert(last.into_owned(), new.clone());
+                    }
+                    Some(Value::Array(items)) => match last.parse::<usize>() {
+                        Ok(i) if i == items.len() => items.push(new.clone()),
+                        Ok(i) => {
+                            if let Some(slot) = items.get_mut(i) {
+                                *slot = new.clone();
+                            }
+                        }
+                        Err(_) => {}
+                    },
+                    _ => {}
+                }
+            }
+            Change::Append { at, text } => {
+                if let Some(Value::String(s)) = at.get_mut(value) {
+                    s.push_str(text);
+                }
+            }
         }
     }
-    let body = body.get(..end)?;
-    let valid = match std::str::from_utf8(body) {
-        Ok(_) => body,
-        Err(e) => body.get(..e.valid_up_to())?,
-    };
-    let mut quoted = Vec::with_capacity(valid.len() + 2);
-    quoted.push(b'"');
-    quoted.extend_from_slice(valid);
-    quoted.push(b'"');
-    // A `\uD83D` whose pair has not come yet is left out too.
-    serde_json::from_slice::<String>(&quoted).ok().or_else(|| {
-        let cut = valid.len().checked_sub(6)?;
-        let mut shorter = vec![b'"'];
-        shorter.extend_from_slice(valid.get(..cut)?);
-        shorter.push(b'"');
-        serde_json::from_slice::<String>(&shorter).ok()
-    })
+}
+
+/// Free text being read: where it is, what is decoded of it, and how far into the token.
+struct FreeText {
+    at: Pointer,
+    text: String,
+    /// Bytes of the token decoded into `text` (the opening quote counts as decoded).
+    decoded: usize,
 }

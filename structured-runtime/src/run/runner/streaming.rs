@@ -177,6 +177,8 @@ where
 /// What one attempt's answer showed while it arrived.
 struct Shown<'v> {
     reader: StreamReader<'v>,
+    /// The value so far, kept in step by the reader's changes (no copy per event).
+    value: Value,
     /// The schema's own shape, when the answer is written in another ([`super::Reshape`]).
     reshape: Option<(&'v crate::provider::dialect::Reshape, &'v Value)>,
     /// Rules broken before the answer ended, when the run stops there.
@@ -188,6 +190,9 @@ impl Shown<'_> {
     /// Reads more of the answer, tells the caller what changed; `false` to stop reading.
     fn feed(&mut self, text: &[u8], on_event: &mut (dyn FnMut(StreamEvent<'_>) + Send)) -> bool {
         let progress = self.reader.feed(text);
+        for change in progress.changes {
+            change.apply(&mut self.value);
+        }
         let (changed, completed) = (progress.changed, progress.completed.to_vec());
         let violations = progress.violations.to_vec();
         if !violations.is_empty() {
@@ -197,16 +202,22 @@ impl Shown<'_> {
             }
         }
         if changed {
-            let mut value = self.reader.value();
-            if let Some((reshape, schema)) = self.reshape {
-                value = match reshape.read_back(schema, value) {
-                    Ok(v) | Err((v, _)) => v,
-                };
+            match self.reshape {
+                // In the schema's own shape (a copy: only reshaped answers pay for it).
+                Some((reshape, schema)) => {
+                    let value = match reshape.read_back(schema, self.value.clone()) {
+                        Ok(v) | Err((v, _)) => v,
+                    };
+                    on_event(StreamEvent::Partial {
+                        value: &value,
+                        completed: &completed,
+                    });
+                }
+                None => on_event(StreamEvent::Partial {
+                    value: &self.value,
+                    completed: &completed,
+                }),
             }
-            on_event(StreamEvent::Partial {
-                value: &value,
-                completed: &completed,
-            });
         }
         self.stopped.is_none()
     }
@@ -245,6 +256,7 @@ async fn drive_stream<'r, G: Goal, P: Provider>(
         });
         let mut shown = Shown {
             reader: StreamReader::new(reader_schema),
+            value: Value::Null,
             reshape: (!run.reshape.is_empty()).then_some((run.reshape, schema.schema())),
             stopped: None,
             stop_on_violation: config.stop_stream_on_violation,
