@@ -683,3 +683,80 @@ fn the_guidance_sketches_every_shape() {
         assert!(!guidance.contains("schema {"), "{guidance}");
     }
 }
+
+/// Streams an OpenAI Chat body of `answer` in deltas of a few bytes.
+struct StreamingOpenAi(String);
+
+impl structured_runtime::Provider for StreamingOpenAi {
+    fn kind(&self) -> structured_runtime::provider::capabilities::ProviderKind {
+        structured_runtime::provider::capabilities::ProviderKind::OpenAiChat
+    }
+    fn model(&self) -> &str {
+        "gpt-4o"
+    }
+    fn send(
+        &self,
+        _: &str,
+    ) -> impl std::future::Future<Output = Result<String, structured_runtime::run::TransportError>> + Send
+    {
+        async { Err(structured_runtime::run::TransportError::Timeout) }
+    }
+    fn streams(&self) -> bool {
+        true
+    }
+    fn send_stream<'a>(
+        &'a self,
+        _: &'a str,
+        on_bytes: &'a mut structured_runtime::run::OnBytes<'a>,
+    ) -> impl std::future::Future<Output = Result<String, structured_runtime::run::TransportError>>
+           + Send
+           + 'a {
+        let chars: Vec<char> = self.0.chars().collect();
+        let mut body = String::new();
+        for piece in chars.chunks(5) {
+            let text: String = piece.iter().collect();
+            body += &format!(
+                "data: {}\n\n",
+                json!({"choices": [{"index": 0, "delta": {"content": text}}]})
+            );
+        }
+        body += "data: {\"choices\": [{\"index\": 0, \"delta\": {}, \"finish_reason\": \"stop\"}]}\n\ndata: [DONE]\n\n";
+        async move {
+            for chunk in body.as_bytes().chunks(7) {
+                if !on_bytes(chunk) {
+                    break;
+                }
+            }
+            Ok(body)
+        }
+    }
+    async fn wait(&self, _: std::time::Duration) {}
+}
+
+/// Streamed from OpenAI strict, maps arrive as lists of entries and are shown (and returned) as
+/// maps: the value so far is read against the schema as sent, shown in the type's shape.
+#[test]
+fn a_streamed_reshaped_answer_is_shown_in_the_types_shape() {
+    use structured_examples::replay::block_on;
+    use structured_runtime::run::{run_structured_stream, RunConfig, StreamEvent};
+    use structured_runtime::{ChatRequest, Provenance};
+    let wire = as_entries(&serde_json::to_value(ticket()).unwrap());
+    let provider = StreamingOpenAi(wire.to_string());
+    let mut shown: Vec<Value> = Vec::new();
+    let out = block_on(run_structured_stream::<Ticket, _, _>(
+        &provider,
+        &ChatRequest::user("Triage."),
+        &RunConfig::default(),
+        |event| {
+            if let StreamEvent::Partial { value, .. } = event {
+                shown.push(value.clone());
+            }
+        },
+    ))
+    .unwrap();
+    assert_eq!((out.value, out.provenance), (ticket(), Provenance::Clean));
+    let last = shown.last().unwrap();
+    assert_eq!(last, &serde_json::to_value(ticket()).unwrap());
+    assert!(last["labels"].is_object() && last["totals"].is_object());
+    assert!(shown.len() > 10);
+}

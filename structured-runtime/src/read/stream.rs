@@ -14,6 +14,11 @@
 //! - a string of free text as far as it has arrived;
 //! - an object or list as far as its members are.
 //!
+//! Each chunk also gives its [`Change`]s (a value set, free text appended): applied in turn,
+//! they keep a copy of the value so far at a cost that grows with what changed, so keeping the
+//! value after every chunk stays linear too. The root object or list is shown once its first key
+//! or item has been read, so a brace in the prose before the JSON is never shown.
+//!
 //! Once a field completes it never changes. Each completed value is checked against the schema
 //! node it sits at, so a broken rule is reported with its path as soon as the value is written
 //! ([`StreamProgress::violations`]); the Rust type's own checks (`#[validate(with = ..)]`) run on the
