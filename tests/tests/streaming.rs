@@ -154,6 +154,40 @@ fn a_second_value_after_the_first_is_said() {
     assert_eq!(reader.value()["pleasure"], json!(0.9));
 }
 
+/// Found by the fuzz target: a wrong closing bracket leaves the value shown as it stands.
+#[test]
+fn a_wrong_closing_bracket_takes_nothing_back() {
+    let schema = DaimonAppraisal::schema();
+    let mut reader = StreamReader::new(schema);
+    let mut kept = Value::Null;
+    for chunk in [&br#"{"b":2"#[..], b"]", b"}"] {
+        for change in reader.feed(chunk).changes {
+            change.apply(&mut kept);
+        }
+        assert_eq!(kept, reader.value());
+    }
+    assert_eq!(reader.status(), StreamStatus::Unreadable);
+    assert_eq!(reader.value(), json!({"b": 2}));
+    // Free text shown before the JSON broke stays shown, as it stands.
+    let schema = HeartbeatDecision::schema();
+    let mut reader = StreamReader::new(schema);
+    let mut kept = Value::Null;
+    for chunk in [
+        &br#"{"severity": "high", "rationale": "fine"#[..],
+        br#" \u00zz"}"#,
+    ] {
+        for change in reader.feed(chunk).changes {
+            change.apply(&mut kept);
+        }
+        assert_eq!(kept, reader.value());
+    }
+    assert_eq!(reader.status(), StreamStatus::Unreadable);
+    assert_eq!(
+        reader.value(),
+        json!({"severity": "high", "rationale": "fine"})
+    );
+}
+
 #[test]
 fn json_that_needs_repair_stops_the_partials_and_is_read_whole_at_the_end() {
     let schema = DaimonAppraisal::schema();

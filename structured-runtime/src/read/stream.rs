@@ -381,8 +381,8 @@ impl<'s> StreamReader<'s> {
     /// reported, else stop where the value stands (what was shown stays shown).
     fn lose(&mut self) {
         if self.reported || self.restarts >= MAX_RESTARTS {
+            // Free text shown so far stays shown, as it stands.
             self.lex = Lex::Lost;
-            self.free = None;
             return;
         }
         self.restarts += 1;
@@ -666,14 +666,23 @@ impl<'s> StreamReader<'s> {
 
     /// Closes the innermost container with `b` (`}` or `]`).
     fn close(&mut self, b: u8) -> bool {
+        // Only the bracket that closes the innermost container (and an object with no key left
+        // waiting for its value): anything else leaves what is shown as it stands.
+        let fits = match self.frames.last().map(|f| &f.body) {
+            Some(Body::Object(_, None)) => b == b'}',
+            Some(Body::Array(_)) => b == b']',
+            _ => false,
+        };
+        if !fits {
+            return false;
+        }
         self.show_root();
         let Some(frame) = self.frames.pop() else {
             return false;
         };
-        let value = match (frame.body, b) {
-            (Body::Object(map, None), b'}') => Value::Object(map),
-            (Body::Array(items), b']') => Value::Array(items),
-            _ => return false,
+        let value = match frame.body {
+            Body::Object(map, _) => Value::Object(map),
+            Body::Array(items) => Value::Array(items),
         };
         self.check(frame.node, &value, &frame.path);
         self.done.insert(frame.path.clone());

@@ -1,0 +1,89 @@
+//! `StreamReader` and `StreamDecoder` on arbitrary bytes cut into arbitrary chunks: no panic,
+//! and the promise of a stream holds: what is shown only grows, the changes rebuild what is
+//! shown, and a value shown as complete is the whole answer's when it reads as written.
+#![no_main]
+
+use libfuzzer_sys::fuzz_target;
+use serde_json::Value;
+use structured_examples::HeartbeatDecision;
+use structured_runtime::provider::wire::{Expect, StreamDecoder, WireApi};
+use structured_runtime::{
+    parse_value, ParseOptions, Provenance, StreamReader, StreamStatus, StructuredOutput,
+    StructuredOutputMode,
+};
+
+fuzz_target!(|data: &[u8]| {
+    // The first byte sets the chunk sizes; the rest is the answer.
+    let Some((&seed, text)) = data.split_first() else { return };
+    let schema = HeartbeatDecision::schema();
+    let mut reader = StreamReader::new(schema);
+    let mut kept = Value::Null;
+    let mut shown: Vec<Value> = Vec::new();
+    let mut rest = text;
+    let mut n = 0usize;
+    while !rest.is_empty() {
+        let size = 1 + (usize::from(seed) >> (n % 4)) % 17;
+        let (chunk, tail) = rest.split_at(size.min(rest.len()));
+        rest = tail;
+        n += 1;
+        let progress = reader.feed(chunk);
+        for change in progress.changes {
+            change.apply(&mut kept);
+        }
+        if progress.changed {
+            let now = reader.value();
+            assert_eq!(kept, now, "the changes rebuild the value so far");
+            shown.push(now);
+        }
+    }
+    for pair in shown.windows(2) {
+        assert!(grows(&pair[0], &pair[1]), "{} then {}", pair[0], pair[1]);
+    }
+    if let (Some(text), StreamStatus::Complete) = (reader.text(), reader.status()) {
+        if let Ok(read) = parse_value(text, schema, &ParseOptions::default()) {
+            if matches!(read.provenance, Provenance::Clean | Provenance::Extracted) {
+                assert_eq!(shown.last(), Some(&read.value));
+            }
+        }
+    }
+    // The same bytes as each API's stream: no panic, and the deltas are text.
+    for api in [
+        WireApi::OpenAiChat,
+        WireApi::OpenAiResponses,
+        WireApi::Anthropic,
+        WireApi::Gemini,
+        WireApi::OllamaChat,
+    ] {
+        for expect in [
+            Expect::new(StructuredOutputMode::SchemaEnforced),
+            Expect::tool("get_weather"),
+        ] {
+            let mut decoder = StreamDecoder::new(api, expect);
+            let mut failed = false;
+            for chunk in text.chunks(1 + usize::from(seed) % 9) {
+                if decoder.feed(chunk).is_err() {
+                    failed = true;
+                    break;
+                }
+            }
+            if !failed {
+                let _ = decoder.finish();
+            }
+        }
+    }
+});
+
+/// Whether `later` keeps all of `earlier`.
+fn grows(earlier: &Value, later: &Value) -> bool {
+    match (earlier, later) {
+        (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
+        (Value::Object(a), Value::Object(b)) => {
+            a.iter().all(|(k, v)| b.get(k).is_some_and(|w| grows(v, w)))
+        }
+        (Value::Array(a), Value::Array(b)) => {
+            a.len() <= b.len() && a.iter().zip(b).all(|(x, y)| grows(x, y))
+        }
+        (Value::Null, _) => true,
+        (a, b) => a == b,
+    }
+}
