@@ -4,6 +4,11 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
+
+/// The streaming invariant the tests check, the one copy of it.
+#[path = "../../tests/tests/common/grows.rs"]
+mod grows;
+use grows::grows;
 use serde_json::Value;
 use structured_examples::HeartbeatDecision;
 use structured_runtime::provider::wire::{Expect, StreamDecoder, WireApi};
@@ -72,18 +77,3 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
-
-/// Whether `later` keeps all of `earlier`.
-fn grows(earlier: &Value, later: &Value) -> bool {
-    match (earlier, later) {
-        (Value::String(a), Value::String(b)) => b.starts_with(a.as_str()),
-        (Value::Object(a), Value::Object(b)) => {
-            a.iter().all(|(k, v)| b.get(k).is_some_and(|w| grows(v, w)))
-        }
-        (Value::Array(a), Value::Array(b)) => {
-            a.len() <= b.len() && a.iter().zip(b).all(|(x, y)| grows(x, y))
-        }
-        (Value::Null, _) => true,
-        (a, b) => a == b,
-    }
-}

@@ -249,7 +249,7 @@ impl Coerce<'_> {
             return;
         }
         if let Some(branches) = node.any_of() {
-            if let Some(branch) = pick_branch(branches, value) {
+            if let Some(branch) = Node::branch_for(branches, value) {
                 self.node(branch, value, path);
             }
             return;
@@ -512,7 +512,7 @@ fn optional_on_the_way(root: Node<'_>, value: &Value, target: &Pointer) -> Optio
             return None;
         }
         if let Some(branches) = node.any_of() {
-            node = pick_branch(branches, at)?.target();
+            node = Node::branch_for(branches, at)?.target();
         }
         match at {
             Value::Object(map) => {
@@ -540,47 +540,6 @@ fn optional_on_the_way(root: Node<'_>, value: &Value, target: &Pointer) -> Optio
         }
     }
     None
-}
-
-/// For `anyOf` (`Option<Struct>`, an enum with data): the variant the value names by its tag,
-/// else the branch whose type the value has, else the only branch that is not `null`.
-fn pick_branch<'s>(branches: impl Iterator<Item = Node<'s>>, value: &Value) -> Option<Node<'s>> {
-    if value.is_null() {
-        return None;
-    }
-    let branches: Vec<Node<'s>> = branches.collect();
-    // The variant the value names by its tag, else the branch of its type (among objects, the
-    // one declaring most of its keys).
-    if let Some(b) = branches.iter().find(|b| b.tagged_for(value)) {
-        return Some(*b);
-    }
-    let declared = |b: &Node<'s>| match value {
-        Value::Object(map) => map
-            .keys()
-            .filter(|k| b.target().property(k).is_some())
-            .count(),
-        _ => 0,
-    };
-    let mut best: Option<(usize, Node<'s>)> = None;
-    for b in branches
-        .iter()
-        .filter(|b| b.target().types().iter().any(|t| type_is(t, value)))
-    {
-        let d = declared(b);
-        if best.is_none_or(|(most, _)| d > most) {
-            best = Some((d, *b));
-        }
-    }
-    if let Some((_, b)) = best {
-        return Some(b);
-    }
-    let mut non_null = branches
-        .iter()
-        .filter(|b| !b.target().types().is_only(JsonType::Null));
-    match (non_null.next(), non_null.next()) {
-        (Some(b), None) => Some(*b),
-        _ => None,
-    }
 }
 
 /// The default of a type: `""`, `0`, `false`, `[]`, `null` where allowed, an object of its

@@ -83,29 +83,37 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
             }
         }
         Err(first) => match serde_json::from_str::<Value>(json) {
-            Ok(value) => match buffered_integers::<T>(schema, &value) {
-                Some(read) => read.map_err(FromJsonError::Invalid),
-                None => Err(FromJsonError::Invalid(explain(schema, &value, first))),
-            },
+            Ok(value) => refused(schema, &value, first).map_err(FromJsonError::Invalid),
             Err(e) => Err(syntax_error(&e)),
         },
     }
 }
 
-/// A value the schema accepts but serde refused because an integer was written as an integral
-/// float (`3.0`) inside a part serde buffers (a tagged or untagged enum, a flattened field),
-/// where the strict pass cannot read it as the integer JSON Schema says it is: read again with
-/// such floats written as integers. `None` when that is not the reason.
-fn buffered_integers<T: DeserializeOwned + Validate>(
+/// A value the strict pass refused: every violation the schema names, or, when the schema
+/// accepts it, the value read again with integral floats as integers (serde refuses `3.0` for
+/// an integer inside what it buffers, a tagged or untagged enum or a flattened field, where the
+/// strict pass cannot read it as the integer JSON Schema says it is); failing that, serde's
+/// own reason (a number beyond the Rust type).
+fn refused<T: DeserializeOwned + Validate>(
     schema: &ResponseSchema,
     value: &Value,
-) -> Option<Result<T, Violations>> {
-    let integers = integral_floats_as_integers(value)?;
-    if !validation::explain(Node::root(schema.schema()), value).is_empty() {
-        return None;
+    first: strict_de::StrictDeError,
+) -> Result<T, Violations> {
+    let violations = validation::explain(Node::root(schema.schema()), value);
+    if !violations.is_empty() {
+        return Err(Violations(violations));
     }
-    let (out, _) = strict_de::from_value::<T>(&integers).ok()?;
-    Some(out.validate().map(|()| out))
+    if let Some(integers) = integral_floats_as_integers(value) {
+        if let Ok((out, _)) = strict_de::from_value::<T>(&integers) {
+            return out.validate().map(|()| out);
+        }
+    }
+    Err(Violations(vec![Violation {
+        path: first.path,
+        rule: Rule::Deserialize,
+        expected: "a value the Rust type accepts".into(),
+        found: strip_position(&first.error.to_string()),
+    }]))
 }
 
 /// `value` with every float that has no fractional part (and fits 64 bits) written as an
@@ -149,10 +157,7 @@ pub(crate) fn from_value<T: DeserializeOwned + Validate>(
         Ok((out, noted)) => schema_check(schema, value, noted)
             .and_then(|()| out.validate())
             .map(|()| out),
-        Err(first) => match buffered_integers::<T>(schema, value) {
-            Some(read) => read,
-            None => Err(explain(schema, value, first)),
-        },
+        Err(first) => refused(schema, value, first),
     }
 }
 
@@ -193,21 +198,6 @@ pub(crate) fn schema_check_text(
         Ok(value) => schema_check(schema, &value, noted),
         Err(_) => Ok(()),
     }
-}
-
-/// Every violation of `value` against the schema; serde's own reason when the schema states
-/// none (a number beyond the Rust type).
-fn explain(schema: &ResponseSchema, value: &Value, first: strict_de::StrictDeError) -> Violations {
-    let mut violations = validation::explain(Node::root(schema.schema()), value);
-    if violations.is_empty() {
-        violations.push(Violation {
-            path: first.path,
-            rule: Rule::Deserialize,
-            expected: "a value the Rust type accepts".into(),
-            found: strip_position(&first.error.to_string()),
-        });
-    }
-    Violations(violations)
 }
 
 pub(crate) fn syntax_error(e: &serde_json::Error) -> FromJsonError {

@@ -93,6 +93,16 @@ enum Body {
     Array(Vec<Value>),
 }
 
+impl Body {
+    /// How this container is first shown: empty.
+    fn empty(&self) -> Value {
+        match self {
+            Body::Object(..) => Value::Object(Map::new()),
+            Body::Array(_) => Value::Array(Vec::new()),
+        }
+    }
+}
+
 /// What the lexer expects next.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Lex {
@@ -153,6 +163,8 @@ enum Lex {
 /// ```
 pub struct StreamReader<'s> {
     schema: &'s ResponseSchema,
+    /// What the root may open with: `{`, `[`, either, or neither (read whole at the end).
+    openers: (bool, bool),
     /// Every byte so far.
     text: Vec<u8>,
     /// Where the JSON being read starts in `text`.
@@ -187,8 +199,14 @@ pub struct StreamReader<'s> {
 impl<'s> StreamReader<'s> {
     /// A reader for an answer to `schema`.
     pub fn new(schema: &'s ResponseSchema) -> Self {
+        let root = Node::root(schema.schema()).target();
+        let types = root.types();
+        let either = root.has("anyOf");
+        let objects = types.contains(JsonType::Object) || either || types.is_empty();
+        let lists = types.contains(JsonType::Array) || either;
         StreamReader {
             schema,
+            openers: (objects, lists),
             text: Vec::new(),
             start: 0,
             read: 0,
@@ -356,11 +374,7 @@ impl<'s> StreamReader<'s> {
     /// Passes over prose to the next opener the root may start with.
     fn seek(&mut self) {
         let rest = self.text.get(self.read..).unwrap_or_default();
-        let root = Node::root(self.schema.schema()).target();
-        let types = root.types();
-        let lists = types.contains(JsonType::Array) || root.has("anyOf");
-        let objects = types.contains(JsonType::Object) || root.has("anyOf") || types.is_empty();
-        let found = match (objects, lists) {
+        let found = match self.openers {
             (true, true) => memchr::memchr2(b'{', b'[', rest),
             (true, false) => memchr::memchr(b'{', rest),
             (false, true) => memchr::memchr(b'[', rest),
@@ -440,7 +454,8 @@ impl<'s> StreamReader<'s> {
                     text: rest.to_owned(),
                 });
             }
-            self.complete_shown(Value::String(text));
+            let (at, node) = self.next_place();
+            self.finish(at, node, Value::String(text));
             return;
         }
         if key {
@@ -523,13 +538,9 @@ impl<'s> StreamReader<'s> {
                 if nested {
                     self.show_root();
                     // An empty object or list inside the root is shown at once.
-                    let empty = match body {
-                        Body::Object(..) => Value::Object(Map::new()),
-                        Body::Array(_) => Value::Array(Vec::new()),
-                    };
                     self.changes.push(Change::Set {
                         at: path.clone(),
-                        value: empty,
+                        value: body.empty(),
                     });
                     self.changed = true;
                 }
@@ -621,21 +632,20 @@ impl<'s> StreamReader<'s> {
     /// and put in its container.
     fn complete(&mut self, value: Value) {
         self.show_root();
-        let (at, _) = self.next_place();
+        let (at, node) = self.next_place();
         self.changes.push(Change::Set {
-            at,
+            at: at.clone(),
             value: value.clone(),
         });
-        self.complete_shown(value);
+        self.finish(at, node, value);
     }
 
-    /// A value complete at the next place (already shown, or just now): checked, reported, and
-    /// put in its container.
-    fn complete_shown(&mut self, value: Value) {
-        let (path, node) = self.next_place();
-        self.check(node, &value, &path);
-        self.done.insert(path.clone());
-        self.completed.push(path);
+    /// A value complete at `at` (already shown): checked against `node`, reported, and put in
+    /// its container.
+    fn finish(&mut self, at: Pointer, node: Option<Node<'s>>, value: Value) {
+        self.check(node, &value, &at);
+        self.done.insert(at.clone());
+        self.completed.push(at);
         self.reported = true;
         self.changed = true;
         self.put(value);
@@ -684,12 +694,7 @@ impl<'s> StreamReader<'s> {
             Body::Object(map, _) => Value::Object(map),
             Body::Array(items) => Value::Array(items),
         };
-        self.check(frame.node, &value, &frame.path);
-        self.done.insert(frame.path.clone());
-        self.completed.push(frame.path);
-        self.reported = true;
-        self.changed = true;
-        self.put(value);
+        self.finish(frame.path, frame.node, value);
         true
     }
 
@@ -701,13 +706,9 @@ impl<'s> StreamReader<'s> {
         let Some(root) = self.frames.first() else {
             return;
         };
-        let empty = match root.body {
-            Body::Object(..) => Value::Object(Map::new()),
-            Body::Array(_) => Value::Array(Vec::new()),
-        };
         self.changes.push(Change::Set {
             at: Pointer::root(),
-            value: empty,
+            value: root.body.empty(),
         });
         self.root_shown = true;
         self.reported = true;

@@ -453,6 +453,52 @@ impl<'s> Node<'s> {
         }
     }
 
+    /// The branch of an `anyOf` (`Option<Struct>`, an enum with data) a value belongs to: the
+    /// variant it names by its tag ([`Node::tagged_for`]), else a branch of its type (among
+    /// objects, the one declaring most of its keys), else the only branch that is not `null`.
+    /// The one rule coercion and the reading back of reshaped answers pick a branch by.
+    pub fn branch_for(branches: impl Iterator<Item = Node<'s>>, value: &Value) -> Option<Node<'s>> {
+        if value.is_null() {
+            return None;
+        }
+        let branches: Vec<Node<'s>> = branches.collect();
+        if let Some(b) = branches.iter().find(|b| b.tagged_for(value)) {
+            return Some(*b);
+        }
+        // An integer branch takes integers as written (`3`, not `3.0`).
+        let type_is = |t: JsonType| match (t, value) {
+            (JsonType::Integer, Value::Number(n)) => n.is_i64() || n.is_u64(),
+            (t, value) => t.matches(value),
+        };
+        let declared = |b: &Node<'s>| match value {
+            Value::Object(map) => map
+                .keys()
+                .filter(|k| b.target().property(k).is_some())
+                .count(),
+            _ => 0,
+        };
+        let mut best: Option<(usize, Node<'s>)> = None;
+        for b in branches
+            .iter()
+            .filter(|b| b.target().types().iter().any(type_is))
+        {
+            let d = declared(b);
+            if best.is_none_or(|(most, _)| d > most) {
+                best = Some((d, *b));
+            }
+        }
+        if let Some((_, b)) = best {
+            return Some(b);
+        }
+        let mut non_null = branches
+            .iter()
+            .filter(|b| !b.target().types().is_only(JsonType::Null));
+        match (non_null.next(), non_null.next()) {
+            (Some(b), None) => Some(*b),
+            _ => None,
+        }
+    }
+
     /// Whether some branch of this `anyOf` can be named by a tag ([`Node::tagged_for`] on a
     /// value of its own shape): an enum written with tags, as opposed to an untagged one.
     pub fn has_tags(branches: &[Node<'s>]) -> bool {

@@ -412,22 +412,12 @@ impl Explain {
                 );
             }
         }
-        let min = s.get("minLength").and_then(as_count);
-        let max = s.get("maxLength").and_then(as_count);
-        if min.is_none() && max.is_none() {
-            return;
-        }
-        let len = text.chars().count() as u64;
-        if min.is_some_and(|m| len < m) || max.is_some_and(|m| len > m) {
-            let expected = format!(
-                "a string of {} to {} characters",
-                min.unwrap_or(0),
-                max.map_or("any number of".to_owned(), |m| m.to_string())
-            );
+        let chars = || text.chars().count() as u64;
+        if let Some((span, len)) = outside(s, "minLength", "maxLength", chars) {
             self.push(
                 path,
                 Rule::Length,
-                expected,
+                format!("a string of {span} characters"),
                 format!("{len} characters: {}", preview_json(value)),
             );
         }
@@ -440,16 +430,13 @@ impl Explain {
         items: &[Value],
         path: &Path<'_>,
     ) {
-        let min = s.get("minItems").and_then(as_count);
-        let max = s.get("maxItems").and_then(as_count);
-        let len = items.len() as u64;
-        if min.is_some_and(|m| len < m) || max.is_some_and(|m| len > m) {
-            let expected = format!(
-                "{} to {} items",
-                min.unwrap_or(0),
-                max.map_or("any number of".to_owned(), |m| m.to_string())
+        if let Some((span, len)) = outside(s, "minItems", "maxItems", || items.len() as u64) {
+            self.push(
+                path,
+                Rule::Items,
+                format!("{span} items"),
+                format!("{len} items"),
             );
-            self.push(path, Rule::Items, expected, format!("{len} items"));
         }
         if s.get("uniqueItems") == Some(&Value::Bool(true)) {
             if let Some(i) = first_repeat(items) {
@@ -472,16 +459,16 @@ impl Explain {
     }
 
     fn object(&mut self, node: Node<'_>, map: &serde_json::Map<String, Value>, path: &Path<'_>) {
-        let min = node.get("minProperties").and_then(as_count);
-        let max = node.get("maxProperties").and_then(as_count);
-        let len = map.len() as u64;
-        if min.is_some_and(|m| len < m) || max.is_some_and(|m| len > m) {
-            let expected = format!(
-                "{} to {} entries",
-                min.unwrap_or(0),
-                max.map_or("any number of".to_owned(), |m| m.to_string())
+        let keywords = node.map();
+        let counted = keywords
+            .and_then(|k| outside(k, "minProperties", "maxProperties", || map.len() as u64));
+        if let Some((span, len)) = counted {
+            self.push(
+                path,
+                Rule::Properties,
+                format!("{span} entries"),
+                format!("{len} entries"),
             );
-            self.push(path, Rule::Properties, expected, format!("{len} entries"));
         }
         if let Some(names) = node.get("propertyNames").map(|n| node.child(n)) {
             for key in map.keys() {
@@ -589,6 +576,28 @@ fn canonical(value: &Value, depth: usize) -> String {
 }
 
 /// A length or count keyword: a non-negative integer, written `2` or `2.0`.
+/// When a count breaks the bounds `min_key` / `max_key` of the node `s`: the span allowed
+/// (`"2 to 5"`, `"0 to any number of"`) and the count. The count is taken only when there is
+/// a bound.
+fn outside(
+    s: &serde_json::Map<String, Value>,
+    min_key: &str,
+    max_key: &str,
+    count: impl FnOnce() -> u64,
+) -> Option<(String, u64)> {
+    let min = s.get(min_key).and_then(as_count);
+    let max = s.get(max_key).and_then(as_count);
+    if min.is_none() && max.is_none() {
+        return None;
+    }
+    let n = count();
+    let broken = min.is_some_and(|m| n < m) || max.is_some_and(|m| n > m);
+    broken.then(|| {
+        let max = max.map_or("any number of".to_owned(), |m| m.to_string());
+        (format!("{} to {max}", min.unwrap_or(0)), n)
+    })
+}
+
 fn as_count(v: &Value) -> Option<u64> {
     v.as_u64().or_else(|| {
         v.as_f64()

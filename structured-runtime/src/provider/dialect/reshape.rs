@@ -14,7 +14,7 @@
 use serde_json::{json, Map, Value};
 
 use super::pass::for_each_child_with_path_mut;
-use crate::schema::node::{JsonType, Node, MAX_DEPTH};
+use crate::schema::node::{Additional, JsonType, Node, MAX_DEPTH};
 use crate::schema::validate::{Path, Rule, Violation, Violations};
 use crate::schema::Pointer;
 
@@ -239,14 +239,8 @@ fn maps_from_entries(node: Node<'_>, value: &mut Value, path: &Path<'_>, out: &m
     }
     let node = node.target();
     if let Some(branches) = node.any_of() {
-        let branches: Vec<Node<'_>> = branches.collect();
-        let chosen = match Node::has_tags(&branches) {
-            true => branches.iter().find(|b| b.tagged_for(value)),
-            // Untagged: the first branch of the value's kind.
-            false => branches.iter().find(|b| b.target().types().allows(value)),
-        };
-        if let Some(branch) = chosen {
-            maps_from_entries(*branch, value, path, out);
+        if let Some(branch) = Node::branch_for(branches, value) {
+            maps_from_entries(branch, value, path, out);
         }
         return;
     }
@@ -259,7 +253,7 @@ fn maps_from_entries(node: Node<'_>, value: &mut Value, path: &Path<'_>, out: &m
         }
         Value::Object(map) => {
             let additional = match node.additional() {
-                crate::schema::node::Additional::Schema(values) => Some(values),
+                Additional::Schema(values) => Some(values),
                 _ => None,
             };
             for (key, child) in map.iter_mut() {
@@ -281,11 +275,7 @@ fn maps_from_entries(node: Node<'_>, value: &mut Value, path: &Path<'_>, out: &m
 }
 
 fn is_map(node: Node<'_>) -> bool {
-    !node.has("properties")
-        && matches!(
-            node.additional(),
-            crate::schema::node::Additional::Schema(_)
-        )
+    !node.has("properties") && matches!(node.additional(), Additional::Schema(_))
 }
 
 /// The map a list of `{key, value}` entries spells; `None` (the list left as written, for the

@@ -189,19 +189,19 @@ struct Shown<'v> {
 impl Shown<'_> {
     /// Reads more of the answer, tells the caller what changed; `false` to stop reading.
     fn feed(&mut self, text: &[u8], on_event: &mut (dyn FnMut(StreamEvent<'_>) + Send)) -> bool {
+        // The reader and the value kept beside it are apart: nothing is copied per chunk.
         let progress = self.reader.feed(text);
         for change in progress.changes {
             change.apply(&mut self.value);
         }
-        let (changed, completed) = (progress.changed, progress.completed.to_vec());
-        let violations = progress.violations.to_vec();
-        if !violations.is_empty() {
-            on_event(StreamEvent::Violations(&violations));
+        if !progress.violations.is_empty() {
+            on_event(StreamEvent::Violations(progress.violations));
             if self.stop_on_violation {
-                self.stopped = Some(violations);
+                self.stopped = Some(progress.violations.to_vec());
             }
         }
-        if changed {
+        if progress.changed {
+            let completed = progress.completed;
             match self.reshape {
                 // In the schema's own shape (a copy: only reshaped answers pay for it).
                 Some((reshape, schema)) => {
@@ -210,12 +210,12 @@ impl Shown<'_> {
                     };
                     on_event(StreamEvent::Partial {
                         value: &value,
-                        completed: &completed,
+                        completed,
                     });
                 }
                 None => on_event(StreamEvent::Partial {
                     value: &self.value,
-                    completed: &completed,
+                    completed,
                 }),
             }
         }
