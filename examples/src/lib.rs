@@ -14,6 +14,7 @@ pub mod live;
 pub mod markdown;
 pub mod replay;
 pub mod risk;
+pub mod triage;
 
 pub use curator::{CrossRef, CuratorEvaluation, Promotion};
 pub use daimon::DaimonAppraisal;
@@ -26,6 +27,7 @@ pub use markdown::{
     CommitMessage, MarkdownChangelog, MarkdownPullRequest, MarkdownReleaseNotes, MarkdownReview,
 };
 pub use risk::{LayerResult, RiskAssessment, RiskLayers};
+pub use triage::{Team, TicketAction, TicketTriage};
 
 use structured_runtime::ResponseSchema;
 

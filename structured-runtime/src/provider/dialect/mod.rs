@@ -33,6 +33,7 @@
 //! ```
 
 mod anthropic;
+mod gbnf;
 mod gemini_json;
 mod gemini_openapi;
 mod llama;
@@ -46,6 +47,7 @@ use serde_json::Value;
 use crate::schema::node::Node;
 use pass::Run;
 
+pub use gbnf::{grammar, Budgeted, Grammar, GrammarBudget, Unenforced, MAX_RULES};
 pub use pass::{Lowered, Moved, MAX_NODES};
 pub use reshape::Reshape;
 pub use target::{LowerError, LowerReport, SchemaTarget};
