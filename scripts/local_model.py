@@ -3,7 +3,10 @@
 
 It listens on 127.0.0.1 and serves the OpenAI Chat Completions API. In front of llama.cpp's
 server (on a second loopback port) sits a small proxy that writes every request it receives to a
-JSON-lines log (`--log`): method, path and body, in order, so a test can check what was sent.
+JSON-lines log (`--log`): method, path and body, in order, so a test can check what was sent. It
+passes the reply's bytes on as they come (a streamed answer arrives event by event), and when a
+client hangs up before its answer it closes the upstream connection, so llama.cpp cancels that
+generation and its one slot serves the next request.
 
 With `--owner PID` it exits when that process does (a test run that ends, or is killed, takes the
 server with it). Started and stopped by `scripts/local-model`.
@@ -15,6 +18,7 @@ import http.server
 import importlib.util
 import json
 import os
+import select
 import socket
 import sys
 import threading
@@ -72,14 +76,38 @@ def proxy(upstream_port, log_path):
             conn = http.client.HTTPConnection("127.0.0.1", upstream_port, timeout=600)
             headers = {"content-type": self.headers.get("content-type", "application/json")}
             conn.request(self.command, self.path, body=body, headers=headers)
-            reply = conn.getresponse()
-            data = reply.read()
-            self.send_response(reply.status)
-            self.send_header("content-type", reply.getheader("content-type", "application/json"))
-            self.send_header("content-length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-            conn.close()
+            done = threading.Event()
+            threading.Thread(target=cancel_on_disconnect, args=(self.connection, conn, done),
+                             daemon=True).start()
+            try:
+                reply = conn.getresponse()
+                self.send_response(reply.status)
+                self.send_header("content-type", reply.getheader("content-type", "application/json"))
+                size = reply.getheader("content-length")
+                if size is not None:
+                    self.send_header("content-length", size)
+                else:
+                    self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                # Bytes go on as they come: a streamed answer arrives event by event.
+                while True:
+                    chunk = reply.read1(65536)
+                    if not chunk:
+                        break
+                    if size is None:
+                        self.wfile.write(b"%x\r\n%s\r\n" % (len(chunk), chunk))
+                    else:
+                        self.wfile.write(chunk)
+                    self.wfile.flush()
+                if size is None:
+                    self.wfile.write(b"0\r\n\r\n")
+                    self.wfile.flush()
+            except (OSError, http.client.HTTPException):
+                # The client went away (or upstream did): nothing more to send.
+                self.close_connection = True
+            finally:
+                done.set()
+                conn.close()
 
         do_GET = forward
         do_POST = forward
@@ -88,6 +116,28 @@ def proxy(upstream_port, log_path):
             pass
 
     return Handler
+
+
+def cancel_on_disconnect(client, upstream, done):
+    """While a request is in flight, watch its client: when the client closes its connection
+    (a request that timed out), close the upstream one, so llama.cpp cancels the generation and
+    its one slot is free for the next request instead of finishing an answer nobody reads."""
+    while not done.is_set():
+        readable, _, _ = select.select([client], [], [], 0.2)
+        if not readable:
+            continue
+        try:
+            data = client.recv(1, socket.MSG_PEEK)
+        except OSError:
+            data = b""
+        if data:
+            return  # the next request on a kept-alive connection: not a disconnect
+        if not done.is_set():
+            try:
+                upstream.sock.shutdown(socket.SHUT_RDWR)
+            except (OSError, AttributeError):
+                pass
+        return
 
 
 def watch(owner):

@@ -4,7 +4,14 @@ use std::process::Command;
 
 #[test]
 fn every_scenario_ends_as_named_in_every_mode() {
-    let out = Command::new(env!("CARGO_BIN_EXE_demo")).output().unwrap();
+    // The replay, whatever endpoint the shell names (`eval "$(scripts/local-model start)"`).
+    let out = Command::new(env!("CARGO_BIN_EXE_demo"))
+        .env_remove("STRUCTURED_PROVIDER")
+        .env_remove("STRUCTURED_BASE_URL")
+        .env_remove("STRUCTURED_MODEL")
+        .env_remove("STRUCTURED_API_KEY")
+        .output()
+        .unwrap();
     assert!(out.status.success());
     let text = String::from_utf8(out.stdout).unwrap();
     for (mode, clean) in [

@@ -56,7 +56,7 @@ fn check(name: &str, schema: &Value, fully: bool) -> usize {
         },
     )
     .ok();
-    let mut rng = Rng::new(0x5eed ^ name.len() as u64 * 7919);
+    let mut rng = Rng::new(0x5eed ^ (name.len() as u64 * 7919));
     let mut checked = 0;
     for _ in 0..DERIVATIONS {
         let Some(text) = parsed.derive(&mut rng) else {

@@ -6,9 +6,10 @@
 //! The model is small and not repeatable, so nothing here checks its words. What is checked is
 //! what the project promises whatever the model writes: a value returned validates and its
 //! provenance is honest; a failure is a typed error; the ledger is exactly the requests the server
-//! received; each body carries what the codec promises for its mode (the strict flag, the schema
-//! as lowered for llama.cpp, `max_tokens`); a forced tool, which llama.cpp cannot do, is refused
-//! before any request.
+//! received; each body carries what the codec promises for its mode (the grammar compiled for the
+//! run's budget, or the strict flag and the schema as lowered for llama.cpp, `max_tokens`); every
+//! grammar the derive's types compile to is accepted by the server; a forced tool, which llama.cpp
+//! cannot do, is refused before any request.
 //!
 //! `STRUCTURED_SKIP_LOCAL_MODEL=1` skips these tests on a machine without python3 or a package
 //! registry; anything else that stops the server from starting fails them.
@@ -22,12 +23,17 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 use serde_json::Value;
-use structured_examples::{DaimonAppraisal, HeartbeatDecision, MarkdownReview};
+use structured_examples::{
+    all_schemas, markdown_schemas, DaimonAppraisal, HeartbeatDecision, MarkdownReview, TicketTriage,
+};
 use structured_runtime::http::HttpProvider;
 use structured_runtime::provider::capabilities::{
     capabilities, ProviderCapabilities, ProviderKind, SchemaTarget,
 };
+use structured_runtime::provider::dialect::grammar;
+use structured_runtime::provider::wire::LlamaCppRequest;
 use structured_runtime::run::{AttemptResult, RunConfig, RunError, Structured};
+use structured_runtime::Warning;
 use structured_runtime::{
     run_structured, ChatRequest, Provenance, StructuredOutput, StructuredOutputMode, Validate,
 };
@@ -221,22 +227,27 @@ fn schema_enforced_answers_through_the_grammar() {
         let result = run::<HeartbeatDecision>(&provider, &request, &config());
         let bodies = check_outcome(local, tag, &result);
         assert!(!bodies.is_empty());
-        let lowered = HeartbeatDecision::schema()
-            .lowered(SchemaTarget::LlamaCpp)
-            .unwrap()
-            .clone();
+        let config = config();
+        let budget = config.constraint(Some(MAX_TOKENS)).budget;
+        let compiled = grammar(HeartbeatDecision::schema().schema(), budget).unwrap();
         for body in &bodies {
-            // What the codec promises for this mode: the lowered schema, strict, and the limit.
-            let format = &body["response_format"];
-            assert_eq!(format["type"], "json_schema");
-            assert_eq!(format["json_schema"]["strict"], true);
-            assert_eq!(format["json_schema"]["name"], "heartbeat_decision");
-            assert_eq!(format["json_schema"]["schema"], lowered);
+            // What the codec promises for this mode: the grammar for the run's budget, the limit.
+            assert_eq!(body["grammar"], compiled.text.as_str());
+            assert!(body.get("response_format").is_none() && body.get("tools").is_none());
             assert_eq!(body["max_tokens"], MAX_TOKENS);
-            assert!(body.get("tools").is_none());
         }
         if let Ok(out) = &result {
             assert_eq!(out.mode, StructuredOutputMode::SchemaEnforced);
+            // The budgets the grammar added are said with the value.
+            assert!(
+                matches!(
+                    &out.request_warnings[..],
+                    [Warning::GrammarLimits { unenforced, budgets }]
+                        if unenforced.is_empty() && *budgets == compiled.budgets
+                ),
+                "{:?}",
+                out.request_warnings
+            );
         }
         eprintln!("schema enforced, HeartbeatDecision: {}", summary(&result));
     });
@@ -267,8 +278,18 @@ fn a_small_type_comes_back_valid_or_with_every_violation() {
         );
         let mut config = config();
         config.outputs.max_retries = 2;
+        // The other request form: the schema as lowered for llama.cpp's own converter.
+        config.llama_cpp_request = LlamaCppRequest::JsonSchema;
         let result = run::<Verdict>(&provider, &request, &config);
         let bodies = check_outcome(local, tag, &result);
+        let lowered = Verdict::schema().lowered(SchemaTarget::LlamaCpp).unwrap();
+        for body in &bodies {
+            let format = &body["response_format"];
+            assert_eq!(format["type"], "json_schema");
+            assert_eq!(format["json_schema"]["strict"], true);
+            assert_eq!(&format["json_schema"]["schema"], lowered);
+            assert!(body.get("grammar").is_none());
+        }
         // Each re-ask carries the previous answer and the violations, after the unchanged prompt.
         for (i, body) in bodies.iter().enumerate() {
             let messages = body["messages"].as_array().unwrap();
@@ -351,15 +372,66 @@ fn a_markdown_wrapper_in_both_modes() {
         let tag = "e2e-markdown-schema";
         let result = run::<MarkdownReview>(&enforced, &request(tag, question, 320), &config());
         let bodies = check_outcome(local, tag, &result);
-        assert_eq!(
-            bodies[0]["response_format"]["json_schema"]["name"],
-            "markdown_review"
-        );
+        let budget = config().constraint(Some(320)).budget;
+        let compiled = grammar(MarkdownReview::schema().schema(), budget).unwrap();
+        assert_eq!(bodies[0]["grammar"], compiled.text.as_str());
         if let Ok(out) = &result {
             assert_eq!(out.mode, StructuredOutputMode::SchemaEnforced);
             assert_ne!(out.provenance, Provenance::Heuristic);
         }
         eprintln!("schema enforced, MarkdownReview: {}", summary(&result));
+    });
+}
+
+/// Every grammar the example types compile to, at two budgets, is one the server takes: asked
+/// for two tokens, it answers (a grammar it cannot parse is a 400 before any token).
+#[test]
+fn the_server_accepts_every_grammar_compiled_here() {
+    with_local(|local| {
+        let client = HttpProvider::new(
+            ProviderKind::LlamaCpp,
+            &local.base_url,
+            None,
+            "smollm2-135m-instruct",
+        )
+        .unwrap();
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let mut schemas = all_schemas();
+        schemas.extend(markdown_schemas());
+        schemas.push(TicketTriage::schema());
+        schemas.push(DaimonAppraisal::schema());
+        let mut sent = 0;
+        for schema in schemas {
+            for max_tokens in [64, 4096] {
+                let budget = RunConfig::default().constraint(Some(max_tokens)).budget;
+                let g = grammar(schema.schema(), budget).unwrap();
+                let body = serde_json::json!({
+                    "model": "smollm2-135m-instruct",
+                    "messages": [{"role": "user", "content": marker("e2e-grammar")}],
+                    "max_tokens": 2,
+                    "grammar": g.text,
+                });
+                let reply = runtime
+                    .block_on(structured_runtime::Provider::send(
+                        &client,
+                        &body.to_string(),
+                    ))
+                    .unwrap_or_else(|e| {
+                        panic!("{}: the server refused its grammar: {e}", schema.name())
+                    });
+                let reply: Value = serde_json::from_str(&reply).unwrap();
+                assert!(
+                    reply["choices"][0].is_object(),
+                    "{}: {reply}",
+                    schema.name()
+                );
+                sent += 1;
+            }
+        }
+        eprintln!("the server took all {sent} grammars");
     });
 }
 

@@ -1,19 +1,24 @@
 //! An evaluation you can rerun: asks the endpoint the environment names (the local model, with
-//! `eval "$(scripts/local-model start)"`) N prompts for `HeartbeatDecision` and
-//! `DaimonAppraisal` in each mode the endpoint supports, once with the full pipeline and once
-//! with repair, coercion and prose reading off (`ParseOptions::strict()`), and prints a table:
+//! `eval "$(scripts/local-model start)"`) N prompts for `HeartbeatDecision`, `DaimonAppraisal`
+//! and `TicketTriage` (an enum with data, a map keyed by an enum, an email, string lengths) in
+//! each mode the endpoint supports and, for llama.cpp, in each request form (a GBNF `grammar`,
+//! the default, and `json_schema`), once with the full pipeline and once with repair, coercion
+//! and prose reading off (`ParseOptions::strict()`; `--full-only` skips it), and prints a table:
 //! how many values were valid exactly as first written, valid in the first answer after a change
 //! reported as a warning (extracted, repaired, coerced), valid after re-asks, and how many runs
 //! failed and how; with the tokens and requests each valid value cost.
 //!
 //! Run: `eval "$(scripts/local-model start)" && cargo run --release -p structured-examples --bin eval -- 30`
-//! (N defaults to 30; `STRUCTURED_MAX_TOKENS` sets the limit per answer, 512 when unset).
+//! (N defaults to 30; `STRUCTURED_MAX_TOKENS` sets the limit per answer, 512 when unset;
+//! `--temperature T` sends that sampling temperature, the server's default when absent).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
 
-use structured_examples::{live, DaimonAppraisal, HeartbeatDecision};
+use structured_examples::{live, DaimonAppraisal, HeartbeatDecision, TicketTriage};
 use structured_runtime::http::HttpProvider;
+use structured_runtime::provider::capabilities::ProviderKind;
+use structured_runtime::provider::wire::LlamaCppRequest;
 use structured_runtime::run::{RunConfig, RunError, Structured};
 use structured_runtime::{
     run_structured, ChatRequest, ParseOptions, Provenance, Provider, StructuredOutput, Validate,
@@ -39,7 +44,13 @@ struct Row {
     runs: usize,
     verdicts: BTreeMap<Verdict, usize>,
     tokens: u64,
+    /// Output tokens of every answer.
+    output_tokens: u64,
+    /// Output tokens of the answers whose value was returned: the value as written.
+    value_tokens: u64,
     requests: usize,
+    /// Seconds spent.
+    seconds: f64,
     /// Values returned that fail their own `Validate`: the promise says 0.
     not_valid: usize,
 }
@@ -59,6 +70,11 @@ impl Row {
                 } else {
                     Verdict::Fixed
                 };
+                self.value_tokens += out
+                    .ledger
+                    .last()
+                    .and_then(|a| a.usage)
+                    .map_or(0, |u| u.output_tokens);
                 (verdict, &out.ledger[..])
             }
             Err(e) => {
@@ -82,6 +98,11 @@ impl Row {
             .iter()
             .filter_map(|a| a.usage)
             .map(|u| u.input_tokens + u.output_tokens)
+            .sum::<u64>();
+        self.output_tokens += ledger
+            .iter()
+            .filter_map(|a| a.usage)
+            .map(|u| u.output_tokens)
             .sum::<u64>();
     }
 
@@ -135,11 +156,30 @@ fn daimon_prompt(i: usize) -> String {
     format!("Appraise how it feels that {asset} in a vault you manage {moved}.")
 }
 
+fn ticket_prompt(i: usize) -> String {
+    const NAMES: [&str; 5] = ["ana", "bo", "chen", "dmitri", "eve"];
+    const ISSUES: [&str; 6] = [
+        "was charged twice for the March invoice and wants the money back",
+        "cannot log in since resetting the password",
+        "reports the dashboard has been down for an hour",
+        "asks how to change the plan to yearly billing",
+        "says the export button does nothing in Firefox",
+        "wants the account closed and the data deleted",
+    ];
+    let name = NAMES[i % NAMES.len()];
+    let issue = ISSUES[(i / NAMES.len()) % ISSUES.len()];
+    format!("Triage this support ticket. From {name}@example.com: the customer {issue}.")
+}
+
 fn main() {
-    let n: usize = std::env::args()
-        .nth(1)
-        .and_then(|a| a.parse().ok())
-        .unwrap_or(30);
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let n: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(30);
+    let full_only = args.iter().any(|a| a == "--full-only");
+    let temperature: Option<f64> = args
+        .iter()
+        .position(|a| a == "--temperature")
+        .and_then(|i| args.get(i + 1))
+        .and_then(|t| t.parse().ok());
     let max_tokens = live::max_tokens(512);
     let provider = match HttpProvider::from_env() {
         Ok(p) => p,
@@ -157,34 +197,73 @@ fn main() {
         });
     let started = Instant::now();
     let mut rows: Vec<(String, Row)> = Vec::new();
-    for mode in live::modes(&provider) {
-        for (pipeline, parse) in [
+    let pipelines: &[(&str, ParseOptions)] = if full_only {
+        &[("full pipeline", ParseOptions::default())]
+    } else {
+        &[
             ("full pipeline", ParseOptions::default()),
             ("repair off", ParseOptions::strict()),
-        ] {
-            let config = RunConfig {
-                parse,
-                transport_retries: 1,
-                ..mode.config.clone()
+        ]
+    };
+    for mode in live::modes(&provider) {
+        // A schema-enforced request to llama.cpp goes in each form; other modes in one.
+        let forms: &[Option<LlamaCppRequest>] =
+            if mode.label == "schema enforced" && provider.kind() == ProviderKind::LlamaCpp {
+                &[
+                    Some(LlamaCppRequest::Grammar),
+                    Some(LlamaCppRequest::JsonSchema),
+                ]
+            } else {
+                &[None]
             };
-            let provider = &mode.provider;
-            let asks = Asks { n, max_tokens };
-            let heartbeat =
-                asks.measure::<HeartbeatDecision>(&runtime, provider, &config, heartbeat_prompt);
-            let daimon =
-                asks.measure::<DaimonAppraisal>(&runtime, provider, &config, daimon_prompt);
-            for (name, row) in [
-                ("HeartbeatDecision", heartbeat),
-                ("DaimonAppraisal", daimon),
-            ] {
-                eprintln!(
-                    "{}, {pipeline}, {name}: {} of {} valid ({:.0?} so far)",
-                    mode.label,
-                    row.valid(),
-                    row.runs,
-                    started.elapsed()
-                );
-                rows.push((format!("{} | {pipeline} | {name}", mode.label), row));
+        for form in forms {
+            for (pipeline, parse) in pipelines {
+                let mut config = RunConfig {
+                    parse: parse.clone(),
+                    transport_retries: 1,
+                    ..mode.config.clone()
+                };
+                if let Some(form) = form {
+                    config.llama_cpp_request = *form;
+                }
+                if let Some(t) = temperature {
+                    config.sampling = Some(serde_json::json!({ "temperature": t }));
+                }
+                let form = form.map_or("–", LlamaCppRequest::name);
+                let provider = &mode.provider;
+                let asks = Asks { n, max_tokens };
+                let rows_here = [
+                    (
+                        "HeartbeatDecision",
+                        asks.measure::<HeartbeatDecision>(
+                            &runtime,
+                            provider,
+                            &config,
+                            heartbeat_prompt,
+                        ),
+                    ),
+                    (
+                        "DaimonAppraisal",
+                        asks.measure::<DaimonAppraisal>(&runtime, provider, &config, daimon_prompt),
+                    ),
+                    (
+                        "TicketTriage",
+                        asks.measure::<TicketTriage>(&runtime, provider, &config, ticket_prompt),
+                    ),
+                ];
+                for (name, row) in rows_here {
+                    eprintln!(
+                        "{}, {form}, {pipeline}, {name}: {} of {} valid ({:.0?} so far)",
+                        mode.label,
+                        row.valid(),
+                        row.runs,
+                        started.elapsed()
+                    );
+                    rows.push((
+                        format!("{} | {form} | {pipeline} | {name}", mode.label),
+                        row,
+                    ));
+                }
             }
         }
     }
@@ -212,7 +291,10 @@ impl Asks {
         for i in 0..self.n {
             let mut request = ChatRequest::user(question(i));
             request.max_tokens = Some(self.max_tokens);
-            row.add(&runtime.block_on(run_structured::<T, _>(provider, &request, config)));
+            let started = Instant::now();
+            let result = runtime.block_on(run_structured::<T, _>(provider, &request, config));
+            row.seconds += started.elapsed().as_secs_f64();
+            row.add(&result);
         }
         row
     }
@@ -224,8 +306,8 @@ fn print_table(provider: &HttpProvider, n: usize, max_tokens: u32, rows: &[(Stri
         provider.kind(),
         provider.model()
     );
-    println!("| mode | pipeline | type | valid as written | valid with warnings (extracted, repaired, coerced) | valid after re-asks | failed | tokens per valid value | requests per valid value | returned but not valid |");
-    println!("|---|---|---|---:|---:|---:|---|---:|---:|---:|");
+    println!("| mode | request form | pipeline | type | valid as written | valid with warnings (extracted, repaired, coerced) | valid after re-asks | failed | tokens per valid value (prompt and answer) | answer tokens per valid value | the value's own tokens | requests per valid value | seconds per run | returned but not valid |");
+    println!("|---|---|---|---|---:|---:|---:|---|---:|---:|---:|---:|---:|---:|");
     for (label, row) in rows {
         let count = |v: Verdict| row.verdicts.get(&v).copied().unwrap_or(0);
         let failed: Vec<String> = row
@@ -245,7 +327,7 @@ fn print_table(provider: &HttpProvider, n: usize, max_tokens: u32, rows: &[(Stri
             }
         };
         println!(
-            "| {label} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {label} | {} | {} | {} | {} | {} | {} | {} | {} | {:.1} | {} |",
             count(Verdict::AsWritten),
             count(Verdict::Fixed),
             count(Verdict::Reasked),
@@ -255,7 +337,10 @@ fn print_table(provider: &HttpProvider, n: usize, max_tokens: u32, rows: &[(Stri
                 failed.join(", ")
             },
             per(row.tokens as f64),
+            per(row.output_tokens as f64),
+            per(row.value_tokens as f64),
             per(row.requests as f64),
+            row.seconds / row.runs.max(1) as f64,
             row.not_valid,
         );
     }

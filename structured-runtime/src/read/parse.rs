@@ -174,6 +174,15 @@ pub enum Warning {
         /// Each node and its keywords, in the schema as sent.
         moved: Vec<crate::provider::dialect::Moved>,
     },
+    /// The provider was sent a grammar (llama.cpp's `grammar` field): these keywords are not
+    /// written into it (the value was checked for them here), and these limits were added where
+    /// the schema sets none, so a looping model ends with a closed value.
+    GrammarLimits {
+        /// Keywords the grammar leaves to the validator, by path in the schema.
+        unenforced: Vec<crate::provider::dialect::Unenforced>,
+        /// Limits the grammar added, by path in the schema.
+        budgets: Vec<crate::provider::dialect::Budgeted>,
+    },
     /// A field read from prose could not be used, and took its default.
     FromText {
         /// The field.
@@ -223,6 +232,34 @@ impl fmt::Display for Warning {
                 }
                 if moved.len() > 10 {
                     write!(f, " and {} more", moved.len() - 10)?;
+                }
+                Ok(())
+            }
+            Warning::GrammarLimits {
+                unenforced,
+                budgets,
+            } => {
+                f.write_str("the grammar sent")?;
+                if !unenforced.is_empty() {
+                    f.write_str(" leaves to local checks:")?;
+                    for u in unenforced.iter().take(10) {
+                        write!(f, " {} {}", u.path, u.keyword)?;
+                    }
+                    if unenforced.len() > 10 {
+                        write!(f, " and {} more", unenforced.len() - 10)?;
+                    }
+                    if !budgets.is_empty() {
+                        f.write_str(";")?;
+                    }
+                }
+                if !budgets.is_empty() {
+                    f.write_str(" adds limits the schema does not set:")?;
+                    for b in budgets.iter().take(10) {
+                        write!(f, " {} {} {}", b.path, b.keyword, b.limit)?;
+                    }
+                    if budgets.len() > 10 {
+                        write!(f, " and {} more", budgets.len() - 10)?;
+                    }
                 }
                 Ok(())
             }

@@ -127,7 +127,9 @@ where
             ),
         });
     }
-    let fragment = fragment_body(kind, mode, schema, &caps).map_err(RunError::InvalidSchema)?;
+    let constraint = config.constraint(request.max_tokens.or(config.max_tokens));
+    let fragment =
+        fragment_body(kind, mode, schema, &caps, &constraint).map_err(RunError::InvalidSchema)?;
     // The finalizing tool's schema as sent; its calls are read back into `T`'s shape.
     let reshape = schema
         .reshape(sent_target(&caps, schema))

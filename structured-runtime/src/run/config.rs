@@ -24,6 +24,8 @@ use std::time::Duration;
 use toml::{Table, Value};
 
 use crate::provider::capabilities::{CapabilityOverrides, InferenceProfile};
+use crate::provider::dialect::GrammarBudget;
+use crate::provider::wire::{Constraint, LlamaCppRequest};
 use crate::read::ParseOptions;
 use crate::schema::response::ResponseSchema;
 
@@ -81,6 +83,30 @@ pub struct RunConfig {
     /// broke, instead of paying for the rest. Off by default: the whole answer is read and
     /// judged as in [`crate::run::run_structured`].
     pub stop_stream_on_violation: bool,
+    /// How a schema-enforced request to llama.cpp carries the schema: a GBNF `grammar` (the
+    /// default, measured in the README's evaluation) or `json_schema`. TOML key
+    /// `llama_cpp_request` (`"grammar"` or `"json_schema"`).
+    pub llama_cpp_request: LlamaCppRequest,
+    /// The grammar's limits where the schema sets none; `None` (the default): derived from
+    /// the answer's token limit ([`GrammarBudget::for_max_tokens`]). TOML keys `string_budget`
+    /// (characters) and `items_budget`.
+    pub grammar_budget: Option<GrammarBudget>,
+    /// Fields merged into every request body before the caller's own `extra` (which wins):
+    /// sampling settings for structured answers. `None` (the default) sends none, leaving the
+    /// provider's defaults; the README's evaluation measures `{"temperature": 0}` against them.
+    pub sampling: Option<serde_json::Value>,
+}
+
+impl RunConfig {
+    /// The constraint a request with `max_tokens` is sent under.
+    pub fn constraint(&self, max_tokens: Option<u32>) -> Constraint {
+        Constraint {
+            llama_cpp: self.llama_cpp_request,
+            budget: self
+                .grammar_budget
+                .unwrap_or_else(|| GrammarBudget::for_max_tokens(max_tokens.unwrap_or(4096))),
+        }
+    }
 }
 
 impl Default for RunConfig {
@@ -98,6 +124,9 @@ impl Default for RunConfig {
             max_echo_bytes: 16 << 10,
             max_tokens: Some(4096),
             stop_stream_on_violation: false,
+            llama_cpp_request: LlamaCppRequest::default(),
+            grammar_budget: None,
+            sampling: None,
         }
     }
 }
@@ -115,6 +144,9 @@ const RUN_KEYS: &[&str] = &[
     "max_echo_bytes",
     "parse",
     "stop_stream_on_violation",
+    "llama_cpp_request",
+    "string_budget",
+    "items_budget",
 ];
 
 impl RunConfig {
@@ -190,7 +222,33 @@ impl RunConfig {
                 })
             }
         };
+        let llama_cpp_request = match section.get("llama_cpp_request") {
+            None => defaults.llama_cpp_request,
+            Some(Value::String(s)) if s == "grammar" => LlamaCppRequest::Grammar,
+            Some(Value::String(s)) if s == "json_schema" => LlamaCppRequest::JsonSchema,
+            Some(other) => {
+                return Err(ConfigError::Value {
+                    key: named("llama_cpp_request"),
+                    expected: "\"grammar\" or \"json_schema\"",
+                    found: describe(other),
+                })
+            }
+        };
+        let strings = count("string_budget", 1 << 20)?;
+        let items = count("items_budget", 1 << 16)?;
+        let grammar_budget = match (strings, items) {
+            (None, None) => None,
+            (s, i) => {
+                let derived = GrammarBudget::for_max_tokens(4096);
+                Some(GrammarBudget {
+                    string_chars: s.map_or(derived.string_chars, |n| n as usize),
+                    items: i.map_or(derived.items, |n| n as usize),
+                })
+            }
+        };
         Ok(RunConfig {
+            llama_cpp_request,
+            grammar_budget,
             stop_stream_on_violation,
             outputs,
             parse,

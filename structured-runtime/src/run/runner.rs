@@ -24,7 +24,7 @@ use super::config::{OnExhausted, RunConfig};
 use super::ledger::{Attempt, AttemptResult, Ledger, Stop};
 use super::transport::{DynProvider, Provider, TransportError};
 use crate::provider::capabilities::{resolve_mode, ProviderKind};
-use crate::provider::dialect::{LowerReport, Reshape};
+use crate::provider::dialect::{grammar, LowerReport, Reshape};
 use crate::provider::mode::StructuredOutputMode;
 use crate::provider::wire::{
     body_text, fragment_body, read_response, sent_target, ChatRequest, CodecError, Expect, Outcome,
@@ -532,10 +532,16 @@ fn completed<'r>(
     let thinking = config.extended_thinking
         && kind == ProviderKind::Anthropic
         && request.extra.get("thinking").is_none();
-    if limit.is_none() && !thinking {
+    if limit.is_none() && !thinking && config.sampling.is_none() {
         return std::borrow::Cow::Borrowed(request);
     }
     let mut owned = request.clone();
+    if let Some(sampling) = &config.sampling {
+        // The caller's own fields win over the configured sampling.
+        let mut extra = sampling.clone();
+        crate::provider::wire::merge(&mut extra, &owned.extra);
+        owned.extra = extra;
+    }
     if limit.is_some() {
         owned.max_tokens = limit;
     }
@@ -735,11 +741,21 @@ impl<'r, G: Goal> Run<'r, G> {
                 schema: schema.name().to_owned(),
             });
         }
-        let fragment =
-            fragment_body(provider.kind(), mode, schema, &caps).map_err(RunError::InvalidSchema)?;
+        let constraint = config.constraint(request.max_tokens.or(config.max_tokens));
+        let fragment = fragment_body(provider.kind(), mode, schema, &caps, &constraint)
+            .map_err(RunError::InvalidSchema)?;
         // What the request leaves to local checks, said with the value.
         let target = sent_target(&caps, schema);
         let not_enforced = match mode {
+            _ if constraint.sends_grammar(provider.kind(), mode) => {
+                grammar(schema.schema(), constraint.budget)
+                    .ok()
+                    .filter(|g| !g.unenforced.is_empty() || !g.budgets.is_empty())
+                    .map(|g| Warning::GrammarLimits {
+                        unenforced: g.unenforced,
+                        budgets: g.budgets,
+                    })
+            }
             StructuredOutputMode::SchemaEnforced | StructuredOutputMode::ToolUseWorkaround => {
                 schema
                     .moved(target)

@@ -77,7 +77,7 @@ pub struct ResponseSchema {
 }
 
 /// Fragments by their builder's key.
-type Fragments = Vec<(u32, Arc<Fragment>)>;
+type Fragments = Vec<(String, Arc<Fragment>)>;
 
 /// A schema as data: what [`ResponseSchema`] writes and reads in serde.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -384,10 +384,10 @@ impl ResponseSchema {
     /// The request fragment `key` names, built by `build` on first use and kept.
     pub(crate) fn fragment(
         &self,
-        key: u32,
+        key: &str,
         build: impl FnOnce(&Self) -> Result<Value, LowerReport>,
     ) -> Result<Arc<Fragment>, LowerReport> {
-        let cached = |fragments: &[(u32, Arc<Fragment>)]| {
+        let cached = |fragments: &[(String, Arc<Fragment>)]| {
             fragments
                 .iter()
                 .find(|(k, _)| *k == key)
@@ -403,7 +403,7 @@ impl ResponseSchema {
         if let Some(found) = cached(&fragments) {
             return Ok(found);
         }
-        fragments.push((key, Arc::clone(&built)));
+        fragments.push((key.to_owned(), Arc::clone(&built)));
         Ok(built)
     }
 

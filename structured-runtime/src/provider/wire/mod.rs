@@ -34,7 +34,7 @@ use std::sync::Arc;
 use serde_json::{Map, Value};
 
 use crate::provider::capabilities::{ProviderCapabilities, ProviderKind};
-use crate::provider::dialect::{LowerError, LowerReport, SchemaTarget};
+use crate::provider::dialect::{grammar, GrammarBudget, LowerError, LowerReport, SchemaTarget};
 use crate::provider::mode::StructuredOutputMode;
 use crate::schema::response::Fragment;
 use crate::schema::{Pointer, ResponseSchema};
@@ -113,6 +113,53 @@ pub fn stream_fields(kind: ProviderKind) -> Value {
     }
 }
 
+/// How a schema-enforced request to a llama.cpp server carries the schema.
+///
+/// Measured on the bundled server (`xllamacpp` 2026.10.11549, SmolLM2-135M): `json_schema`
+/// (as `response_format`) goes through llama.cpp's own JSON-Schema converter, which holds the
+/// model to integer bounds, lengths, anchored patterns and four formats but not to a
+/// fractional range, an email, a map's keys or `multipleOf`; a `grammar` (GBNF, compiled here)
+/// holds it to those too, on any llama.cpp build. The server refuses both in one request
+/// (`Cannot use both json_schema and grammar`; with `response_format` the grammar is ignored).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub enum LlamaCppRequest {
+    /// `grammar`: the GBNF grammar compiled from the schema ([`crate::provider::dialect::grammar`]), with a
+    /// budget for free text. The default.
+    #[default]
+    Grammar,
+    /// `response_format` with the schema lowered for llama.cpp's converter.
+    JsonSchema,
+}
+
+impl LlamaCppRequest {
+    /// The setting's name in configuration: `"grammar"` or `"json_schema"`.
+    pub fn name(self) -> &'static str {
+        match self {
+            LlamaCppRequest::Grammar => "grammar",
+            LlamaCppRequest::JsonSchema => "json_schema",
+        }
+    }
+}
+
+/// How strongly a request constrains the answer where the provider lets it choose: the
+/// llama.cpp form and the grammar's budget for free text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Constraint {
+    /// The llama.cpp form.
+    pub llama_cpp: LlamaCppRequest,
+    /// The grammar's budget (from the request's `max_tokens` in a run).
+    pub budget: GrammarBudget,
+}
+
+impl Constraint {
+    /// Whether `provider` in `mode` is sent a grammar under this constraint.
+    pub fn sends_grammar(&self, provider: ProviderKind, mode: StructuredOutputMode) -> bool {
+        provider == ProviderKind::LlamaCpp
+            && mode == StructuredOutputMode::SchemaEnforced
+            && self.llama_cpp == LlamaCppRequest::Grammar
+    }
+}
+
 /// What to send: fields to merge into the body, the system text a prompt-guided request needs,
 /// and the tool the model is made to call in tool mode.
 #[derive(Debug, Clone, PartialEq)]
@@ -150,8 +197,21 @@ pub fn request_fragment(
     schema: &ResponseSchema,
     caps: &ProviderCapabilities,
 ) -> Result<RequestFragment, LowerReport> {
+    request_fragment_with(provider, mode, schema, caps, &Constraint::default())
+}
+
+/// [`request_fragment`] under a [`Constraint`] (the llama.cpp form and grammar budget).
+pub fn request_fragment_with(
+    provider: ProviderKind,
+    mode: StructuredOutputMode,
+    schema: &ResponseSchema,
+    caps: &ProviderCapabilities,
+    constraint: &Constraint,
+) -> Result<RequestFragment, LowerReport> {
     Ok(RequestFragment {
-        body: fragment_body(provider, mode, schema, caps)?.value.clone(),
+        body: fragment_body(provider, mode, schema, caps, constraint)?
+            .value
+            .clone(),
         system: (mode == StructuredOutputMode::PromptGuided)
             .then(|| schema.prompt_guidance().to_owned()),
         tool_name: (mode == StructuredOutputMode::ToolUseWorkaround)
@@ -166,10 +226,24 @@ pub(crate) fn fragment_body(
     mode: StructuredOutputMode,
     schema: &ResponseSchema,
     caps: &ProviderCapabilities,
+    constraint: &Constraint,
 ) -> Result<Arc<Fragment>, LowerReport> {
     let target = sent_target(caps, schema);
-    let key = (provider as u32) << 16 | (mode as u32) << 8 | target.index() as u32;
-    schema.fragment(key, |schema| build_fragment(provider, mode, schema, target))
+    if constraint.sends_grammar(provider, mode) {
+        let budget = constraint.budget;
+        let key = format!(
+            "{provider:?}/{mode:?}/grammar/{}/{}",
+            budget.string_chars, budget.items
+        );
+        return schema.fragment(&key, |schema| {
+            let g = grammar(schema.schema(), budget)?;
+            Ok(serde_json::json!({ "grammar": g.text }))
+        });
+    }
+    let key = format!("{provider:?}/{mode:?}/{target:?}");
+    schema.fragment(&key, |schema| {
+        build_fragment(provider, mode, schema, target)
+    })
 }
 
 /// `body` (a request in tool mode) with the caller's `tools` offered beside the structured-output
@@ -447,7 +521,8 @@ mod tests {
                 let Ok(fragment) = request_fragment(kind, mode, &schema, &caps) else {
                     continue;
                 };
-                let cached = fragment_body(kind, mode, &schema, &caps).unwrap();
+                let cached =
+                    fragment_body(kind, mode, &schema, &caps, &Constraint::default()).unwrap();
                 for extra in &extras {
                     let mut request = ChatRequest::user("Count.");
                     request.system = Some("Be brief.".into());

@@ -62,14 +62,18 @@ impl Default for GrammarBudget {
 }
 
 impl GrammarBudget {
-    /// A budget that fits an answer of `max_tokens`: a string may take about a quarter of
-    /// them (four characters a token), at least 32 and at most 2,000 characters; a list up
-    /// to 16 items (8 under 1,024 tokens).
+    /// A budget that fits an answer of `max_tokens`: a string may take a quarter of them in
+    /// characters (a looping model writes about four characters a token), at least 16 and at
+    /// most 2,000; a list or map up to 4 items under 1,024 tokens, 8 under 4,096, 16 above.
     pub fn for_max_tokens(max_tokens: u32) -> Self {
         let max_tokens = max_tokens as usize;
         GrammarBudget {
-            string_chars: max_tokens.clamp(32, 2_000),
-            items: if max_tokens < 1024 { 8 } else { 16 },
+            string_chars: (max_tokens / 4).clamp(16, 2_000),
+            items: match max_tokens {
+                0..1024 => 4,
+                1024..4096 => 8,
+                _ => 16,
+            },
         }
     }
 }
@@ -816,7 +820,7 @@ impl<'s> Compiler<'s> {
             (0..=max).map(|c| (c >= min).then(String::new)).collect();
         for j in (0..k).rev() {
             let mut here: Vec<Option<String>> = vec![None; max + 1];
-            for c in 0..=max {
+            for (c, slot) in here.iter_mut().enumerate() {
                 let sep = if c == 0 { "" } else { "\",\" ws " };
                 let key = keys.get(j).copied().unwrap_or_default();
                 let with = (c < max)
@@ -835,7 +839,7 @@ impl<'s> Compiler<'s> {
                     (None, Some(o)) => Some(o),
                     (None, None) => None,
                 };
-                here[c] = expr.map(|e| {
+                *slot = expr.map(|e| {
                     if e.is_empty() {
                         e
                     } else {

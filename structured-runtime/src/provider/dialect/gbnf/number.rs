@@ -103,11 +103,24 @@ fn text(limit: Limit<'_>, lower: bool) -> String {
     let f = limit.value.as_f64().unwrap_or(0.0);
     let f = match (limit.exclusive, lower) {
         (false, _) => f,
-        (true, true) => f.next_up(),
-        (true, false) => f.next_down(),
+        (true, true) => next_up(f),
+        (true, false) => -next_up(-f),
     };
     // `Display` for f64 writes every digit, never an exponent.
     f.to_string()
+}
+
+/// The least float above `f` (`f64::next_up`, written out for the crate's minimum Rust).
+fn next_up(f: f64) -> f64 {
+    if f.is_nan() || f == f64::INFINITY {
+        f
+    } else if f == 0.0 {
+        f64::from_bits(1)
+    } else if f > 0.0 {
+        f64::from_bits(f.to_bits() + 1)
+    } else {
+        f64::from_bits(f.to_bits() - 1)
+    }
 }
 
 fn fraction_len(text: &str) -> u32 {
