@@ -253,3 +253,33 @@ fn an_embedded_sections_error_names_its_full_key_path() {
         "{full}"
     );
 }
+
+#[test]
+fn the_llama_cpp_form_and_the_grammar_budget_are_settings() {
+    use structured_runtime::provider::dialect::GrammarBudget;
+    use structured_runtime::provider::wire::LlamaCppRequest;
+    use structured_runtime::run::RunConfig;
+    let config = RunConfig::from_toml(
+        "[inference.structured_outputs]\nllama_cpp_request = \"json_schema\"\nstring_budget = 40\nitems_budget = 3",
+    )
+    .unwrap();
+    assert_eq!(config.llama_cpp_request, LlamaCppRequest::JsonSchema);
+    assert_eq!(
+        config.grammar_budget,
+        Some(GrammarBudget {
+            string_chars: 40,
+            items: 3
+        })
+    );
+    assert_eq!(config.constraint(Some(512)).budget.string_chars, 40);
+    let defaults = RunConfig::from_toml("").unwrap();
+    assert_eq!(defaults.llama_cpp_request, LlamaCppRequest::Grammar);
+    // Without a setting, the budget follows the answer's token limit.
+    assert_eq!(
+        defaults.constraint(Some(512)).budget,
+        GrammarBudget::for_max_tokens(512)
+    );
+    let err = RunConfig::from_toml("[inference.structured_outputs]\nllama_cpp_request = \"gbnf\"")
+        .unwrap_err();
+    assert!(err.to_string().contains("llama_cpp_request"), "{err}");
+}

@@ -151,14 +151,20 @@ fn gemini_json_schema_keeps_refs_and_moves_unsupported_keywords() {
 }
 
 #[test]
-fn llama_cpp_inlines_refs_and_keeps_only_integer_bounds() {
+fn llama_cpp_inlines_refs_and_sends_every_bound_saying_which_its_converter_ignores() {
+    use structured_runtime::provider::dialect::{lower_reporting, Enforcement};
     let schema = json!({"type": "object", "$defs": {"A": {"type": "number", "minimum": 0}},
-        "properties": {"a": {"$ref": "#/$defs/A"}, "n": {"type": "integer", "minimum": 1}, "p": {"type": "string", "pattern": "ab"}}});
-    let out = lower(&schema, SchemaTarget::LlamaCpp).unwrap();
+        "properties": {"a": {"$ref": "#/$defs/A"}, "n": {"type": "integer", "minimum": 1},
+            "p": {"type": "string", "pattern": "ab"}, "e": {"type": "string", "format": "email"},
+            "d": {"type": "string", "format": "date"},
+            "t": {"type": "array", "prefixItems": [{"$ref": "#/$defs/A"}], "items": false}}});
+    let lowered = lower_reporting(&schema, SchemaTarget::LlamaCpp).unwrap();
+    let out = &lowered.schema;
     assert!(out.get("$defs").is_none());
+    // Sent as written: an engine that enforces them does (llguidance); nothing is moved.
     assert_eq!(
         out["properties"]["a"],
-        json!({"type": "number", "description": "{minimum: 0}"})
+        json!({"type": "number", "minimum": 0})
     );
     assert_eq!(
         out["properties"]["n"],
@@ -166,10 +172,45 @@ fn llama_cpp_inlines_refs_and_keeps_only_integer_bounds() {
     );
     assert_eq!(
         out["properties"]["p"],
-        json!({"type": "string", "description": "{pattern: ab}"})
+        json!({"type": "string", "pattern": "ab"})
+    );
+    // `items: false` is the tuple's count (the converter refuses a boolean schema).
+    assert_eq!(
+        out["properties"]["t"],
+        json!({"type": "array", "prefixItems": [{"type": "number", "minimum": 0}], "maxItems": 1})
+    );
+    assert!(lowered.moved.is_empty());
+    // What llama.cpp's converter is known to ignore, by path; integer bounds and date it keeps.
+    let ignored: Vec<String> = lowered
+        .kept
+        .iter()
+        .inspect(|k| assert_eq!(k.enforcement, Enforcement::Ignored))
+        .map(|k| format!("{} {}", k.path, k.keywords.join("/")))
+        .collect();
+    assert_eq!(
+        ignored,
+        [
+            "/properties/a minimum",
+            "/properties/p pattern",
+            "/properties/e format",
+            "/properties/t/prefixItems/0 minimum",
+        ]
     );
     let mixed = json!({"type": "object", "properties": {}, "anyOf": [{"type": "object"}]});
     assert!(lower(&mixed, SchemaTarget::LlamaCpp).is_err());
+}
+
+#[test]
+fn a_schema_sent_as_written_says_which_keywords_depend_on_the_engine() {
+    use structured_runtime::provider::dialect::{lower_reporting, Enforcement};
+    let schema = json!({"type": "object", "properties": {
+        "x": {"type": "number", "minimum": 0, "maximum": 1}, "s": {"type": "string"}}});
+    let lowered = lower_reporting(&schema, SchemaTarget::JsonSchema).unwrap();
+    assert_eq!(lowered.schema, schema);
+    assert_eq!(lowered.kept.len(), 1);
+    assert_eq!(lowered.kept[0].path.as_str(), "/properties/x");
+    assert_eq!(lowered.kept[0].keywords, ["minimum", "maximum"]);
+    assert_eq!(lowered.kept[0].enforcement, Enforcement::Unknown);
 }
 
 /// Each definition used twice by the next: 2^40 nodes if inlined naively.

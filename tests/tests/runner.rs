@@ -1360,3 +1360,72 @@ fn a_custom_rules_refusal_is_carried_into_the_re_ask() {
         "{reask}"
     );
 }
+
+/// llama.cpp is asked with the grammar compiled for the answer's token limit, and the value
+/// says what the grammar added; with `json_schema` the body carries the lowered schema and the
+/// value says which keywords llama.cpp's converter ignores. Configured sampling goes into every
+/// body, under the caller's own fields.
+#[test]
+fn llama_cpp_gets_the_grammar_or_the_schema_as_configured() {
+    use structured_runtime::provider::dialect::{grammar, GrammarBudget, SchemaTarget};
+    use structured_runtime::provider::wire::LlamaCppRequest;
+    let provider = Scripted::new(ProviderKind::LlamaCpp, "local", vec![openai_text(GOOD)]);
+    let mut config = config(0);
+    config.sampling = Some(json!({"temperature": 0, "top_k": 1}));
+    let mut request = ChatRequest::user("Appraise the funding flip.");
+    request.max_tokens = Some(512);
+    request.extra = json!({"top_k": 5});
+    let out = block_on(run_structured::<DaimonAppraisal, _>(
+        &provider, &request, &config,
+    ))
+    .unwrap();
+    let body = provider.body(0);
+    let compiled = grammar(
+        DaimonAppraisal::schema().schema(),
+        GrammarBudget::for_max_tokens(512),
+    )
+    .unwrap();
+    assert_eq!(body["grammar"], compiled.text.as_str());
+    assert!(body.get("response_format").is_none());
+    assert_eq!(body["temperature"], 0);
+    assert_eq!(body["top_k"], 5, "the caller's own field wins");
+    assert_eq!(out.provenance, Provenance::Clean);
+    match &out.request_warnings[..] {
+        [Warning::GrammarLimits {
+            unenforced,
+            budgets,
+        }] => {
+            assert!(unenforced.is_empty(), "{unenforced:?}");
+            // Free text got a budget of a quarter of the answer's tokens in characters.
+            assert!(budgets
+                .iter()
+                .any(|b| b.path.as_str() == "/properties/trigger" && b.limit == 128));
+        }
+        other => panic!("{other:?}"),
+    }
+
+    let provider = Scripted::new(ProviderKind::LlamaCpp, "local", vec![openai_text(GOOD)]);
+    config.llama_cpp_request = LlamaCppRequest::JsonSchema;
+    let out = block_on(run_structured::<DaimonAppraisal, _>(
+        &provider, &request, &config,
+    ))
+    .unwrap();
+    let body = provider.body(0);
+    assert!(body.get("grammar").is_none());
+    assert_eq!(
+        body["response_format"]["json_schema"]["schema"],
+        *DaimonAppraisal::schema()
+            .lowered(SchemaTarget::LlamaCpp)
+            .unwrap()
+    );
+    let said = out
+        .request_warnings
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("\n");
+    assert!(
+        said.contains("/properties/pleasure minimum/maximum (ignored)"),
+        "{said}"
+    );
+}

@@ -174,6 +174,14 @@ pub enum Warning {
         /// Each node and its keywords, in the schema as sent.
         moved: Vec<crate::provider::dialect::Moved>,
     },
+    /// The schema was sent with keywords the provider's engine is known to ignore, or may ignore
+    /// (the value was checked for them here).
+    SentNotEnforced {
+        /// The schema target the request was written for.
+        target: crate::provider::dialect::SchemaTarget,
+        /// Each node and its keywords, in the schema as sent, with what is known of the engine.
+        kept: Vec<crate::provider::dialect::Kept>,
+    },
     /// The provider was sent a grammar (llama.cpp's `grammar` field): these keywords are not
     /// written into it (the value was checked for them here), and these limits were added where
     /// the schema sets none, so a looping model ends with a closed value.
@@ -232,6 +240,20 @@ impl fmt::Display for Warning {
                 }
                 if moved.len() > 10 {
                     write!(f, " and {} more", moved.len() - 10)?;
+                }
+                Ok(())
+            }
+            Warning::SentNotEnforced { target, kept } => {
+                write!(f, "sent to {target:?} but not held to, checked here:")?;
+                for k in kept.iter().take(10) {
+                    let how = match k.enforcement {
+                        crate::provider::dialect::Enforcement::Ignored => "ignored",
+                        crate::provider::dialect::Enforcement::Unknown => "may be ignored",
+                    };
+                    write!(f, " {} {} ({how})", k.path, k.keywords.join("/"))?;
+                }
+                if kept.len() > 10 {
+                    write!(f, " and {} more", kept.len() - 10)?;
                 }
                 Ok(())
             }

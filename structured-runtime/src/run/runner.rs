@@ -684,8 +684,9 @@ struct Run<'r, G: Goal> {
     reasks: u32,
     plain_texts: u32,
     transport_failures: u32,
-    /// The request's own warning: keywords the provider was not asked to enforce.
-    not_enforced: Option<Warning>,
+    /// The request's own warnings: keywords the provider was not asked to enforce, or
+    /// does not enforce, and limits a grammar added.
+    not_enforced: Vec<Warning>,
     /// How the schema sent differs in shape from the schema (answers are read back from it).
     reshape: &'r Reshape,
     /// The schema as sent, when it differs in shape ([`Run::reshape`]): what a streamed answer
@@ -746,7 +747,7 @@ impl<'r, G: Goal> Run<'r, G> {
             .map_err(RunError::InvalidSchema)?;
         // What the request leaves to local checks, said with the value.
         let target = sent_target(&caps, schema);
-        let not_enforced = match mode {
+        let not_enforced: Vec<Warning> = match mode {
             _ if constraint.sends_grammar(provider.kind(), mode) => {
                 grammar(schema.schema(), constraint.budget)
                     .ok()
@@ -755,18 +756,29 @@ impl<'r, G: Goal> Run<'r, G> {
                         unenforced: g.unenforced,
                         budgets: g.budgets,
                     })
+                    .into_iter()
+                    .collect()
             }
             StructuredOutputMode::SchemaEnforced | StructuredOutputMode::ToolUseWorkaround => {
-                schema
+                let moved = schema
                     .moved(target)
                     .ok()
                     .filter(|m| !m.is_empty())
                     .map(|moved| Warning::NotEnforcedByProvider {
                         target,
                         moved: moved.to_vec(),
-                    })
+                    });
+                let kept = schema
+                    .kept(target)
+                    .ok()
+                    .filter(|k| !k.is_empty())
+                    .map(|kept| Warning::SentNotEnforced {
+                        target,
+                        kept: kept.to_vec(),
+                    });
+                moved.into_iter().chain(kept).collect()
             }
-            _ => None,
+            _ => Vec::new(),
         };
         // The lowered schema is sent only when the provider is held to it; the guidance of the
         // other modes describes the schema as written.
@@ -1059,7 +1071,7 @@ impl<'r, G: Goal> Run<'r, G> {
             ledger,
             provenance: Provenance::Recovered,
             warnings,
-            request_warnings: self.not_enforced.clone().into_iter().collect(),
+            request_warnings: self.not_enforced.clone(),
         })))
     }
 
@@ -1093,7 +1105,7 @@ impl<'r, G: Goal> Run<'r, G> {
                     ledger,
                     provenance: parsed.provenance,
                     warnings: parsed.warnings,
-                    request_warnings: self.not_enforced.clone().into_iter().collect(),
+                    request_warnings: self.not_enforced.clone(),
                 }));
             }
             Err(ParseError::Truncated { .. }) => {
@@ -1125,7 +1137,7 @@ impl<'r, G: Goal> Run<'r, G> {
                             warnings: vec![Warning::NotValidated {
                                 violations: violations.to_string(),
                             }],
-                            request_warnings: self.not_enforced.clone().into_iter().collect(),
+                            request_warnings: self.not_enforced.clone(),
                         }));
                     }
                 }

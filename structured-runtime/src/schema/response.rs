@@ -13,7 +13,7 @@ use super::strict::{self, StrictReport};
 use super::validate::{preview_json, Rule, Violation, Violations};
 use super::validation::Compiled;
 use crate::provider::dialect::{
-    lower_reporting, LowerReport, Lowered, Moved, Reshape, SchemaTarget,
+    lower_reporting, Kept, LowerReport, Lowered, Moved, Reshape, SchemaTarget,
 };
 
 /// A named JSON Schema for a response, as providers take it (`response_format.json_schema`,
@@ -359,6 +359,12 @@ impl ResponseSchema {
     /// the model to (they are checked locally all the same).
     pub fn moved(&self, target: SchemaTarget) -> Result<&[Moved], LowerReport> {
         self.lowering(target).map(|l| l.moved.as_slice())
+    }
+
+    /// Keywords lowering for `target` sent as written that the target's engine is known to
+    /// ignore, or may ignore (they are checked locally all the same).
+    pub fn kept(&self, target: SchemaTarget) -> Result<&[Kept], LowerReport> {
+        self.lowering(target).map(|l| l.kept.as_slice())
     }
 
     /// How lowering for `target` changed the shape of what is sent (OpenAI strict: maps as lists

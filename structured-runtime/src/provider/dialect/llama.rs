@@ -1,10 +1,17 @@
 //! llama.cpp's JSON-Schema-to-grammar subset (also what Ollama passes on): every reference
-//! inlined (its converter breaks on nested `$ref`s), non-integer bounds and unanchored patterns
-//! moved into `description`, what the converter cannot turn into a grammar refused.
+//! inlined (its converter breaks on nested `$ref`s), `items: false` written as the tuple's
+//! count (the converter refuses a boolean schema), what it cannot turn into a grammar refused.
+//!
+//! Every other keyword is sent as written, so an engine that enforces it does. What llama.cpp's
+//! own converter is known to leave out (measured on the bundled server: a fractional range, a
+//! pattern not anchored at both ends, a format other than date, time, date-time and uuid,
+//! `multipleOf`, `uniqueItems`, `contains`, `propertyNames` and property counts) is reported
+//! as [`Enforcement::Ignored`]; a server that routes `json_schema` through llguidance enforces
+//! most of them. The validator of record still decides.
 
 use serde_json::{Map, Value};
 
-use super::pass::{Inlined, Run};
+use super::pass::{Enforcement, Inlined, Run};
 use crate::schema::node::{JsonType, Node};
 use crate::schema::Pointer;
 
@@ -16,6 +23,19 @@ const REFUSED: &[&str] = &[
     "else",
     "dependentSchemas",
     "patternProperties",
+];
+
+/// Formats llama.cpp's converter writes a grammar for.
+const FORMATS: &[&str] = &["date", "time", "date-time", "uuid"];
+
+/// Keywords llama.cpp's converter ignores wherever they are.
+const IGNORED: &[&str] = &[
+    "multipleOf",
+    "uniqueItems",
+    "contains",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
 ];
 
 pub(super) fn lower(run: &mut Run, root: Node<'_>) -> Value {
@@ -43,7 +63,7 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
         }
     }
     let mut out = Map::new();
-    let mut moved = Map::new();
+    let mut ignored = Vec::new();
     let integer = node.types().contains(JsonType::Integer);
     for (k, v) in map {
         match k.as_str() {
@@ -58,11 +78,27 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
                     .collect();
                 out.insert(k.clone(), Value::Object(props));
             }
-            "items" => {
-                let lowered = self::node(run, node.child(v), &path.key("items"));
-                out.insert(k.clone(), lowered);
+            "items" if v == &Value::Bool(false) => {
+                // The converter refuses a boolean schema: no item past the tuple is a count.
+                let tuple = map
+                    .get("prefixItems")
+                    .and_then(Value::as_array)
+                    .map_or(0, Vec::len);
+                let max = map
+                    .get("maxItems")
+                    .and_then(Value::as_u64)
+                    .map_or(tuple as u64, |m| m.min(tuple as u64));
+                out.insert("maxItems".into(), Value::from(max));
             }
-            "anyOf" | "oneOf" => {
+            "maxItems" if map.get("items") == Some(&Value::Bool(false)) => {}
+            "items" | "additionalProperties" | "propertyNames" | "contains" if v.is_object() => {
+                let lowered = self::node(run, node.child(v), &path.key(k));
+                out.insert(k.clone(), lowered);
+                if IGNORED.contains(&k.as_str()) {
+                    ignored.push(k.clone());
+                }
+            }
+            "anyOf" | "oneOf" | "prefixItems" => {
                 let branches = v
                     .as_array()
                     .map(|bs| {
@@ -75,27 +111,30 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
                 out.insert(k.clone(), Value::Array(branches));
             }
             "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" if !integer => {
-                moved.insert(k.clone(), v.clone());
+                out.insert(k.clone(), v.clone());
+                ignored.push(k.clone());
             }
             "pattern"
                 if !v
                     .as_str()
                     .is_some_and(|p| p.starts_with('^') && p.ends_with('$')) =>
             {
-                moved.insert(k.clone(), v.clone());
+                out.insert(k.clone(), v.clone());
+                ignored.push(k.clone());
             }
-            "format" if v.as_str().is_some_and(|f| matches!(f, "uri" | "email")) => {
-                moved.insert(k.clone(), v.clone());
-            }
-            "uniqueItems" | "contains" | "prefixItems" | "$anchor" | "multipleOf" => {
-                moved.insert(k.clone(), v.clone());
+            "format" if !v.as_str().is_some_and(|f| FORMATS.contains(&f)) => {
+                out.insert(k.clone(), v.clone());
+                ignored.push(k.clone());
             }
             _ => {
+                if IGNORED.contains(&k.as_str()) {
+                    ignored.push(k.clone());
+                }
                 out.insert(k.clone(), v.clone());
             }
         }
     }
-    run.describe(path, &mut out, &moved);
+    run.keep(path, ignored, Enforcement::Ignored);
     if pushed {
         run.inlining.pop();
     }

@@ -45,10 +45,11 @@ mod target;
 use serde_json::Value;
 
 use crate::schema::node::Node;
+use crate::schema::Pointer;
 use pass::Run;
 
 pub use gbnf::{grammar, Budgeted, Grammar, GrammarBudget, Unenforced, MAX_RULES};
-pub use pass::{Lowered, Moved, MAX_NODES};
+pub use pass::{Enforcement, Kept, Lowered, Moved, MAX_NODES};
 pub use reshape::Reshape;
 pub use target::{LowerError, LowerReport, SchemaTarget};
 
@@ -85,9 +86,61 @@ pub fn lower_reporting(schema: &Value, target: SchemaTarget) -> Result<Lowered, 
         SchemaTarget::GeminiResponseSchema => gemini_openapi::lower(&mut run, root),
         SchemaTarget::GeminiJsonSchema => gemini_json::lower(&mut run, root),
         SchemaTarget::LlamaCpp => llama::lower(&mut run, root),
-        SchemaTarget::JsonSchema => schema.clone(),
+        SchemaTarget::JsonSchema => {
+            unknown_keywords(&mut run, root, &Pointer::root());
+            schema.clone()
+        }
     };
     run.finish(out)
+}
+
+/// Keywords whose enforcement depends on the engine behind a plain JSON Schema target (vLLM's
+/// guided decoding backends differ, and an endpoint does not say which it runs).
+const ENGINE_DEPENDENT: &[&str] = &[
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "patternProperties",
+    "not",
+    "if",
+    "dependentRequired",
+    "dependentSchemas",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+];
+
+/// Records, for a schema sent as written, the keywords whose enforcement is unknown, through the
+/// one node view's children (`$ref` targets are reached through `$defs`).
+fn unknown_keywords(run: &mut Run, node: Node<'_>, path: &Pointer) {
+    if node.too_deep() {
+        return;
+    }
+    if let Some(map) = node.map() {
+        let keywords: Vec<String> = ENGINE_DEPENDENT
+            .iter()
+            .filter(|k| map.contains_key(**k))
+            .map(|k| (*k).to_owned())
+            .collect();
+        run.keep(path, keywords, Enforcement::Unknown);
+    }
+    for child in node.children() {
+        let mut at = path.clone();
+        child.push_to(&mut at);
+        unknown_keywords(run, child.node, &at);
+    }
 }
 
 #[cfg(test)]

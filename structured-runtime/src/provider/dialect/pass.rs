@@ -26,6 +26,29 @@ pub(super) struct Run {
     moved: Vec<Moved>,
     /// Shapes sent differently from the schema as written.
     pub(super) reshape: Reshape,
+    /// Keywords sent as written that the target's engine ignores or may ignore.
+    kept: Vec<Kept>,
+}
+
+/// Whether a target's engine holds the model to a keyword sent in the schema.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Enforcement {
+    /// The engine is known to ignore it (the model is not held to it).
+    Ignored,
+    /// Whether it is enforced depends on the engine behind the endpoint (vLLM's backends).
+    Unknown,
+}
+
+/// Keywords sent as written that the target's engine does not hold the model to, or may not:
+/// the value is checked for them locally, as for every keyword.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// The node, in the schema as sent.
+    pub path: Pointer,
+    /// The keywords.
+    pub keywords: Vec<String>,
+    /// What is known of the engine.
+    pub enforcement: Enforcement,
 }
 
 /// Keywords the target does not enforce, moved into a node's description: the model is told,
@@ -48,6 +71,8 @@ pub struct Lowered {
     /// Shapes the target cannot express, sent in another shape and read back from it (OpenAI
     /// strict: maps as lists of entries, a root that is not an object wrapped in one).
     pub reshape: Reshape,
+    /// Keywords sent as written that the target's engine ignores or may ignore.
+    pub kept: Vec<Kept>,
 }
 
 impl Run {
@@ -59,6 +84,7 @@ impl Run {
             nodes: 0,
             moved: Vec::new(),
             reshape: Reshape::default(),
+            kept: Vec::new(),
         }
     }
 
@@ -69,6 +95,7 @@ impl Run {
                 schema: out,
                 moved: self.moved,
                 reshape: self.reshape,
+                kept: self.kept,
             })
         } else {
             Err(LowerReport {
@@ -158,6 +185,17 @@ pub(super) enum Inlined<'s> {
 }
 
 impl Run {
+    /// Records keywords sent as written that the engine does not (or may not) enforce.
+    pub(super) fn keep(&mut self, path: &Pointer, keywords: Vec<String>, enforcement: Enforcement) {
+        if !keywords.is_empty() {
+            self.kept.push(Kept {
+                path: path.clone(),
+                keywords,
+                enforcement,
+            });
+        }
+    }
+
     /// [`describe`], with the move recorded for the caller.
     pub(super) fn describe(
         &mut self,
