@@ -19,6 +19,7 @@ USAGE:
     structured check --schema schema.json [--strict] [--pretty] < answer.txt
     structured check --schema schema.json --markdown FIELD [--title FIELD] < answer.md
     structured stream --schema schema.json [--every BYTES] [--strict] < answer.txt
+    structured grammar --schema schema.json [--max-tokens N]
 
 COMMANDS:
     repair    Find the JSON in the answer (prose, markdown fences and all), repair its
@@ -30,6 +31,9 @@ COMMANDS:
               each time it changes (free text as it comes, every other value once
               complete); a rule broken by a completed value goes to stderr at once.
               When the answer ends, print the value as check does, with its status.
+    grammar   Print the GBNF grammar a llama.cpp server is sent for the schema (its
+              `grammar` field): what it leaves to the validator and the limits it adds
+              where the schema sets none go to stderr, by path.
 
 OPTIONS:
     --schema FILE   The JSON Schema to check against (check only).
@@ -45,6 +49,8 @@ OPTIONS:
                     markdown field.
     --every BYTES   With stream: read BYTES at a time (for testing how an answer cut
                     anywhere reads); without it, whatever has arrived is read.
+    --max-tokens N  With grammar: the answer's token limit the budget for free text is
+                    derived from (4096 when not given).
     --pretty        Print the value indented (the final value, with stream).
     -h, --help      Show this help.
 
@@ -100,6 +106,8 @@ struct Args {
     pretty: bool,
     /// `stream --every BYTES`.
     every: Option<usize>,
+    /// `grammar --max-tokens N`.
+    max_tokens: Option<u32>,
 }
 
 fn main() -> ExitCode {
@@ -116,6 +124,9 @@ fn main() -> ExitCode {
     };
     if args.command == "stream" {
         return ExitCode::from(stream(&args));
+    }
+    if args.command == "grammar" {
+        return ExitCode::from(print_grammar(&args));
     }
     let mut input = String::new();
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
@@ -138,6 +149,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
         strict: false,
         pretty: false,
         every: None,
+        max_tokens: None,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -156,23 +168,33 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
                 Some(Ok(n)) if n > 0 => parsed.every = Some(n),
                 _ => return Err("`--every` needs a number of bytes above 0: `--every 1`".into()),
             },
+            "--max-tokens" => match args.next().map(|n| n.parse::<u32>()) {
+                Some(Ok(n)) if n > 0 => parsed.max_tokens = Some(n),
+                _ => return Err("`--max-tokens` needs a number above 0: `--max-tokens 512`".into()),
+            },
             "--title" => match args.next() {
                 Some(field) => parsed.title = Some(field),
                 None => return Err("`--title` needs a property: `--title title`".into()),
             },
-            "repair" | "check" | "stream" if parsed.command.is_empty() => parsed.command = arg,
+            "repair" | "check" | "stream" | "grammar" if parsed.command.is_empty() => {
+                parsed.command = arg
+            }
             other if other.starts_with('-') => return Err(format!("unknown option `{other}`")),
             other => {
                 return Err(format!(
-                    "unknown command `{other}`: expected `repair`, `check` or `stream`"
+                    "unknown command `{other}`: expected `repair`, `check`, `stream` or `grammar`"
                 ))
             }
         }
     }
     match (parsed.command.as_str(), &parsed.schema) {
-        ("", _) => Err("no command: expected `repair`, `check` or `stream`".into()),
+        ("", _) => Err("no command: expected `repair`, `check`, `stream` or `grammar`".into()),
         ("check", None) => Err("`check` needs `--schema schema.json`".into()),
         ("stream", None) => Err("`stream` needs `--schema schema.json`".into()),
+        ("grammar", None) => Err("`grammar` needs `--schema schema.json`".into()),
+        (command, _) if command != "grammar" && parsed.max_tokens.is_some() => {
+            Err("`--max-tokens` belongs to `grammar`".into())
+        }
         ("stream", _) if parsed.markdown.is_some() => {
             Err("`--markdown` belongs to `check`: `stream` reads JSON answers".into())
         }
@@ -371,6 +393,43 @@ fn read_whole(input: &str, schema: &ResponseSchema, args: &Args) -> u8 {
 
 /// The schema file, checked and compiled. Any root is taken (an answer may be an array or a
 /// scalar); the other checks apply as to every schema given at run time.
+/// `grammar`: the GBNF for the schema, and what it leaves and adds.
+fn print_grammar(args: &Args) -> u8 {
+    use structured_runtime::provider::dialect::{grammar, GrammarBudget};
+    let schema = match load_schema(args) {
+        Ok(schema) => schema,
+        Err(message) => {
+            eprintln!("error: {message}");
+            return NO_INPUT;
+        }
+    };
+    let budget = GrammarBudget::for_max_tokens(args.max_tokens.unwrap_or(4096));
+    match grammar(schema.schema(), budget) {
+        Ok(g) => {
+            let not_enforced: Vec<String> = g
+                .unenforced
+                .iter()
+                .map(|u| format!("{} {}: {}", u.path, u.keyword, u.reason))
+                .collect();
+            report("left to the validator", &not_enforced);
+            let budgets: Vec<String> = g
+                .budgets
+                .iter()
+                .map(|b| format!("{} {} {}", b.path, b.keyword, b.limit))
+                .collect();
+            report("limit added", &budgets);
+            print!("{}", g.text);
+            0
+        }
+        Err(report_) => {
+            for e in report_.errors.iter().take(MAX_REPORT_LINES) {
+                eprintln!("error: {}: {}", e.path, e.reason);
+            }
+            INVALID
+        }
+    }
+}
+
 fn load_schema(args: &Args) -> Result<ResponseSchema, String> {
     let path = args.schema.as_deref().unwrap_or_default();
     let text = std::fs::read_to_string(path)

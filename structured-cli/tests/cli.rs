@@ -305,3 +305,40 @@ fn stream_prints_the_value_as_it_grows_then_the_final_one() {
         assert!(err.contains(says), "{args:?}: {err}");
     }
 }
+
+#[test]
+fn grammar_prints_the_gbnf_and_says_what_it_leaves_and_adds() {
+    let schema = schema_file();
+    let path = schema.0.to_str().unwrap();
+    let (code, out, err) = run(&["grammar", "--schema", path, "--max-tokens", "256"], "");
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("root ::= "), "{out}");
+    assert!(out.contains("\\\"score\\\""), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("ws ::= ")), "{out}");
+    assert!(err.is_empty(), "nothing left, nothing added: {err}");
+    let open = tempfile_path::write(
+        r#"{"type": "object", "properties": {"note": {"type": "string"}, "n": {"type": "integer", "multipleOf": 2}},
+           "required": ["note", "n"], "additionalProperties": false}"#,
+    );
+    let (code, _, err) = run(
+        &[
+            "grammar",
+            "--schema",
+            open.0.to_str().unwrap(),
+            "--max-tokens",
+            "256",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("limit added: /properties/note maxLength 64"),
+        "{err}"
+    );
+    assert!(
+        err.contains("left to the validator: /properties/n multipleOf"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["grammar"], "");
+    assert_eq!(code, 64, "{err}");
+}
