@@ -268,7 +268,8 @@ fn the_llama_cpp_form_and_the_grammar_budget_are_settings() {
         config.grammar_budget,
         Some(GrammarBudget {
             string_chars: 40,
-            items: 3
+            items: 3,
+            fit_tokens: None
         })
     );
     assert_eq!(config.constraint(Some(512)).budget.string_chars, 40);

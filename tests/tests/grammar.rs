@@ -24,6 +24,7 @@ const DERIVATIONS: usize = 300;
 const BUDGET: GrammarBudget = GrammarBudget {
     string_chars: 12,
     items: 4,
+    fit_tokens: None,
 };
 
 fn reference(schema: &Value) -> jsonschema::Validator {
@@ -336,4 +337,50 @@ fn what_the_grammar_cannot_express_is_named_by_path() {
         budgets.contains(&"/properties/s maxLength 12".to_owned()),
         "{budgets:?}"
     );
+}
+
+/// With the budget for an answer's token limit, every budgeted string written in full, as
+/// often as the lists around it allow, fits in three quarters of the limit at two characters a
+/// token (down to 16 characters a string): a model looping in every string still closes.
+#[test]
+fn the_derived_budget_fits_the_answer() {
+    for (name, schema) in [
+        ("HeartbeatDecision", HeartbeatDecision::schema()),
+        ("DaimonAppraisal", DaimonAppraisal::schema()),
+    ]
+    .into_iter()
+    .chain(all_schemas().into_iter().map(|s| (s.name(), s)))
+    {
+        for max_tokens in [256u32, 512, 4096] {
+            let budget = GrammarBudget::for_max_tokens(max_tokens);
+            let g = grammar(schema.schema(), budget).unwrap();
+            let items = |path: &str| {
+                // The lists above a path, each with its count.
+                g.budgets
+                    .iter()
+                    .filter(|b| {
+                        b.keyword == "maxItems" && path.starts_with(&format!("{}/", b.path))
+                    })
+                    .map(|b| b.limit)
+                    .product::<usize>()
+            };
+            let chars: usize = g
+                .budgets
+                .iter()
+                .filter(|b| b.keyword == "maxLength")
+                .map(|b| b.limit * items(b.path.as_str()))
+                .sum();
+            let smallest = g
+                .budgets
+                .iter()
+                .filter(|b| b.keyword == "maxLength")
+                .map(|b| b.limit)
+                .min()
+                .unwrap_or(16);
+            assert!(
+                chars <= max_tokens as usize * 2 * 3 / 4 || smallest == 16,
+                "{name} at {max_tokens}: {chars} characters of free text"
+            );
+        }
+    }
 }

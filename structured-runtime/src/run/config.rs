@@ -243,6 +243,7 @@ impl RunConfig {
                 Some(GrammarBudget {
                     string_chars: s.map_or(derived.string_chars, |n| n as usize),
                     items: i.map_or(derived.items, |n| n as usize),
+                    fit_tokens: None,
                 })
             }
         };

@@ -52,6 +52,11 @@ pub struct GrammarBudget {
     pub string_chars: usize,
     /// Items of a list, or entries of a map, without a count limit.
     pub items: usize,
+    /// The answer's token limit, when the budgets are to fit it: if every budgeted string
+    /// written in full (as often as the lists around it allow) would pass about three
+    /// quarters of it at two characters a token, each string's budget is cut to fit (to no
+    /// less than 16 characters), so a model that loops in every string still closes the value.
+    pub fit_tokens: Option<u32>,
 }
 
 impl Default for GrammarBudget {
@@ -63,20 +68,25 @@ impl Default for GrammarBudget {
 
 impl GrammarBudget {
     /// A budget that fits an answer of `max_tokens`: a string may take a quarter of them in
-    /// characters (a looping model writes about four characters a token), at least 16 and at
-    /// most 2,000; a list or map up to 4 items under 1,024 tokens, 8 under 4,096, 16 above.
+    /// characters, at least 16 and at most 2,000, cut further when the schema has many
+    /// strings ([`GrammarBudget::fit_tokens`]); a list or map up to 4 items under 1,024
+    /// tokens, 8 under 4,096, 16 above.
     pub fn for_max_tokens(max_tokens: u32) -> Self {
-        let max_tokens = max_tokens as usize;
+        let tokens = max_tokens as usize;
         GrammarBudget {
-            string_chars: (max_tokens / 4).clamp(16, 2_000),
-            items: match max_tokens {
+            string_chars: (tokens / 4).clamp(MIN_STRING_CHARS, 2_000),
+            items: match tokens {
                 0..1024 => 4,
                 1024..4096 => 8,
                 _ => 16,
             },
+            fit_tokens: Some(max_tokens),
         }
     }
 }
+
+/// A budgeted string's characters at least, however many strings share the answer.
+const MIN_STRING_CHARS: usize = 16;
 
 /// A keyword the grammar does not hold the model to: left to the validator.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -114,6 +124,29 @@ pub struct Grammar {
 /// The grammar for `schema`, or every construct it cannot be built for (an unresolvable
 /// `$ref`, a range no number fits, a schema too large).
 pub fn grammar(schema: &Value, budget: GrammarBudget) -> Result<Grammar, LowerReport> {
+    let (first, slots) = compile(schema, budget)?;
+    let Some(tokens) = budget.fit_tokens else {
+        return Ok(first);
+    };
+    // Two characters a token, three quarters of the answer for free text.
+    let allowance = (tokens as usize).saturating_mul(2) / 4 * 3;
+    if slots == 0 || slots.saturating_mul(budget.string_chars) <= allowance {
+        return Ok(first);
+    }
+    let string_chars = (allowance / slots).clamp(MIN_STRING_CHARS, budget.string_chars);
+    compile(
+        schema,
+        GrammarBudget {
+            string_chars,
+            ..budget
+        },
+    )
+    .map(|(g, _)| g)
+}
+
+/// The grammar, and how many budgeted strings it can write in full (each counted as often as
+/// the lists and maps around it allow).
+fn compile(schema: &Value, budget: GrammarBudget) -> Result<(Grammar, usize), LowerReport> {
     let mut c = Compiler {
         budget,
         rules: Vec::new(),
@@ -123,6 +156,8 @@ pub fn grammar(schema: &Value, budget: GrammarBudget) -> Result<Grammar, LowerRe
         budgets: Vec::new(),
         errors: Vec::new(),
         size: 0,
+        multiplier: 1,
+        slots: 0,
     };
     let root = c.value(Node::root(schema), &Pointer::root());
     let mut text = format!("root ::= {root}\n");
@@ -142,11 +177,14 @@ pub fn grammar(schema: &Value, budget: GrammarBudget) -> Result<Grammar, LowerRe
             errors: c.errors,
         });
     }
-    Ok(Grammar {
-        text,
-        unenforced: c.unenforced,
-        budgets: c.budgets,
-    })
+    Ok((
+        Grammar {
+            text,
+            unenforced: c.unenforced,
+            budgets: c.budgets,
+        },
+        c.slots,
+    ))
 }
 
 /// Keywords that only annotate: nothing to enforce.
@@ -226,6 +264,11 @@ struct Compiler<'s> {
     budgets: Vec<Budgeted>,
     errors: Vec<LowerError>,
     size: usize,
+    /// How many times the node being compiled can be written in one answer (the counts of the
+    /// lists and maps around it).
+    multiplier: usize,
+    /// Budgeted strings, each counted by its multiplier.
+    slots: usize,
 }
 
 impl<'s> Compiler<'s> {
@@ -555,6 +598,7 @@ impl<'s> Compiler<'s> {
                     keyword: "maxLength",
                     limit,
                 });
+                self.slots = self.slots.saturating_add(self.multiplier);
                 limit
             }
         };
@@ -614,7 +658,10 @@ impl<'s> Compiler<'s> {
         // The items after the tuple: `needed` of them, then up to `optional` more.
         let tail = match rest {
             Some(items) if max > fixed => {
+                let outer = self.multiplier;
+                self.multiplier = outer.saturating_mul(max - fixed);
                 let item = self.value(items, &path.key("items"));
+                self.multiplier = outer;
                 let needed = min.saturating_sub(fixed);
                 let optional = max - fixed - needed;
                 let more = |n: usize, m: usize| repeat(&format!("({sep} {item})"), n, m);
@@ -725,6 +772,18 @@ impl<'s> Compiler<'s> {
     /// An object without declared properties: keys by `propertyNames`, values by
     /// `additionalProperties`, counted by `minProperties`/`maxProperties` (or the budget).
     fn map(&mut self, node: Node<'s>, path: &Pointer) -> String {
+        let outer = self.multiplier;
+        let entries = node
+            .get("maxProperties")
+            .and_then(Value::as_u64)
+            .map_or(self.budget.items, |n| n as usize);
+        self.multiplier = outer.saturating_mul(entries.max(1));
+        let out = self.map_entries(node, path);
+        self.multiplier = outer;
+        out
+    }
+
+    fn map_entries(&mut self, node: Node<'s>, path: &Pointer) -> String {
         let count = |k: &str| node.get(k).and_then(Value::as_u64).map(|n| n as usize);
         let min = count("minProperties").unwrap_or(0);
         let value = match node.additional() {
