@@ -10,7 +10,8 @@
 //!
 //! Run: `eval "$(scripts/local-model start)" && cargo run --release -p structured-examples --bin eval -- 30`
 //! (N defaults to 30; `STRUCTURED_MAX_TOKENS` sets the limit per answer, 512 when unset;
-//! `--temperature T` sends that sampling temperature, the server's default when absent).
+//! `--temperature T` sends that sampling temperature, the server's default when absent;
+//! `--only grammar|json_schema|prompt` runs those rows alone).
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -175,6 +176,11 @@ fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let n: usize = args.iter().find_map(|a| a.parse().ok()).unwrap_or(30);
     let full_only = args.iter().any(|a| a == "--full-only");
+    let only: Option<String> = args
+        .iter()
+        .position(|a| a == "--only")
+        .and_then(|i| args.get(i + 1))
+        .cloned();
     let temperature: Option<f64> = args
         .iter()
         .position(|a| a == "--temperature")
@@ -230,6 +236,14 @@ fn main() {
                     config.sampling = Some(serde_json::json!({ "temperature": t }));
                 }
                 let form = form.map_or("–", LlamaCppRequest::name);
+                let row_name = if mode.label == "schema in the prompt" {
+                    "prompt"
+                } else {
+                    form
+                };
+                if only.as_deref().is_some_and(|o| o != row_name) {
+                    continue;
+                }
                 let provider = &mode.provider;
                 let asks = Asks { n, max_tokens };
                 let rows_here = [
