@@ -292,6 +292,15 @@ impl<'s> Compiler<'s> {
         }
     }
 
+    /// Records a limit the grammar adds where the schema sets none.
+    fn budgeted(&mut self, path: &Pointer, keyword: &'static str, limit: usize) {
+        self.budgets.push(Budgeted {
+            path: path.clone(),
+            keyword,
+            limit,
+        });
+    }
+
     /// A new rule named after `hint`; returns its name.
     fn rule(&mut self, hint: &str, body: String) -> String {
         let name = self.reserve(hint);
@@ -593,11 +602,7 @@ impl<'s> Compiler<'s> {
             Some(max) => max,
             None => {
                 let limit = self.budget.string_chars.max(min);
-                self.budgets.push(Budgeted {
-                    path: path.clone(),
-                    keyword: "maxLength",
-                    limit,
-                });
+                self.budgeted(path, "maxLength", limit);
                 self.slots = self.slots.saturating_add(self.multiplier);
                 limit
             }
@@ -628,11 +633,7 @@ impl<'s> Compiler<'s> {
             (None, None) => prefix.len(),
             (None, Some(_)) => {
                 let limit = (prefix.len() + self.budget.items).max(min);
-                self.budgets.push(Budgeted {
-                    path: path.clone(),
-                    keyword: "maxItems",
-                    limit,
-                });
+                self.budgeted(path, "maxItems", limit);
                 limit
             }
         };
@@ -823,11 +824,7 @@ impl<'s> Compiler<'s> {
                     Some(max) => max,
                     None => {
                         let limit = self.budget.items.max(min);
-                        self.budgets.push(Budgeted {
-                            path: path.clone(),
-                            keyword: "maxProperties",
-                            limit,
-                        });
+                        self.budgeted(path, "maxProperties", limit);
                         limit
                     }
                 };
