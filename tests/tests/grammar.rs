@@ -303,8 +303,9 @@ fn what_the_grammar_cannot_express_is_named_by_path() {
         "s": {"type": "string", "pattern": "^(?=a)b$"},
         "open": {"type": "object", "additionalProperties": {"type": "integer"}},
         "no": {"not": {"type": "string"}},
-        "any": true
-    }, "required": ["tags", "n", "s", "open", "no", "any"], "additionalProperties": false});
+        "any": true,
+        "listed": {"type": "string", "enum": ["ab", "abc"], "maxLength": 2}
+    }, "required": ["tags", "n", "s", "open", "no", "any", "listed"], "additionalProperties": false});
     let g = grammar(&schema, BUDGET).unwrap();
     let named: Vec<String> = g
         .unenforced
@@ -321,6 +322,7 @@ fn what_the_grammar_cannot_express_is_named_by_path() {
             "/properties/no not",
             "/properties/no true",
             "/properties/any true",
+            "/properties/listed maxLength",
         ]
     );
     // Free text and open lists got a budget, said by path.

@@ -397,10 +397,24 @@ impl<'s> Compiler<'s> {
             }
             return self.reference(node, reference, path);
         }
+        let types = node.types();
+        if map.contains_key("const") || map.contains_key("enum") {
+            // The listed values are written as they are: any other rule beside them (a
+            // pattern, a range) is the validator's to check.
+            let beside = map.keys().find(|k| {
+                !ANNOTATIONS.contains(&k.as_str())
+                    && !matches!(k.as_str(), "const" | "enum" | "type")
+            });
+            if let Some(keyword) = beside {
+                self.leave(path, keyword, "a rule beside listed values");
+            }
+        }
         if let Some(value) = map.get("const") {
+            if !types.allows(value) {
+                self.error(path, "the `const` value does not have the node's type");
+            }
             return json_literal(value);
         }
-        let types = node.types();
         if let Some(values) = node.enum_values() {
             let alternatives: Vec<String> = values
                 .iter()
