@@ -249,8 +249,8 @@ impl Helpers {
             text.push_str("number ::= \"-\"? ([0-9] | [1-9] [0-9]{1,14}) (\".\" [0-9]{1,6})?\n");
         }
         text.push_str(&format!("{CHAR} ::= {CHAR_RULE}\n"));
-        // One line break and an indent at most between tokens.
-        text.push_str("ws ::= ([ \\t\\n] [ \\t]{0,20})?\n");
+        // One line break and an indent of at most 12 between tokens.
+        text.push_str("ws ::= ([ \\t\\n] [ \\t]{0,12})?\n");
     }
 }
 

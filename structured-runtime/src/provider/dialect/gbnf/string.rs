@@ -12,9 +12,11 @@ use super::number::{group, repeat};
 /// The rule name of one JSON string character (one code point once read).
 pub(super) const CHAR: &str = "char";
 
-/// The `char` rule: any character but `"`, `\` and controls, or an escape that reads as one
-/// code point (a `\u` escape of a surrogate half is left out: alone it is not a character).
-pub(super) const CHAR_RULE: &str = r#"[^"\\\x00-\x1F] | "\\" (["\\/bfnrt] | "u" ([0-9a-cA-CeEfF] [0-9a-fA-F]{3} | [dD] [0-7] [0-9a-fA-F]{2}))"#;
+/// The `char` rule: any character but `"`, `\` and controls, written as itself, or one of the
+/// short escapes. A `\u` escape is left out: it would let one character of a budget cost six
+/// bytes (and a surrogate half alone is not a character); every character it could write but a
+/// rare control is written as itself.
+pub(super) const CHAR_RULE: &str = r#"[^"\\\x00-\x1F] | "\\" ["\\/bfnrt]"#;
 
 /// A GBNF literal that writes exactly `text`.
 pub(super) fn literal(text: &str) -> String {
