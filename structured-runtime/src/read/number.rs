@@ -103,16 +103,21 @@ pub(crate) fn same_number(written: &str, f: f64) -> bool {
 /// significant digits and a modest exponent, so that any JSON reader reads it as written. A
 /// filter for the fast path: `false` means "read it the careful way", not "wrong".
 pub(crate) fn all_plain(text: &str) -> bool {
+    long_numbers(text).next().is_none()
+}
+
+/// Every number-like token in `text` (outside double-quoted strings) that is not plain (more
+/// than 15 significant digits, or a large exponent), with its offset: the only ones a reader
+/// may read differently from how they are written.
+pub(crate) fn long_numbers(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let bytes = text.as_bytes();
     let mut i = 0;
-    loop {
+    std::iter::from_fn(move || loop {
         // Structure, whitespace and literals are skipped a byte at a time by table.
         while bytes.get(i).is_some_and(|&b| !STARTS[usize::from(b)]) {
             i += 1;
         }
-        let Some(&b) = bytes.get(i) else {
-            return true;
-        };
+        let &b = bytes.get(i)?;
         if b == b'"' {
             i = string_end(bytes, i + 1);
             continue;
@@ -130,10 +135,10 @@ pub(crate) fn all_plain(text: &str) -> bool {
         if !short && token.bytes().any(|b| b.is_ascii_digit()) {
             let (digits, point) = shape(token);
             if digits > PLAIN_DIGITS || point.abs() >= PLAIN_EXPONENT {
-                return false;
+                return Some((start, token));
             }
         }
-    }
+    })
 }
 
 /// The bytes [`all_plain`] stops at: a quote, a minus sign, a digit.

@@ -33,21 +33,53 @@ pub use report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH, MAX_FOUND
 /// [`RepairKind`]. Bare prose is not JSON: `"sure, here it is"` without brackets is
 /// [`RepairError::NotFound`], so a caller can fall back to reading prose. Never panics.
 pub fn repair(text: &str) -> Result<Repaired, RepairError> {
+    // JSON as written (an object or a list, each key once, every number as written) is read as
+    // it is: the heuristics below are for text that is not, and must not second-guess a string
+    // that holds a brace and an escaped quote.
+    if text.trim_start().starts_with(['{', '[']) {
+        if let Ok((value, _)) = crate::read::strict_de::value_from_str(text) {
+            if inexact_number(text).is_none() {
+                return Ok(Repaired {
+                    value,
+                    repairs: Vec::new(),
+                    truncated: false,
+                });
+            }
+        }
+    }
     parser::Parser::new(text).document()
 }
 
 /// The first number in `json` that no number value holds as written (rounded, or out of
-/// range), when there is one: for readers of JSON that is otherwise exact. Numbers that pass
-/// [`crate::read::number::all_plain`] (nearly all) cost one scan.
+/// range), when there is one: for readers of JSON that is otherwise exact. One scan of the text
+/// (strings skipped) for numbers longer than any float holds exactly; each of those is read as
+/// the repairer reads a number. A token that is not a JSON number is left to the JSON reader to
+/// refuse.
 pub(crate) fn inexact_number(json: &str) -> Option<Repair> {
-    if crate::read::number::all_plain(json) {
-        return None;
-    }
-    repair(json).ok()?.repairs.into_iter().find(|r| {
-        matches!(
-            r.kind,
-            RepairKind::NumberRounded | RepairKind::NumberOutOfRange
-        )
+    crate::read::number::long_numbers(json).find_map(|(at, token)| {
+        let well_formed = token.parse::<f64>().is_ok()
+            && !token.starts_with('+')
+            && !token.contains("..")
+            && token
+                .bytes()
+                .next_back()
+                .is_some_and(|b| b.is_ascii_digit());
+        if !well_formed {
+            return None;
+        }
+        let (_, kind) = parser::to_number(token);
+        kind.map(|kind| {
+            let end = lex::floor_boundary(token, MAX_FOUND);
+            let found = match token.get(..end) {
+                Some(cut) if end < token.len() => format!("{cut}..."),
+                _ => token.to_owned(),
+            };
+            Repair {
+                kind,
+                at,
+                found: Some(found),
+            }
+        })
     })
 }
 
@@ -133,6 +165,26 @@ fn others(
 
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn json_as_written_is_read_as_written() {
+        // A string holding a brace and an escaped quote, before the end of its object.
+        for text in [
+            r#"{"d": "{\""}"#,
+            r#"{"x":{"d":"{,:\""},"y":2}"#,
+            r#"[{"a": "[\"", "b": 12345678901234.5678}]"#,
+        ] {
+            let read = super::repair(text).unwrap();
+            assert!(read.is_clean(), "{text}: {:?}", read.repairs);
+            assert_eq!(
+                read.value,
+                serde_json::from_str::<serde_json::Value>(text).unwrap()
+            );
+        }
+        // A number no value holds as written still goes to the parser, which says so.
+        let read = super::repair(r#"{"n": 123456789012345678901234567890}"#).unwrap();
+        assert!(!read.is_clean());
+    }
+
     use super::*;
     use serde_json::Value;
 

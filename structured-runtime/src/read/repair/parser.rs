@@ -1019,7 +1019,7 @@ fn literal(word: &str) -> Option<(Value, Option<RepairKind>)> {
 /// the float `-0.0`, as `serde_json` reads it, so its sign is kept); any other number is the
 /// `f64` it spells, with a repair when that is not the same number: rounded, or out of range
 /// (kept as a string, since no number value holds it).
-fn to_number(clean: &str) -> (Value, Option<RepairKind>) {
+pub(super) fn to_number(clean: &str) -> (Value, Option<RepairKind>) {
     if clean != "-0" {
         if let Ok(i) = clean.parse::<i64>() {
             return (Value::Number(i.into()), None);
