@@ -53,9 +53,10 @@ pub struct GrammarBudget {
     /// Items of a list, or entries of a map, without a count limit.
     pub items: usize,
     /// The answer's token limit, when the budgets are to fit it: if every budgeted string
-    /// written in full (as often as the lists around it allow) would pass about three
-    /// quarters of it at two characters a token, each string's budget is cut to fit (to no
-    /// less than 16 characters), so a model that loops in every string still closes the value.
+    /// written in full (as often as the lists around it allow) would pass half of it at a
+    /// token a character (what a model looping over digits spends), each string's budget is
+    /// cut to fit (to no less than 16 characters), so a model that loops in every string
+    /// still closes the value.
     pub fit_tokens: Option<u32>,
 }
 
@@ -128,8 +129,9 @@ pub fn grammar(schema: &Value, budget: GrammarBudget) -> Result<Grammar, LowerRe
     let Some(tokens) = budget.fit_tokens else {
         return Ok(first);
     };
-    // Two characters a token, three quarters of the answer for free text.
-    let allowance = (tokens as usize).saturating_mul(2) / 4 * 3;
+    // A looping model can spend a token a character (a list of numbers, digit by digit): half
+    // the answer for free text, the rest for keys, numbers, punctuation and whitespace.
+    let allowance = tokens as usize / 2;
     if slots == 0 || slots.saturating_mul(budget.string_chars) <= allowance {
         return Ok(first);
     }
@@ -249,8 +251,9 @@ impl Helpers {
             text.push_str("number ::= \"-\"? ([0-9] | [1-9] [0-9]{1,14}) (\".\" [0-9]{1,6})?\n");
         }
         text.push_str(&format!("{CHAR} ::= {CHAR_RULE}\n"));
-        // One line break and an indent of at most 12 between tokens.
-        text.push_str("ws ::= ([ \\t\\n] [ \\t]{0,12})?\n");
+        // One space or line break at most between tokens: whitespace a looping model could
+        // spend the answer on is bounded by the value's own size.
+        text.push_str("ws ::= [ \\n]?\n");
     }
 }
 
