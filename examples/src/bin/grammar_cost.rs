@@ -2,7 +2,10 @@
 //! and a 200-property schema, the grammar's size (bytes, rules) and the time to compile it
 //! (median of 200 compiles, at the budget for a 512-token answer).
 //!
-//! Run: `cargo run --release -p structured-examples --bin grammar_cost`
+//! Run: `cargo run --release -p structured-examples --bin grammar_cost`. With `NAME COUNT`
+//! (`heartbeat`, `daimon`, `ticket` or `wide`) it only compiles that schema COUNT times, for
+//! callgrind: `valgrind --tool=callgrind --callgrind-out-file=/dev/null
+//! target/release/grammar_cost wide 20`, minus the `wide 0` total, over 20.
 
 use std::time::Instant;
 
@@ -40,6 +43,19 @@ fn main() {
         ("TicketTriage", TicketTriage::schema().schema()),
         ("200 properties", &wide),
     ];
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if let [name, count] = args.as_slice() {
+        let index = ["heartbeat", "daimon", "ticket", "wide"]
+            .iter()
+            .position(|n| n == name)
+            .expect("heartbeat, daimon, ticket or wide");
+        let count: usize = count.parse().expect("a count");
+        let schema = cases[index].1;
+        for _ in 0..count {
+            std::hint::black_box(grammar(std::hint::black_box(schema), budget).ok());
+        }
+        return;
+    }
     println!("| schema | schema bytes | grammar bytes | rules | compile (median of 200) |");
     println!("|---|---:|---:|---:|---:|");
     for (name, schema) in cases {
