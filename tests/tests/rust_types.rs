@@ -3,6 +3,8 @@
 //! each: the exact schema, a `from_json` round trip of what serde writes, and an invalid value
 //! refused with its exact report.
 
+mod common;
+
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::sync::Arc;
 
@@ -760,4 +762,50 @@ fn a_streamed_reshaped_answer_is_shown_in_the_types_shape() {
     assert_eq!(last, &serde_json::to_value(ticket()).unwrap());
     assert!(last["labels"].is_object() && last["totals"].is_object());
     assert!(shown.len() > 10);
+}
+
+/// The README's ticket-triage type as a llama.cpp grammar: every shape compiles (tuples, a
+/// fixed-size array, a char, maps by string and by enum, a set, a flattened struct, an enum
+/// with data); what a grammar cannot hold (a set's items kept apart, an open map's keys kept
+/// apart) is named by path, and every other rule holds in what it writes: each derivation is
+/// JSON whose only violations, if any, are at those paths.
+#[test]
+fn the_ticket_type_compiles_to_a_grammar_that_names_what_it_leaves() {
+    use common::gbnf::{Gbnf, Rng};
+    use structured_runtime::provider::dialect::{grammar, GrammarBudget};
+    let schema = Ticket::schema().schema();
+    let g = grammar(schema, GrammarBudget::for_max_tokens(512)).unwrap();
+    let mut left: Vec<String> = g
+        .unenforced
+        .iter()
+        .map(|u| format!("{} {}", u.path, u.keyword))
+        .collect();
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "/properties/labels additionalProperties",
+            "/properties/tags uniqueItems"
+        ]
+    );
+    let parsed = Gbnf::parse(&g.text);
+    let mut rng = Rng::new(24);
+    let mut checked = 0;
+    for _ in 0..300 {
+        let Some(text) = parsed.derive(&mut rng) else {
+            continue;
+        };
+        let value: Value = serde_json::from_str(&text).unwrap_or_else(|e| panic!("{e}: {text}"));
+        if let Err(violations) = Ticket::schema().check_instance(&value) {
+            for v in &violations.0 {
+                let at = v.path.as_str();
+                assert!(
+                    at.starts_with("/tags/") || at.starts_with("/labels"),
+                    "{v} in {text}"
+                );
+            }
+        }
+        checked += 1;
+    }
+    assert!(checked > 200);
 }
