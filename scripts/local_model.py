@@ -149,7 +149,91 @@ def watch(owner):
         time.sleep(1)
 
 
+def self_test():
+    """The proxy against a scripted upstream on loopback: a reply's bytes pass as they come (the
+    upstream sends its second event only once the client has read the first), and a client that
+    hangs up makes the proxy close the upstream connection. Ordered by events, not timed."""
+    first_read = threading.Event()
+    hung_up = threading.Event()
+
+    class Upstream(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def do_POST(self):
+            self.rfile.read(int(self.headers.get("content-length") or 0))
+            if self.path == "/stream":
+                self.send_response(200)
+                self.send_header("content-type", "text/event-stream")
+                self.send_header("transfer-encoding", "chunked")
+                self.end_headers()
+                for event in (b"data: 0\n\n", None):
+                    if event is None:
+                        event = b"data: 1\n\n" if first_read.wait(20) else b"data: late\n\n"
+                    self.wfile.write(b"%x\r\n%s\r\n" % (len(event), event))
+                    self.wfile.flush()
+                self.wfile.write(b"0\r\n\r\n")
+                self.wfile.flush()
+                return
+            # A long generation: it ends when the proxy hangs up, or answers after 20 s.
+            self.connection.settimeout(0.1)
+            deadline = time.time() + 20
+            while time.time() < deadline:
+                try:
+                    if self.connection.recv(1, socket.MSG_PEEK) == b"":
+                        hung_up.set()
+                        return
+                except socket.timeout:
+                    continue
+                except OSError:
+                    hung_up.set()
+                    return
+            self.send_response(200)
+            self.send_header("content-length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+
+        def log_message(self, *args):
+            pass
+
+    upstream = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Upstream)
+    threading.Thread(target=upstream.serve_forever, daemon=True).start()
+    log = os.devnull
+    front = http.server.ThreadingHTTPServer(("127.0.0.1", 0), proxy(upstream.server_address[1], log))
+    threading.Thread(target=front.serve_forever, daemon=True).start()
+    port = front.server_address[1]
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    conn.request("POST", "/stream", body=b"{}", headers={"content-type": "application/json"})
+    reply = conn.getresponse()
+    events = []
+    while True:
+        line = reply.readline()
+        if not line:
+            break
+        if line.startswith(b"data: "):
+            events.append(line[6:].strip().decode())
+            first_read.set()
+    conn.close()
+    if events != ["0", "1"]:
+        sys.exit(f"proxy self-test: the stream was held back: {events}")
+
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=1)
+    try:
+        conn.request("POST", "/generate", body=b"{}", headers={"content-type": "application/json"})
+        conn.getresponse().read()
+        sys.exit("proxy self-test: the long request answered before the client gave up")
+    except (socket.timeout, TimeoutError):
+        pass
+    conn.close()
+    if not hung_up.wait(10):
+        sys.exit("proxy self-test: the upstream request went on after its client hung up")
+    print("proxy self-test: ok (streamed event by event; upstream closed when its client hung up)")
+
+
 def main():
+    if sys.argv[1:] == ["--self-test"]:
+        self_test()
+        return
     parser = argparse.ArgumentParser()
     parser.add_argument("--port", type=int, required=True)
     parser.add_argument("--log", required=True)

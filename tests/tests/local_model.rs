@@ -383,6 +383,26 @@ fn a_markdown_wrapper_in_both_modes() {
     });
 }
 
+/// The logging proxy in front of the server passes a reply's bytes on as they come and, when a
+/// client hangs up, closes the upstream request so the model's one slot is freed: checked by
+/// `scripts/local-model self-test` against a scripted upstream (ordered by events, not timed).
+#[test]
+fn the_proxy_streams_and_cancels_when_its_client_hangs_up() {
+    with_local(|_| {
+        let script = concat!(env!("CARGO_MANIFEST_DIR"), "/../scripts/local-model");
+        let out = Command::new(script)
+            .arg("self-test")
+            .output()
+            .unwrap_or_else(|e| panic!("{script}: {e}"));
+        assert!(
+            out.status.success(),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    });
+}
+
 /// Every grammar the example types compile to, at two budgets, is one the server takes: asked
 /// for two tokens, it answers (a grammar it cannot parse is a 400 before any token).
 #[test]
