@@ -1,12 +1,18 @@
 //! Schema dialects: one JSON Schema in, what each provider's schema target accepts out. One file
 //! per target.
 //!
-//! The policy is the same for every target. A keyword the target does not accept but whose
-//! meaning a model can still follow (a bound, a length, a default) is moved into the node's
-//! `description` as `{minimum: 0, maximum: 1}`, never silently dropped; the value is still
+//! The policy is the same for every target. A keyword the target refuses but whose meaning a
+//! model can still follow (a bound, a length, a default) is moved into the node's
+//! `description` as `{minimum: 0, maximum: 1}`, never silently dropped ([`Moved`]). A keyword
+//! the target takes but its engine may not enforce is sent as written, so an engine that
+//! enforces it does, and reported ([`Kept`]: llama.cpp's converter is known to ignore a
+//! fractional range, a plain JSON Schema target's backend may). Either way the value is still
 //! checked locally after parsing. A construct the target cannot express at all (recursion where
 //! refs must be inlined, `not`, a non-string enum in Gemini's `responseSchema`, an external
 //! `$ref`) is a [`LowerError`] naming the node and the target, before any request is sent.
+//!
+//! For llama.cpp's native engine, [`grammar`] compiles the schema into a GBNF grammar instead,
+//! which holds the model to what the converter leaves out.
 //!
 //! Every target reads the schema through the one node view (`$ref`s through its resolver, one
 //! depth limit) and writes at most [`MAX_NODES`] nodes, so no schema makes lowering slow.
