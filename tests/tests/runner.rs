@@ -1433,3 +1433,37 @@ fn llama_cpp_gets_the_grammar_or_the_schema_as_configured() {
         "{said}"
     );
 }
+
+/// A budget given as is and one fitted to the same token limit start from the same numbers: each
+/// run is still sent its own grammar (the kept request fields are keyed by the whole budget).
+#[test]
+fn each_grammar_budget_gets_its_own_grammar() {
+    use structured_examples::HeartbeatDecision;
+    use structured_runtime::provider::dialect::{grammar, GrammarBudget};
+    let fitted = GrammarBudget::for_max_tokens(512);
+    let as_is = GrammarBudget {
+        fit_tokens: None,
+        ..fitted
+    };
+    let compiled = |b| {
+        grammar(HeartbeatDecision::schema().schema(), b)
+            .unwrap()
+            .text
+    };
+    assert_ne!(compiled(fitted), compiled(as_is));
+    let mut request = ChatRequest::user("Assess the vault.");
+    request.max_tokens = Some(512);
+    for budget in [Some(as_is), None] {
+        let provider = Scripted::new(ProviderKind::LlamaCpp, "local", vec![]);
+        let config = RunConfig {
+            grammar_budget: budget,
+            transport_retries: 0,
+            ..config(0)
+        };
+        let _ = block_on(run_structured::<HeartbeatDecision, _>(
+            &provider, &request, &config,
+        ));
+        let expected = compiled(budget.unwrap_or(fitted));
+        assert_eq!(provider.body(0)["grammar"], expected.as_str());
+    }
+}

@@ -24,7 +24,7 @@ use super::config::{OnExhausted, RunConfig};
 use super::ledger::{Attempt, AttemptResult, Ledger, Stop};
 use super::transport::{DynProvider, Provider, TransportError};
 use crate::provider::capabilities::{resolve_mode, ProviderKind};
-use crate::provider::dialect::{grammar, LowerReport, Reshape};
+use crate::provider::dialect::{LowerReport, Reshape};
 use crate::provider::mode::StructuredOutputMode;
 use crate::provider::wire::{
     body_text, fragment_body, read_response, sent_target, ChatRequest, CodecError, Expect, Outcome,
@@ -748,17 +748,16 @@ impl<'r, G: Goal> Run<'r, G> {
         // What the request leaves to local checks, said with the value.
         let target = sent_target(&caps, schema);
         let not_enforced: Vec<Warning> = match mode {
-            _ if constraint.sends_grammar(provider.kind(), mode) => {
-                grammar(schema.schema(), constraint.budget)
-                    .ok()
-                    .filter(|g| !g.unenforced.is_empty() || !g.budgets.is_empty())
-                    .map(|g| Warning::GrammarLimits {
-                        unenforced: g.unenforced,
-                        budgets: g.budgets,
-                    })
-                    .into_iter()
-                    .collect()
-            }
+            _ if constraint.sends_grammar(provider.kind(), mode) => fragment
+                .grammar_limits
+                .as_ref()
+                .filter(|(unenforced, budgets)| !unenforced.is_empty() || !budgets.is_empty())
+                .map(|(unenforced, budgets)| Warning::GrammarLimits {
+                    unenforced: unenforced.clone(),
+                    budgets: budgets.clone(),
+                })
+                .into_iter()
+                .collect(),
             StructuredOutputMode::SchemaEnforced | StructuredOutputMode::ToolUseWorkaround => {
                 let moved = schema
                     .moved(target)

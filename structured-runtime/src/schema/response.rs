@@ -13,7 +13,7 @@ use super::strict::{self, StrictReport};
 use super::validate::{preview_json, Rule, Violation, Violations};
 use super::validation::Compiled;
 use crate::provider::dialect::{
-    lower_reporting, Kept, LowerReport, Lowered, Moved, Reshape, SchemaTarget,
+    lower_reporting, Budgeted, Kept, LowerReport, Lowered, Moved, Reshape, SchemaTarget, Unenforced,
 };
 
 /// A named JSON Schema for a response, as providers take it (`response_format.json_schema`,
@@ -154,6 +154,9 @@ pub(crate) struct Fragment {
     pub(crate) value: Value,
     /// Each member's key and its value written as JSON.
     pub(crate) members: Vec<(String, String)>,
+    /// For a grammar (llama.cpp): what it leaves to the validator and the limits it adds, kept
+    /// with it so a run says so without compiling it again.
+    pub(crate) grammar_limits: Option<(Vec<Unenforced>, Vec<Budgeted>)>,
 }
 
 impl Fragment {
@@ -164,7 +167,11 @@ impl Fragment {
             .flatten()
             .map(|(k, v)| (k.clone(), v.to_string()))
             .collect();
-        Fragment { value, members }
+        Fragment {
+            value,
+            members,
+            grammar_limits: None,
+        }
     }
 }
 
@@ -391,7 +398,7 @@ impl ResponseSchema {
     pub(crate) fn fragment(
         &self,
         key: &str,
-        build: impl FnOnce(&Self) -> Result<Value, LowerReport>,
+        build: impl FnOnce(&Self) -> Result<Fragment, LowerReport>,
     ) -> Result<Arc<Fragment>, LowerReport> {
         let cached = |fragments: &[(String, Arc<Fragment>)]| {
             fragments
@@ -404,7 +411,7 @@ impl ResponseSchema {
         }
         // Built outside the lock: two threads racing on the first request each build one, and
         // the first stored is kept.
-        let built = Arc::new(Fragment::new(build(self)?));
+        let built = Arc::new(build(self)?);
         let mut fragments = self.fragments.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(found) = cached(&fragments) {
             return Ok(found);

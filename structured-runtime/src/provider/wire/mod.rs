@@ -231,18 +231,22 @@ pub(crate) fn fragment_body(
     let target = sent_target(caps, schema);
     if constraint.sends_grammar(provider, mode) {
         let budget = constraint.budget;
+        // Every field of the budget is in the key: a budget fitted to a token limit and one
+        // given as is may start from the same numbers and end in different grammars.
         let key = format!(
-            "{provider:?}/{mode:?}/grammar/{}/{}",
-            budget.string_chars, budget.items
+            "{provider:?}/{mode:?}/grammar/{}/{}/{:?}",
+            budget.string_chars, budget.items, budget.fit_tokens
         );
         return schema.fragment(&key, |schema| {
             let g = grammar(schema.schema(), budget)?;
-            Ok(serde_json::json!({ "grammar": g.text }))
+            let mut fragment = Fragment::new(serde_json::json!({ "grammar": g.text }));
+            fragment.grammar_limits = Some((g.unenforced, g.budgets));
+            Ok(fragment)
         });
     }
     let key = format!("{provider:?}/{mode:?}/{target:?}");
     schema.fragment(&key, |schema| {
-        build_fragment(provider, mode, schema, target)
+        build_fragment(provider, mode, schema, target).map(Fragment::new)
     })
 }
 

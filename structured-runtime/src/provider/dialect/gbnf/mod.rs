@@ -306,12 +306,14 @@ impl<'s> Compiler<'s> {
 
     /// A new rule named after `hint`; returns its name.
     fn rule(&mut self, hint: &str, body: String) -> String {
-        let name = self.reserve(hint);
-        self.define(&name, body);
+        let (slot, name) = self.reserve(hint);
+        self.define(slot, body);
         name
     }
 
-    fn reserve(&mut self, hint: &str) -> String {
+    /// A place for a rule named after `hint`, defined later ([`Compiler::define`]): its index
+    /// and its name.
+    fn reserve(&mut self, hint: &str) -> (usize, String) {
         let mut base: String = hint
             .chars()
             .map(|c| match c {
@@ -323,12 +325,13 @@ impl<'s> Compiler<'s> {
         base.truncate(40);
         let base = base.trim_matches('-');
         let base = if base.is_empty() { "node" } else { base };
-        let name = format!("{base}-{}", self.rules.len());
+        let slot = self.rules.len();
+        let name = format!("{base}-{slot}");
         self.rules.push((name.clone(), String::new()));
-        name
+        (slot, name)
     }
 
-    fn define(&mut self, name: &str, body: String) {
+    fn define(&mut self, slot: usize, body: String) {
         self.size += body.len();
         if self.rules.len() > MAX_RULES || self.size > MAX_TEXT {
             if self.errors.is_empty() {
@@ -341,8 +344,8 @@ impl<'s> Compiler<'s> {
             }
             return;
         }
-        if let Some(slot) = self.rules.iter_mut().rev().find(|(n, _)| n == name) {
-            slot.1 = body;
+        if let Some(rule) = self.rules.get_mut(slot) {
+            rule.1 = body;
         }
     }
 
@@ -497,11 +500,11 @@ impl<'s> Compiler<'s> {
                 return self.any();
             }
         };
-        let name = self.reserve(reference.trim_start_matches("#/"));
+        let (slot, name) = self.reserve(reference.trim_start_matches("#/"));
         self.refs.insert(reference, name.clone());
         let at = Pointer::from_fragment(reference).unwrap_or_else(|| path.clone());
         let body = self.value(target, &at);
-        self.define(&name, body);
+        self.define(slot, body);
         name
     }
 
@@ -664,7 +667,7 @@ impl<'s> Compiler<'s> {
         if node.get("uniqueItems") == Some(&Value::Bool(true)) && max > 1 {
             self.leave(path, "uniqueItems", "a grammar cannot keep items apart");
         }
-        let name = self.reserve(&format!("{}-list", last(path)));
+        let (slot, name) = self.reserve(&format!("{}-list", last(path)));
         let mut positions: Vec<String> = prefix
             .iter()
             .enumerate()
@@ -710,7 +713,7 @@ impl<'s> Compiler<'s> {
             inner = if i < min { seq } else { format!("({seq})?") };
         }
         let body = join(&["\"[\" ws".to_owned(), inner, "ws \"]\"".to_owned()]);
-        self.define(&name, body);
+        self.define(slot, body);
         name
     }
 
@@ -723,7 +726,7 @@ impl<'s> Compiler<'s> {
         if declared.is_empty() && undeclared.is_empty() {
             return self.map(node, path);
         }
-        let name = self.reserve(&format!("{}-object", last(path)));
+        let (slot, name) = self.reserve(&format!("{}-object", last(path)));
         let mut members = Vec::new();
         for (key, p) in &declared {
             let at = path.key("properties").key(key);
@@ -750,8 +753,8 @@ impl<'s> Compiler<'s> {
             self.leave(path, "maxProperties", "a count of optional properties");
         }
         let body = self.sequence(&name, &members);
-        let body = format!("\"{{\" ws {body} ws \"}}\"").replace("ws  ws", "ws ws");
-        self.define(&name, body);
+        let body = join(&["\"{\" ws".to_owned(), body, "ws \"}\"".to_owned()]);
+        self.define(slot, body);
         name
     }
 
@@ -818,7 +821,7 @@ impl<'s> Compiler<'s> {
         let keys: Option<Vec<&'s str>> = names
             .and_then(|n| n.enum_values())
             .and_then(|values| values.iter().map(Value::as_str).collect());
-        let name = self.reserve(&format!("{}-map", last(path)));
+        let (slot, name) = self.reserve(&format!("{}-map", last(path)));
         let body = match keys {
             Some(keys) if keys.len() <= 16 => {
                 let max = count("maxProperties").unwrap_or(keys.len()).min(keys.len());
@@ -864,7 +867,7 @@ impl<'s> Compiler<'s> {
         } else {
             format!("\"{{\" ws {body} ws \"}}\"")
         };
-        self.define(&name, body);
+        self.define(slot, body);
         name
     }
 

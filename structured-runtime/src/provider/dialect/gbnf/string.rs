@@ -196,25 +196,19 @@ fn char_class(ranges: &[(u32, u32)]) -> Result<String, String> {
     let mut kept = Vec::new();
     let mut escapes = Vec::new();
     for &(start, end) in ranges {
-        for (cut_start, cut_end) in [(start, end)] {
-            let mut pieces = vec![(cut_start.max(0x20), cut_end)];
-            for forbidden in [0x22u32, 0x5C] {
-                if (cut_start..=cut_end).contains(&forbidden) {
-                    escapes.push(forbidden);
+        // Controls are left out; `"` and `\` are cut out of the range and written escaped.
+        let mut from = start.max(0x20);
+        for forbidden in [0x22u32, 0x5C] {
+            if from <= forbidden && forbidden <= end {
+                escapes.push(forbidden);
+                if from < forbidden {
+                    kept.push((from, forbidden - 1));
                 }
-                pieces = pieces
-                    .into_iter()
-                    .flat_map(|(a, b)| {
-                        if a <= forbidden && forbidden <= b {
-                            vec![(a, forbidden.wrapping_sub(1)), (forbidden + 1, b)]
-                        } else {
-                            vec![(a, b)]
-                        }
-                    })
-                    .filter(|(a, b)| a <= b && *b != u32::MAX)
-                    .collect();
+                from = forbidden + 1;
             }
-            kept.extend(pieces);
+        }
+        if from <= end {
+            kept.push((from, end));
         }
     }
     let mut alternatives = Vec::new();
