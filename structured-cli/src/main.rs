@@ -6,9 +6,11 @@ use std::process::ExitCode;
 
 use serde_json::Value;
 use structured_runtime::read::repair::{repair_text, RepairError};
+use structured_runtime::read::MAX_STREAM_DEPTH;
 use structured_runtime::schema::Markdown;
 use structured_runtime::{
     parse_value, ParseError, ParseOptions, Provenance, ResponseSchema, SchemaLimits, StreamReader,
+    StreamStatus,
 };
 
 const HELP: &str = "\
@@ -27,10 +29,13 @@ COMMANDS:
     check     Like repair, then fit the value to the JSON Schema (unknown keys dropped,
               numbers read from strings, enum values matched ignoring case, ...) and
               validate it. Prints the value; warnings and violations go to stderr.
-    stream    Read the answer as it arrives and print the value so far, one JSON line
-              each time it changes (free text as it comes, every other value once
-              complete); a rule broken by a completed value goes to stderr at once.
-              When the answer ends, print the value as check does, with its status.
+    stream    Read the answer as it arrives and print each change to the value so far,
+              one JSON line each: {\"op\":\"set\",\"path\":\"/a\",\"value\":1} when a value
+              appears (an object or list opened, a value complete, free text begun) and
+              {\"op\":\"append\",\"path\":\"/note\",\"text\":\"..\"} as free text grows. Applied in
+              order they build the value; the output grows with the answer, not with the
+              value. A rule broken by a completed value goes to stderr at once. When the
+              answer ends, print the value as check does, with its status.
     grammar   Print the GBNF grammar a llama.cpp server is sent for the schema (its
               `grammar` field): what it leaves to the validator and the limits it adds
               where the schema sets none go to stderr, by path.
@@ -290,10 +295,10 @@ fn stream(args: &Args) -> u8 {
     let mut reader = StreamReader::new(&schema);
     let mut stdin = std::io::stdin().lock();
     let mut buffer = vec![0u8; args.every.unwrap_or(8192)];
-    // The value so far, kept in step by the reader's changes; a container closing completes a
-    // value without changing what is shown: one line a change.
-    let mut shown = Value::Null;
-    let mut last = String::new();
+    // One line per change, never the value so far: the output grows with the answer, whatever
+    // its shape or the size of its pieces.
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let mut status = StreamStatus::Waiting;
     loop {
         let read = match args.every {
             Some(_) => read_up_to(&mut stdin, &mut buffer),
@@ -311,16 +316,17 @@ fn stream(args: &Args) -> u8 {
         let progress = reader.feed(buffer.get(..n).unwrap_or_default());
         report("invalid", progress.violations);
         for change in progress.changes {
-            change.apply(&mut shown);
+            let _ = writeln!(out, "{}", change.to_json());
         }
-        if progress.changed {
-            let now = shown.to_string();
-            if now != last {
-                let _ = writeln!(std::io::stdout().lock(), "{now}");
-                last = now;
-            }
+        if progress.status != status && progress.status == StreamStatus::TooDeep {
+            let _ = out.flush();
+            eprintln!("error: nested deeper than {MAX_STREAM_DEPTH} levels; the rest is not read");
         }
+        status = progress.status;
+        // Shown as it arrives: each piece's changes reach the reader before the next piece.
+        let _ = out.flush();
     }
+    drop(out);
     match reader.text() {
         Some(text) => read_whole(text, &schema, args),
         None => {
@@ -432,8 +438,7 @@ fn print_grammar(args: &Args) -> u8 {
 
 fn load_schema(args: &Args) -> Result<ResponseSchema, String> {
     let path = args.schema.as_deref().unwrap_or_default();
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| format!("cannot read the schema `{path}`: {e}"))?;
+    let text = read_capped(path, SchemaLimits::default().max_bytes)?;
     let schema: Value =
         serde_json::from_str(&text).map_err(|e| format!("the schema `{path}` is not JSON: {e}"))?;
     let limits = SchemaLimits {
@@ -452,4 +457,24 @@ fn load_schema(args: &Args) -> Result<ResponseSchema, String> {
     schema
         .with_markdown(markdown)
         .map_err(|e| format!("`{path}` cannot hold a plain-text answer: {e}"))
+}
+
+/// The file at `path` as text, refused as soon as it is found longer than `max` bytes: its size
+/// is looked at first, and no more than `max + 1` bytes are ever read (a file that grows while
+/// it is read, or a pipe, is cut there).
+fn read_capped(path: &str, max: usize) -> Result<String, String> {
+    let cannot = |e: std::io::Error| format!("cannot read the schema `{path}`: {e}");
+    let file = std::fs::File::open(path).map_err(cannot)?;
+    let too_large = || format!("the schema `{path}` is larger than {max} bytes");
+    if file.metadata().map_err(cannot)?.len() > max as u64 {
+        return Err(too_large());
+    }
+    let mut text = String::new();
+    file.take(max as u64 + 1)
+        .read_to_string(&mut text)
+        .map_err(cannot)?;
+    if text.len() > max {
+        return Err(too_large());
+    }
+    Ok(text)
 }

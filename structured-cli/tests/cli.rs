@@ -4,6 +4,17 @@ use std::io::Write;
 use std::process::{Command, Stdio};
 
 fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let (code, out, err) = run_bytes(args, stdin.as_bytes().to_vec());
+    (
+        code,
+        String::from_utf8_lossy(&out).into_owned(),
+        String::from_utf8_lossy(&err).into_owned(),
+    )
+}
+
+/// The binary on `stdin`, written from a thread so a large input and a large output cannot
+/// wait on each other.
+fn run_bytes(args: &[&str], stdin: Vec<u8>) -> (i32, Vec<u8>, Vec<u8>) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_structured"))
         .args(args)
         .stdin(Stdio::piped())
@@ -11,21 +22,14 @@ fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
         .stderr(Stdio::piped())
         .spawn()
         .expect("the binary starts");
+    let mut pipe = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || pipe.write_all(&stdin));
+    let out = child.wait_with_output().expect("the binary ends");
     // A usage error exits before reading stdin: the pipe may be closed by then, which is fine.
-    let written = child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes());
-    if let Err(e) = written {
+    if let Err(e) = writer.join().expect("the writer ends") {
         assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
     }
-    let out = child.wait_with_output().expect("the binary ends");
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
+    (out.status.code().unwrap_or(-1), out.stdout, out.stderr)
 }
 
 fn schema_file() -> tempfile_path::Path {
@@ -35,6 +39,119 @@ fn schema_file() -> tempfile_path::Path {
             "score": {"type": "number", "minimum": 0, "maximum": 1}},
            "required": ["level", "score"], "additionalProperties": false}"#,
     )
+}
+
+/// `stream`'s output: each change line applied in turn (the value after each), and the last
+/// line (the final value `check` prints). `None` when a line before the last is not a change.
+fn replay(out: &str) -> (Option<Vec<serde_json::Value>>, serde_json::Value) {
+    let lines: Vec<serde_json::Value> = out
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let (last, changes) = lines.split_last().expect("a line");
+    (apply_all(changes), last.clone())
+}
+
+/// The value after each change line, applied in turn to `null`.
+fn apply_all(changes: &[serde_json::Value]) -> Option<Vec<serde_json::Value>> {
+    let mut value = serde_json::Value::Null;
+    let mut shown = Vec::new();
+    for change in changes {
+        let path = change["path"].as_str()?;
+        let (parent, key) = match path.rfind('/') {
+            Some(i) => (
+                &path[..i],
+                Some(path[i + 1..].replace("~1", "/").replace("~0", "~")),
+            ),
+            None => ("", None),
+        };
+        match (change["op"].as_str()?, key) {
+            ("set", None) => value = change["value"].clone(),
+            ("set", Some(key)) => match value.pointer_mut(parent)? {
+                serde_json::Value::Object(map) => {
+                    map.insert(key, change["value"].clone());
+                }
+                serde_json::Value::Array(items) => items.push(change["value"].clone()),
+                _ => return None,
+            },
+            ("append", _) => match value.pointer_mut(path)? {
+                serde_json::Value::String(s) => s.push_str(change["text"].as_str()?),
+                _ => return None,
+            },
+            _ => return None,
+        }
+        shown.push(value.clone());
+    }
+    Some(shown)
+}
+
+/// `stream` on adversarial answers a byte at a time: the output grows with the input (a change
+/// per line, never the value so far), and nesting past the reader's limit is refused where it
+/// is crossed. Each shape at two sizes: twice the input, at most a little over twice the output.
+#[test]
+fn stream_output_grows_with_the_answer_whatever_its_shape() {
+    let schema =
+        tempfile_path::write(r#"{"type": "object", "properties": {"note": {"type": "string"}}}"#);
+    let path = schema.0.to_str().unwrap();
+    type Shape = fn(usize) -> String;
+    let shapes: [(&str, Shape); 5] = [
+        ("deep nesting", |n| {
+            let k = n / 6;
+            format!("{}1{}", "{\"a\":".repeat(k), "}".repeat(k))
+        }),
+        ("one long string", |n| {
+            format!("{{\"note\": \"{}\"}}", "x".repeat(n))
+        }),
+        ("many small keys", |n| {
+            let keys: Vec<String> = (0..n / 10).map(|i| format!("\"k{i}\":1")).collect();
+            format!("{{{}}}", keys.join(","))
+        }),
+        ("broken brackets", |n| {
+            format!("{{\"a\": [{}", "{\"b\": 1]".repeat(n / 9))
+        }),
+        ("many top-level values", |n| "{\"a\": 1}\n".repeat(n / 9)),
+    ];
+    for (name, shape) in shapes {
+        let mut sizes = Vec::new();
+        for n in [20_000, 40_000] {
+            let input = shape(n);
+            let (code, out, err) = run_bytes(
+                &["stream", "--schema", path, "--every", "1"],
+                input.into_bytes(),
+            );
+            assert_ne!(code, -1, "{name}: killed");
+            assert!(
+                out.len() <= 64 * n + 4096,
+                "{name}: {} bytes out for {n} in",
+                out.len()
+            );
+            if name == "deep nesting" {
+                let err = String::from_utf8_lossy(&err);
+                assert!(err.contains("nested deeper than 126 levels"), "{err}");
+                assert_eq!(code, 4, "{err}");
+            }
+            sizes.push(out.len());
+        }
+        assert!(
+            sizes[1] <= 2 * sizes[0] + 4096,
+            "{name}: {} then {} bytes",
+            sizes[0],
+            sizes[1]
+        );
+    }
+}
+
+/// A schema file far above the size cap is refused before it is read.
+#[test]
+fn a_schema_file_above_the_cap_is_refused_unread() {
+    let big = format!(
+        r#"{{"type": "object", "description": "{}"}}"#,
+        "x".repeat(2 << 20)
+    );
+    let schema = tempfile_path::write(&big);
+    let (code, _, err) = run(&["check", "--schema", schema.0.to_str().unwrap()], "{}");
+    assert_eq!(code, 66, "{err}");
+    assert!(err.contains("larger than 1048576 bytes"), "{err}");
 }
 
 /// A schema file in the target directory, removed when dropped.
@@ -255,27 +372,19 @@ fn stream_prints_the_value_as_it_grows_then_the_final_one() {
     for every in ["1", "2", "5", "64"] {
         let (code, out, err) = run(&["stream", "--schema", path, "--every", every], answer);
         assert_eq!(code, 5, "--every {every}: {err}");
-        let lines: Vec<serde_json::Value> = out
-            .lines()
-            .map(|l| serde_json::from_str(l).unwrap())
-            .collect();
-        let last = lines.last().unwrap();
+        let (shown, last) = replay(&out);
         assert_eq!(
             last,
-            &serde_json::json!({"level": "high", "note": "rates — up", "score": 0.9})
+            serde_json::json!({"level": "high", "note": "rates — up", "score": 0.9})
         );
-        // The enum value appears whole; the note grows; no partial line repeats the one
-        // before (the final line may equal the last partial one).
-        assert!(lines
+        // The changes rebuild the final value; the enum value appears whole, the note grows.
+        let shown = shown.expect("changes");
+        assert_eq!(shown.last(), Some(&last), "--every {every}: {out}");
+        assert!(shown
             .iter()
-            .all(|l| l.get("level").is_none_or(|v| v == "high")));
-        let partial = &lines[..lines.len() - 1];
-        assert!(
-            partial.windows(2).all(|w| w[0] != w[1]),
-            "--every {every}: {out}"
-        );
+            .all(|v| v.get("level").is_none_or(|v| v == "high")));
         if every != "64" {
-            assert!(partial.len() > 3, "--every {every}: {out}");
+            assert!(shown.len() > 3, "--every {every}: {out}");
         }
         assert!(err.contains("fenced block"), "{err}");
     }
@@ -284,7 +393,11 @@ fn stream_prints_the_value_as_it_grows_then_the_final_one() {
         "{\"level\": \"low\", \"score\": 4",
     );
     assert_eq!(code, 3, "{err}");
-    assert_eq!(out.lines().last(), Some(r#"{"level":"low"}"#));
+    let (shown, _) = replay(&format!("{out}null\n"));
+    assert_eq!(
+        shown.and_then(|s| s.last().cloned()),
+        Some(serde_json::json!({"level": "low"}))
+    );
     let (code, _, err) = run(
         &["stream", "--schema", path],
         r#"{"level": "low", "note": "", "score": 4}"#,

@@ -34,9 +34,10 @@ fn stream(schema: &ResponseSchema, chunks: &[&[u8]], whole: &Value) -> (Value, u
         let now = reader.value();
         assert_eq!(mirror, now);
         assert!(grows(&now, whole), "{now} is not a prefix of {whole}");
-        // A completed field never changes afterwards.
+        // A completed field never changes afterwards, and the reader says it is complete.
         for (path, value) in &done {
             assert_eq!(path.get(&now), Some(value), "{path} changed in {now}");
+            assert!(reader.is_complete(path), "{path} in {now}");
         }
         for path in completed {
             let value = path.get(&now).cloned().expect("a completed field is shown");
@@ -322,6 +323,11 @@ fn the_partial_type_shows_what_arrived_typed() {
     assert!(reader.is_complete(&at("/confidence")));
     assert!(!reader.is_complete(&at("/rationale")));
     reader.feed(br#"ipped", "signals": [{"source": "funding", "descr"#);
+    // Open containers are not complete; their closed members are; nothing unseen is.
+    assert!(!reader.is_complete(&at("")) && !reader.is_complete(&at("/signals")));
+    assert!(!reader.is_complete(&at("/signals/0")));
+    assert!(reader.is_complete(&at("/signals/0/source")));
+    assert!(!reader.is_complete(&at("/signals/1")) && !reader.is_complete(&at("/escalate")));
     let p = partial(&reader);
     let signals: Vec<SignalPartial> = p.signals.unwrap();
     assert_eq!(signals.len(), 1);
@@ -442,4 +448,48 @@ fn a_generic_type_has_a_generic_partial() {
     assert_eq!(p.note.as_deref(), Some("wri"));
     let empty = EnvelopePartial::<Inner>::default();
     assert!(empty.item.is_none() && empty.note.is_none());
+}
+
+/// Nesting past the reader's limit is refused where the limit is crossed: the opener one level
+/// too deep ends reading (nothing after it is kept), and the final reading refuses the answer
+/// as too deep too. The work stays linear: 20,000 levels fed a byte at a time.
+#[test]
+fn nesting_past_the_limit_is_refused_where_it_is_crossed() {
+    use structured_runtime::read::MAX_STREAM_DEPTH;
+    let schema = ResponseSchema::with_limits(
+        "any",
+        json!({"type": "object"}),
+        &structured_runtime::SchemaLimits::default(),
+    )
+    .unwrap();
+    let depth = 20_000;
+    let text = format!("{}1{}", r#"{"a":"#.repeat(depth), "}".repeat(depth));
+    let mut reader = StreamReader::new(&schema);
+    let mut refused_at = None;
+    for (i, byte) in text.as_bytes().chunks(1).enumerate() {
+        let progress = reader.feed(byte);
+        if progress.status == StreamStatus::TooDeep && refused_at.is_none() {
+            refused_at = Some(i);
+        }
+    }
+    // The opener of level MAX_STREAM_DEPTH + 1, at byte 5 per level.
+    assert_eq!(refused_at, Some(5 * MAX_STREAM_DEPTH));
+    let final_reading = parse_value(reader.text().unwrap(), &schema, &ParseOptions::default());
+    assert!(
+        matches!(
+            final_reading,
+            Err(structured_runtime::ParseError::TooDeep(_))
+        ),
+        "{final_reading:?}"
+    );
+    // At the limit itself, the value reads to the end.
+    let at_limit = format!(
+        "{}1{}",
+        r#"{"a":"#.repeat(MAX_STREAM_DEPTH),
+        "}".repeat(MAX_STREAM_DEPTH)
+    );
+    let mut reader = StreamReader::new(&schema);
+    reader.feed(at_limit.as_bytes());
+    assert_eq!(reader.status(), StreamStatus::Complete);
+    assert!(parse_value(&at_limit, &schema, &ParseOptions::default()).is_ok());
 }

@@ -28,4 +28,4 @@ pub use parse::{
     parse_response, parse_response_with, parse_value, Answer, ParseError, ParseOptions, Parsed,
     Provenance, Warning,
 };
-pub use stream::{Change, StreamProgress, StreamReader, StreamStatus};
+pub use stream::{Change, StreamProgress, StreamReader, StreamStatus, MAX_STREAM_DEPTH};

@@ -41,6 +41,11 @@ use crate::schema::{Pointer, ResponseSchema};
 /// Starts over at a later opener at most this often (a brace in the prose before the JSON).
 const MAX_RESTARTS: u32 = 16;
 
+/// Objects and lists nested deeper than this are refused where the limit is crossed: the
+/// reader's own limit ([`crate::read::repair::MAX_DEPTH`]), so the stream and the final reading
+/// agree, and the work and memory a stream costs stay linear in its length.
+pub const MAX_STREAM_DEPTH: usize = crate::read::repair::MAX_DEPTH;
+
 /// Where reading the stream is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
@@ -58,6 +63,9 @@ pub enum StreamStatus {
     /// The JSON is not readable as written (it needs repair); no more partial values. The
     /// final reading of the whole text still repairs it.
     Unreadable,
+    /// An object or list opened deeper than [`MAX_STREAM_DEPTH`]: nothing more is read (the
+    /// final reading refuses the answer as too deep).
+    TooDeep,
 }
 
 /// What one chunk changed.
@@ -132,6 +140,8 @@ enum Lex {
     Another,
     /// Not readable as written.
     Lost,
+    /// Nested deeper than [`MAX_STREAM_DEPTH`].
+    TooDeep,
 }
 
 /// Reads one answer as it arrives; see the [module documentation](self).
@@ -189,10 +199,8 @@ pub struct StreamReader<'s> {
     reported: bool,
     completed: Vec<Pointer>,
     violations: Vec<Violation>,
-    /// Paths already reported in a violation (a container's check repeats its members').
+    /// Paths already reported in a violation (a container's check may repeat its members').
     violated: HashSet<Pointer>,
-    /// Every value completed so far.
-    done: HashSet<Pointer>,
     changed: bool,
 }
 
@@ -222,7 +230,6 @@ impl<'s> StreamReader<'s> {
             completed: Vec::new(),
             violations: Vec::new(),
             violated: HashSet::new(),
-            done: HashSet::new(),
             changed: false,
         }
     }
@@ -246,9 +253,54 @@ impl<'s> StreamReader<'s> {
     }
 
     /// Whether the value at `at` (a pointer into the value so far) is complete: it will not
-    /// change again. Free text being read, and an object or list still open, are not.
+    /// change again. Free text being read, and an object or list still open, are not. Costs the
+    /// length of `at`: what is complete is read off the containers being read, not kept.
     pub fn is_complete(&self, at: &Pointer) -> bool {
-        self.done.contains(at)
+        if let Some(root) = &self.root {
+            return at.get(root).is_some();
+        }
+        if !self.root_shown || self.frames.is_empty() {
+            return false;
+        }
+        // Follow `at` down the open containers; where it leaves them, it names a member that
+        // has closed (complete) or one not shown yet.
+        let segments: Vec<_> = at.segments().collect();
+        for (depth, frame) in self.frames.iter().enumerate() {
+            let Some(segment) = segments.get(depth) else {
+                // `at` is this open container.
+                return false;
+            };
+            let inner = self.frames.get(depth + 1);
+            let on_open_path = match inner {
+                Some(next) => next.path.segments().nth(depth).as_ref() == Some(segment),
+                None => self
+                    .free
+                    .as_ref()
+                    .is_some_and(|f| f.at.segments().nth(depth).as_ref() == Some(segment)),
+            };
+            if on_open_path {
+                if inner.is_none() {
+                    // The free text being read, or a value inside it (there is none).
+                    return false;
+                }
+                continue;
+            }
+            let member = match &frame.body {
+                Body::Object(map, _) => map.get(segment.as_ref()),
+                Body::Array(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
+            };
+            let Some(member) = member else { return false };
+            let rest: Pointer =
+                segments
+                    .iter()
+                    .skip(depth + 1)
+                    .fold(Pointer::root(), |mut p, s| {
+                        p.push(s);
+                        p
+                    });
+            return rest.get(member).is_some();
+        }
+        false
     }
 
     /// Where reading is.
@@ -258,6 +310,7 @@ impl<'s> StreamReader<'s> {
             Lex::Done => StreamStatus::Complete,
             Lex::Another => StreamStatus::AnotherValue,
             Lex::Lost => StreamStatus::Unreadable,
+            Lex::TooDeep => StreamStatus::TooDeep,
             _ => StreamStatus::Reading,
         }
     }
@@ -353,7 +406,7 @@ impl<'s> StreamReader<'s> {
                 self.read = self.text.len();
                 return;
             }
-            if matches!(self.lex, Lex::Another | Lex::Lost) {
+            if matches!(self.lex, Lex::Another | Lex::Lost | Lex::TooDeep) {
                 self.read = self.text.len();
                 return;
             }
@@ -529,6 +582,11 @@ impl<'s> StreamReader<'s> {
     fn begin_value(&mut self, b: u8) -> bool {
         match b {
             b'{' | b'[' => {
+                if self.frames.len() >= MAX_STREAM_DEPTH {
+                    // Refused here: nothing deeper is read or kept.
+                    self.lex = Lex::TooDeep;
+                    return true;
+                }
                 let (path, node) = self.next_place();
                 let body = match b {
                     b'{' => Body::Object(Map::new(), None),
@@ -611,9 +669,12 @@ impl<'s> StreamReader<'s> {
                 match &frame.body {
                     Body::Object(_, key) => {
                         let key = key.as_deref().unwrap_or_default();
+                        // A key `patternProperties` may cover is left to the final reading.
                         let node = parent.and_then(|p| {
                             p.property(key).or(match p.additional() {
-                                Additional::Schema(values) => Some(values),
+                                Additional::Schema(values) if !p.has("patternProperties") => {
+                                    Some(values)
+                                }
                                 _ => None,
                             })
                         });
@@ -644,7 +705,6 @@ impl<'s> StreamReader<'s> {
     /// its container.
     fn finish(&mut self, at: Pointer, node: Option<Node<'s>>, value: Value) {
         self.check(node, &value, &at);
-        self.done.insert(at.clone());
         self.completed.push(at);
         self.reported = true;
         self.changed = true;
@@ -718,7 +778,17 @@ impl<'s> StreamReader<'s> {
     /// The rules `value` breaks at its node, each reported once.
     fn check(&mut self, node: Option<Node<'s>>, value: &Value, path: &Pointer) {
         let Some(node) = node else { return };
-        for mut v in crate::schema::validation::explain(node, value) {
+        // A container whose members were given their nodes ([`Self::next_place`]) had each
+        // checked as it completed: only its own keywords are left. Under `anyOf` the members
+        // were not checked, and the whole value is judged against the branches here, once.
+        let members_checked =
+            (value.is_object() || value.is_array()) && !node.target().has("anyOf");
+        let found = if members_checked {
+            crate::schema::validation::explain_own(node, value)
+        } else {
+            crate::schema::validation::explain(node, value)
+        };
+        for mut v in found {
             v.path = path.join(&v.path);
             if self.violated.insert(v.path.clone()) {
                 self.violations.push(v);
@@ -807,6 +877,34 @@ pub enum Change {
 }
 
 impl Change {
+    /// This change as one JSON object, to hand on (to a browser, a log, another process):
+    /// `{"op": "set", "path": "/a", "value": 1}` or `{"op": "append", "path": "/note", "text":
+    /// "qu"}`, with `path` a JSON pointer. Its size is the change's, not the value's.
+    ///
+    /// ```
+    /// use structured_runtime::{Change, Pointer};
+    /// use serde_json::json;
+    ///
+    /// let change = Change::Append { at: Pointer::parse("/note").unwrap(), text: "qu".into() };
+    /// assert_eq!(change.to_json(), json!({"op": "append", "path": "/note", "text": "qu"}));
+    /// ```
+    pub fn to_json(&self) -> Value {
+        let mut out = Map::new();
+        match self {
+            Change::Set { at, value } => {
+                out.insert("op".into(), "set".into());
+                out.insert("path".into(), at.as_str().into());
+                out.insert("value".into(), value.clone());
+            }
+            Change::Append { at, text } => {
+                out.insert("op".into(), "append".into());
+                out.insert("path".into(), at.as_str().into());
+                out.insert("text".into(), text.as_str().into());
+            }
+        }
+        Value::Object(out)
+    }
+
     /// Applies this change to `value` (the value so far as the changes before built it).
     /// A change that does not fit (never, for changes in their order) is left out.
     pub fn apply(&self, value: &mut Value) {

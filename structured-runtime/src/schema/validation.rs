@@ -197,11 +197,17 @@ fn from_validator(error: &jsonschema::ValidationError<'_>, path: Pointer) -> Vio
 /// `additionalProperties`, `items`, the item counts, `anyOf`, `format`, `pattern` and local
 /// `$ref`s; the rest is left to the validator.
 pub(crate) fn explain(node: Node<'_>, instance: &Value) -> Vec<Violation> {
-    let mut walk = Explain {
-        out: Vec::new(),
-        budget: EXPLAIN_BUDGET,
-        active: HashSet::new(),
-    };
+    let mut walk = Explain::new(false);
+    walk.node(node, instance, &Path::root());
+    walk.out
+}
+
+/// The violations of `instance`'s own keywords at `node` (its type, enum, counts, `required`,
+/// undeclared keys, repeated items, ...), not its members': for a container whose members were
+/// each checked as they completed, so closing it costs its own size, not its whole depth.
+/// `node` must not choose among `anyOf` branches (a branch is judged by the whole value).
+pub(crate) fn explain_own(node: Node<'_>, instance: &Value) -> Vec<Violation> {
+    let mut walk = Explain::new(true);
     walk.node(node, instance, &Path::root());
     walk.out
 }
@@ -213,9 +219,20 @@ struct Explain {
     /// (schema node, value) pairs being checked: meeting one again is a reference cycle that
     /// makes no progress.
     active: HashSet<(usize, usize)>,
+    /// Only the value's own keywords: its members are not visited.
+    own_only: bool,
 }
 
 impl Explain {
+    fn new(own_only: bool) -> Explain {
+        Explain {
+            out: Vec::new(),
+            budget: EXPLAIN_BUDGET,
+            active: HashSet::new(),
+            own_only,
+        }
+    }
+
     fn push(&mut self, path: &Path<'_>, rule: Rule, expected: String, found: String) {
         if self.out.len() >= MAX_VIOLATIONS {
             // Enough to act on: the walk stops here.
@@ -302,6 +319,7 @@ impl Explain {
                 out: Vec::new(),
                 budget: self.budget,
                 active: std::mem::take(&mut self.active),
+                own_only: false,
             };
             sub.node(*branch, value, path);
             self.budget = sub.budget;
@@ -452,6 +470,9 @@ impl Explain {
             }
         }
         for (i, item) in items.iter().enumerate() {
+            if self.own_only {
+                break;
+            }
             if let Some(item_schema) = node.item(i) {
                 self.node(item_schema, item, &path.index(i));
             }
@@ -476,6 +497,7 @@ impl Explain {
                     out: Vec::new(),
                     budget: self.budget,
                     active: HashSet::new(),
+                    own_only: false,
                 };
                 sub.node(names, &Value::String(key.clone()), path);
                 self.budget = sub.budget;
@@ -508,6 +530,7 @@ impl Explain {
         for (key, item) in map {
             let path = &path.key(key);
             match node.property(key) {
+                Some(_) if self.own_only => {}
                 Some(sub) => self.node(sub, item, path),
                 None if patterns => {}
                 None => match additional {
@@ -535,6 +558,7 @@ impl Explain {
                             format!("property {}", preview_str(key)),
                         );
                     }
+                    Additional::Schema(_) if self.own_only => {}
                     Additional::Schema(sub) => self.node(sub, item, path),
                     _ => {}
                 },
