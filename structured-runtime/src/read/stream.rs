@@ -882,7 +882,7 @@ impl Change {
     /// "qu"}`, with `path` a JSON pointer. Its size is the change's, not the value's.
     ///
     /// ```
-    /// use structured_runtime::{Change, Pointer};
+    /// use structured_runtime::{read::Change, Pointer};
     /// use serde_json::json;
     ///
     /// let change = Change::Append { at: Pointer::parse("/note").unwrap(), text: "qu".into() };
