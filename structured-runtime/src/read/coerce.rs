@@ -34,6 +34,7 @@ use std::fmt;
 
 use serde_json::{Map, Number, Value};
 
+use crate::schema::enum_index::loose;
 use crate::schema::node::{Additional, JsonType, Node, Types};
 use crate::schema::validate::preview_json;
 use crate::schema::{Path, Pointer, ResponseSchema};
@@ -217,6 +218,7 @@ pub fn coerce(value: &mut Value, schema: &ResponseSchema, policy: &CoercePolicy)
     let root = Node::root(schema.schema());
     let mut run = Coerce {
         policy,
+        schema,
         out: Vec::new(),
         aliases: schema.key_aliases(),
     };
@@ -229,6 +231,7 @@ pub fn coerce(value: &mut Value, schema: &ResponseSchema, policy: &CoercePolicy)
 
 struct Coerce<'p> {
     policy: &'p CoercePolicy,
+    schema: &'p ResponseSchema,
     out: Vec<Recovery>,
     /// `(alias, name)`: other names serde reads for a property (`#[serde(alias)]`).
     aliases: &'p [(String, String)],
@@ -330,33 +333,29 @@ impl Coerce<'_> {
         self.enum_value(node, value, path);
     }
 
-    /// A string not among the `enum` values matched ignoring case, or through an alias.
+    /// A string not among the `enum` values matched ignoring case, or through an alias. Looked
+    /// up in the schema's enum index: a lookup, not a pass over the values.
     fn enum_value(&mut self, node: Node<'_>, value: &mut Value, path: &Path<'_>) {
         let (Some(allowed), Value::String(s)) = (node.enum_values(), &*value) else {
             return;
         };
-        if allowed.iter().any(|a| a.as_str() == Some(s)) {
+        let spellings = self.schema.enum_spellings(allowed);
+        if spellings.contains(s) {
             return;
         }
-        let wanted = normalize(s);
+        let wanted = loose(s);
         let mut found = None;
         if self.policy.enum_ignore_case {
-            let mut hits = allowed
-                .iter()
-                .filter_map(Value::as_str)
-                .filter(|a| normalize(a) == wanted);
-            if let (Some(hit), None) = (hits.next(), hits.next()) {
-                found = Some((hit.to_owned(), RecoveryKind::EnumIgnoringCase));
-            }
+            found = spellings
+                .named_loosely(&wanted)
+                .map(|hit| (hit.to_owned(), RecoveryKind::EnumIgnoringCase));
         }
         if found.is_none() {
             found = self
                 .policy
                 .enum_aliases
                 .iter()
-                .find(|(alias, target)| {
-                    normalize(alias) == wanted && allowed.iter().any(|a| a.as_str() == Some(target))
-                })
+                .find(|(alias, target)| loose(alias) == wanted && spellings.contains(target))
                 .map(|(_, target)| (target.clone(), RecoveryKind::EnumAlias));
         }
         if let Some((hit, kind)) = found {
@@ -490,7 +489,7 @@ impl Coerce<'_> {
         if compiled.is_valid(value) {
             return;
         }
-        for refused in compiled.refused_at(value) {
+        for refused in compiled.refused_at(schema.schema(), value) {
             if let Some(at) = optional_on_the_way(root, value, &refused) {
                 if let Some(old) = at.remove(value) {
                     self.push(RecoveryKind::DroppedInvalidOptional, at, &old);
@@ -595,15 +594,6 @@ fn number_from_str(s: &str, float_ok: bool) -> Option<Value> {
         return (f.fract() == 0.0 && f.abs() < 9.0e15).then(|| Value::Number((f as i64).into()));
     }
     Number::from_f64(f).map(Value::Number)
-}
-
-/// Lowercase, with spaces, `-` and `_` removed.
-fn normalize(s: &str) -> String {
-    s.trim()
-        .chars()
-        .filter(|c| !matches!(c, ' ' | '-' | '_'))
-        .flat_map(char::to_lowercase)
-        .collect()
 }
 
 #[cfg(test)]

@@ -367,7 +367,8 @@ impl<'s> StreamReader<'s> {
         let Some(free) = self.free.as_mut() else {
             return;
         };
-        let raw = self.token.get(free.decoded..).unwrap_or_default();
+        // The token holds only what is not decoded yet: free text is kept once, decoded.
+        let raw = self.token.as_slice();
         let n = decodable(raw);
         if n == 0 {
             return;
@@ -378,7 +379,7 @@ impl<'s> StreamReader<'s> {
         quoted.push(b'"');
         match serde_json::from_slice::<String>(&quoted) {
             Ok(piece) => {
-                free.decoded += n;
+                self.token.drain(..n);
                 free.text.push_str(&piece);
                 self.changes.push(Change::Append {
                     at: free.at.clone(),
@@ -494,23 +495,30 @@ impl<'s> StreamReader<'s> {
             self.lex = Lex::Str { key, escaped };
             return;
         }
-        let Ok(text) = serde_json::from_slice::<String>(&self.token) else {
-            self.lose();
-            return;
-        };
-        self.token.clear();
         if let Some(free) = self.free.take() {
-            // The rest of the text shown so far: what was shown is a prefix of it.
-            if let Some(rest) = text.get(free.text.len()..).filter(|r| !r.is_empty()) {
-                self.changes.push(Change::Append {
-                    at: free.at,
-                    text: rest.to_owned(),
-                });
+            // The rest of the free text: what was not decoded yet, to its closing quote.
+            let mut quoted = Vec::with_capacity(self.token.len() + 1);
+            quoted.push(b'"');
+            quoted.append(&mut self.token);
+            let Ok(rest) = serde_json::from_slice::<String>(&quoted) else {
+                self.free = Some(free);
+                self.lose();
+                return;
+            };
+            let FreeText { at, mut text } = free;
+            if !rest.is_empty() {
+                text.push_str(&rest);
+                self.changes.push(Change::Append { at, text: rest });
             }
             let (at, node) = self.next_place();
             self.finish(at, node, Value::String(text));
             return;
         }
+        let Ok(text) = serde_json::from_slice::<String>(&self.token) else {
+            self.lose();
+            return;
+        };
+        self.token.clear();
         if key {
             self.show_root();
             match self.frames.last_mut() {
@@ -621,10 +629,11 @@ impl<'s> StreamReader<'s> {
                         value: Value::String(String::new()),
                     });
                     self.changed = true;
+                    // Its opening quote is not kept: the token holds what is not decoded yet.
+                    self.token.clear();
                     self.free = Some(FreeText {
                         at,
                         text: String::new(),
-                        decoded: 1,
                     });
                 }
                 self.lex = Lex::Str {
@@ -939,10 +948,8 @@ impl Change {
     }
 }
 
-/// Free text being read: where it is, what is decoded of it, and how far into the token.
+/// Free text being read: where it is, and what is decoded of it (the token holds the rest).
 struct FreeText {
     at: Pointer,
     text: String,
-    /// Bytes of the token decoded into `text` (the opening quote counts as decoded).
-    decoded: usize,
 }

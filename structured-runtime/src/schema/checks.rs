@@ -93,6 +93,18 @@ pub enum SchemaError {
         /// The reference.
         reference: String,
     },
+    /// A `pattern` (or a `patternProperties` name) uses a feature that only a backtracking
+    /// engine runs (a backreference, lookaround): patterns are matched in linear time, so such a
+    /// pattern is refused rather than matched slowly or given up on.
+    #[error("{path}: the pattern {pattern:?} cannot be used: {reason}")]
+    UnsupportedPattern {
+        /// Where the pattern is written.
+        path: Pointer,
+        /// The pattern.
+        pattern: String,
+        /// Which feature, and why.
+        reason: &'static str,
+    },
     /// The validator refused the schema (a keyword with a value of the wrong kind, an unknown
     /// `format`, a pattern that is not a regular expression, ...).
     #[error("{path}: {message}")]
@@ -247,6 +259,7 @@ impl Walk {
                     keyword: keyword.clone(),
                 });
             }
+            self.patterns(keyword, value)?;
             if node.depth() > 0 && matches!(keyword.as_str(), "$id" | "id") && value.is_string() {
                 self.nested_ids = true;
             }
@@ -271,6 +284,30 @@ impl Walk {
             }
             debug_assert_eq!(self.path.as_str().len(), len);
             result?;
+        }
+        Ok(())
+    }
+}
+
+impl Walk {
+    /// A `pattern`, or the names of `patternProperties`, the linear-time engine cannot run.
+    fn patterns(&self, keyword: &str, value: &Value) -> Result<(), SchemaError> {
+        let written: Vec<(Pointer, &str)> = match (keyword, value) {
+            ("pattern", Value::String(p)) => vec![(self.path.key(keyword), p.as_str())],
+            ("patternProperties", Value::Object(map)) => map
+                .keys()
+                .map(|p| (self.path.key(keyword).key(p), p.as_str()))
+                .collect(),
+            _ => return Ok(()),
+        };
+        for (path, pattern) in written {
+            if let Some(reason) = super::pattern::unsupported(pattern) {
+                return Err(SchemaError::UnsupportedPattern {
+                    path,
+                    pattern: pattern.to_owned(),
+                    reason,
+                });
+            }
         }
         Ok(())
     }

@@ -13,11 +13,13 @@ pub(crate) mod checks;
 ))]
 pub(crate) mod common_types;
 pub(crate) mod containers;
+pub(crate) mod enum_index;
 pub(crate) mod guidance;
 pub(crate) mod markdown;
 pub(crate) mod node;
 pub(crate) mod output;
 pub(crate) mod partial;
+pub(crate) mod pattern;
 pub(crate) mod pointer;
 pub(crate) mod response;
 pub(crate) mod strict;

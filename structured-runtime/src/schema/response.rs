@@ -3,6 +3,8 @@
 
 use std::sync::{Arc, Mutex, OnceLock};
 
+use crate::schema::enum_index::EnumIndex;
+
 use serde_json::Value;
 
 use super::checks::{admit, SchemaError, SchemaLimits};
@@ -74,6 +76,9 @@ pub struct ResponseSchema {
     /// `(alias, name)`: other names serde reads for a property of a derived type
     /// (`#[serde(alias)]`); coercion renames them, with a warning.
     key_aliases: Arc<[(String, String)]>,
+    /// The `enum` values, indexed for coercion as they are first looked up (not shared with a
+    /// clone: it is keyed by where each `enum` lives in this copy of the document).
+    enum_index: EnumIndex,
 }
 
 /// Fragments by their builder's key.
@@ -230,6 +235,7 @@ impl ResponseSchema {
             fragments: Arc::default(),
             schema_check: has_unique_items(&schema, 0),
             key_aliases: Arc::new([]),
+            enum_index: EnumIndex::default(),
             schema,
         }
     }
@@ -237,6 +243,14 @@ impl ResponseSchema {
     /// Other names serde reads for properties: `(alias, name)`.
     pub(crate) fn key_aliases(&self) -> &[(String, String)] {
         &self.key_aliases
+    }
+
+    /// The spellings of `allowed`, an `enum` array of this schema, indexed once.
+    pub(crate) fn enum_spellings(
+        &self,
+        allowed: &[Value],
+    ) -> Arc<crate::schema::enum_index::Spellings> {
+        self.enum_index.spellings(allowed)
     }
 
     /// Whether values read into a Rust type must be checked against the schema too.

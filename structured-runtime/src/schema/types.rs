@@ -456,29 +456,7 @@ pub trait PatternTarget {
     fn check_pattern(&self, pattern: &'static str, path: &Path<'_>, out: &mut Vec<Violation>);
 }
 
-/// Whether `text` matches `pattern` as JSON Schema means it (a search: anchors are the
-/// pattern's own). Each pattern is compiled once and kept (the first 1,024 patterns; others are
-/// compiled per call). A pattern that does not compile matches nothing: the derive refuses
-/// such patterns, and a schema given at run time is checked by its validator first.
-pub(crate) fn pattern_matches(pattern: &str, text: &str) -> bool {
-    use std::collections::HashMap;
-    use std::sync::{Mutex, OnceLock};
-    const KEPT: usize = 1024;
-    static COMPILED: OnceLock<Mutex<HashMap<String, Option<regex::Regex>>>> = OnceLock::new();
-    let mut compiled = COMPILED
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    if let Some(regex) = compiled.get(pattern) {
-        return regex.as_ref().is_some_and(|r| r.is_match(text));
-    }
-    let regex = regex::Regex::new(pattern).ok();
-    let matches = regex.as_ref().is_some_and(|r| r.is_match(text));
-    if compiled.len() < KEPT {
-        compiled.insert(pattern.to_owned(), regex);
-    }
-    matches
-}
+use super::pattern::pattern_matches;
 
 impl PatternTarget for str {
     fn apply_pattern(node: &mut Value, pattern: &'static str) {

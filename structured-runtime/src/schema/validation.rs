@@ -28,6 +28,11 @@ const MAX_VALIDATOR_ERRORS: usize = 200;
 /// A schema compiled by the validator of record.
 pub(crate) struct Compiled {
     validator: jsonschema::Validator,
+    /// Every keyword of the schema is one the explanation walk judges as the validator does
+    /// ([`walk_explains`]): where the walk names a violation it names them all, and the
+    /// validator's own error list (which it builds whole, every `anyOf` branch's errors
+    /// included) is not needed.
+    explained: bool,
 }
 
 // The validator is never changed after it is compiled (what it fills in lazily, it fills in
@@ -43,10 +48,12 @@ impl std::fmt::Debug for Compiled {
 }
 
 /// How the validator is configured: no network or file access (a reference outside the schema
-/// is an error), and `format` asserted, with an unknown format an error rather than ignored.
+/// is an error), `format` asserted, with an unknown format an error rather than ignored, and
+/// patterns matched by the linear-time engine (see [`crate::schema::pattern`]).
 pub(crate) fn options() -> jsonschema::ValidationOptions<'static> {
     jsonschema::options()
         .offline()
+        .with_pattern_options(jsonschema::PatternOptions::regex())
         .should_validate_formats(true)
         .should_ignore_unknown_formats(false)
 }
@@ -89,7 +96,10 @@ impl Compiled {
     pub(crate) fn new(schema: &Value) -> Result<Compiled, (Pointer, String)> {
         options()
             .build(schema)
-            .map(|validator| Compiled { validator })
+            .map(|validator| Compiled {
+                validator,
+                explained: walk_explains(Node::root(schema)),
+            })
             .map_err(|e| (location(e.instance_path().as_str()), e.to_string()))
     }
 
@@ -105,20 +115,22 @@ impl Compiled {
             return Ok(());
         }
         let mut violations = explain(Node::root(schema), instance);
-        let explained: Vec<Pointer> = violations.iter().map(|v| v.path.clone()).collect();
-        for error in self
-            .validator
-            .iter_errors(instance)
-            .take(MAX_VALIDATOR_ERRORS)
-        {
-            let path = location(error.instance_path().as_str());
-            if explained
-                .iter()
-                .any(|p| path.contains(p) || p.contains(&path))
+        if violations.is_empty() || !self.explained {
+            let explained: Vec<Pointer> = violations.iter().map(|v| v.path.clone()).collect();
+            for error in self
+                .validator
+                .iter_errors(instance)
+                .take(MAX_VALIDATOR_ERRORS)
             {
-                continue;
+                let path = location(error.instance_path().as_str());
+                if explained
+                    .iter()
+                    .any(|p| path.contains(p) || p.contains(&path))
+                {
+                    continue;
+                }
+                violations.push(from_validator(&error, path));
             }
-            violations.push(from_validator(&error, path));
         }
         if violations.is_empty() {
             // The validator refused without saying where (it always says; kept for safety).
@@ -132,8 +144,21 @@ impl Compiled {
         Err(Violations(violations))
     }
 
-    /// The pointers of the values the validator refuses in `instance` (none when it is valid).
-    pub(crate) fn refused_at(&self, instance: &Value) -> Vec<Pointer> {
+    /// The pointers of the values the validator refuses in `instance` (none when it is valid):
+    /// where the walk explains every keyword of the schema, the walk's pointers.
+    pub(crate) fn refused_at(&self, schema: &Value, instance: &Value) -> Vec<Pointer> {
+        if self.validator.is_valid(instance) {
+            return Vec::new();
+        }
+        if self.explained {
+            let walked: Vec<Pointer> = explain(Node::root(schema), instance)
+                .into_iter()
+                .map(|v| v.path)
+                .collect();
+            if !walked.is_empty() {
+                return walked;
+            }
+        }
         self.validator
             .iter_errors(instance)
             .take(MAX_VALIDATOR_ERRORS)
@@ -144,6 +169,76 @@ impl Compiled {
 
 fn location(pointer: &str) -> Pointer {
     Pointer::parse(pointer).unwrap_or_default()
+}
+
+/// Keywords the explanation walk judges exactly as the validator does, and annotations that
+/// judge nothing. A schema using any other (`oneOf`, `allOf`, `not`, `if`, `patternProperties`,
+/// `prefixItems`, `contains`, `multipleOf`, `dependentRequired`, ...) has its refusals listed
+/// by the validator too.
+const WALK_KEYWORDS: &[&str] = &[
+    "type",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "anyOf",
+    "$ref",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "$defs",
+    "definitions",
+    // annotations
+    "title",
+    "description",
+    "default",
+    "examples",
+    "$schema",
+    "$comment",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+];
+
+/// Whether the walk explains every refusal of the schema at `node`: each keyword is one it
+/// judges as the validator does, in the form it reads (numeric exclusive bounds, `items` and
+/// `additionalProperties` as schemas or `additionalProperties: false`). Walks each node once.
+fn walk_explains(node: Node<'_>) -> bool {
+    if node.too_deep() {
+        return false;
+    }
+    let Some(map) = node.map() else {
+        // `true` judges nothing; `false` is left to the validator.
+        return node.value() == &Value::Bool(true);
+    };
+    let forms_read = map.iter().all(|(keyword, value)| {
+        WALK_KEYWORDS.contains(&keyword.as_str())
+            && match keyword.as_str() {
+                "exclusiveMinimum" | "exclusiveMaximum" => value.is_number(),
+                "items" => value.is_object(),
+                "$ref" => value.as_str().is_some_and(|r| r.starts_with('#')),
+                _ => true,
+            }
+    });
+    forms_read
+        && node.children().into_iter().all(|child| {
+            // `additionalProperties: false` is explained by the object's walk.
+            (child.keyword == "additionalProperties" && child.node.value() == &Value::Bool(false))
+                || walk_explains(child.node)
+        })
 }
 
 /// One of the validator's errors in this crate's terms.
@@ -199,7 +294,7 @@ fn from_validator(error: &jsonschema::ValidationError<'_>, path: Pointer) -> Vio
 pub(crate) fn explain(node: Node<'_>, instance: &Value) -> Vec<Violation> {
     let mut walk = Explain::new(false);
     walk.node(node, instance, &Path::root());
-    walk.out
+    walk.finish(instance)
 }
 
 /// The violations of `instance`'s own keywords at `node` (its type, enum, counts, `required`,
@@ -209,7 +304,7 @@ pub(crate) fn explain(node: Node<'_>, instance: &Value) -> Vec<Violation> {
 pub(crate) fn explain_own(node: Node<'_>, instance: &Value) -> Vec<Violation> {
     let mut walk = Explain::new(true);
     walk.node(node, instance, &Path::root());
-    walk.out
+    walk.finish(instance)
 }
 
 struct Explain {
@@ -221,6 +316,8 @@ struct Explain {
     active: HashSet<(usize, usize)>,
     /// Only the value's own keywords: its members are not visited.
     own_only: bool,
+    /// The budget ran out with nodes left to visit.
+    spent: bool,
 }
 
 impl Explain {
@@ -230,6 +327,7 @@ impl Explain {
             budget: EXPLAIN_BUDGET,
             active: HashSet::new(),
             own_only,
+            spent: false,
         }
     }
 
@@ -247,9 +345,30 @@ impl Explain {
         });
     }
 
+    /// What the walk found; when its budget ran out before it was done, a last violation says
+    /// the rest was not looked at, so the list is never mistaken for the whole story.
+    fn finish(mut self, instance: &Value) -> Vec<Violation> {
+        if self.spent && !self.out.is_empty() && self.out.len() < MAX_VIOLATIONS {
+            self.out.push(Violation {
+                path: Pointer::root(),
+                rule: Rule::Schema,
+                expected: format!(
+                    "a value the schema accepts (the {} violations above are the first found: explaining stops after {EXPLAIN_BUDGET} schema nodes)",
+                    self.out.len()
+                ),
+                found: preview_json(instance),
+            });
+        }
+        self.out
+    }
+
     fn node(&mut self, node: Node<'_>, value: &Value, path: &Path<'_>) {
         let Some(s) = node.map() else { return };
-        if node.too_deep() || self.budget == 0 {
+        if node.too_deep() {
+            return;
+        }
+        if self.budget == 0 {
+            self.spent = self.out.len() < MAX_VIOLATIONS;
             return;
         }
         self.budget -= 1;
@@ -312,51 +431,50 @@ impl Explain {
         }
     }
 
+    /// Why no branch took `value`: the branch it names by its tag, else the one branch that
+    /// takes its kind of value, else (untagged) the closest such branch — its own violations;
+    /// otherwise one violation counting the branches. Only the best report so far is kept, so a
+    /// wide `anyOf` costs one branch's report in memory, however many branches it has.
     fn any_of(&mut self, branches: &[Node<'_>], value: &Value, path: &Path<'_>) {
-        let mut reports = Vec::new();
+        let tagged = Node::has_tags(branches);
+        let mut named: Option<Vec<Violation>> = None;
+        let mut same_type = 0usize;
+        let mut closest: Option<Vec<Violation>> = None;
         for branch in branches {
             let mut sub = Explain {
                 out: Vec::new(),
                 budget: self.budget,
                 active: std::mem::take(&mut self.active),
                 own_only: false,
+                spent: false,
             };
             sub.node(*branch, value, path);
             self.budget = sub.budget;
             self.active = sub.active;
+            self.spent |= sub.spent;
             if sub.out.is_empty() {
                 return;
             }
-            reports.push((branch.target().types(), sub.out));
-        }
-        // The variant the value names by its tag: that variant's violations.
-        if let Some(i) = branches.iter().position(|b| b.tagged_for(value)) {
-            if let Some((_, violations)) = reports.get_mut(i) {
-                self.out.append(violations);
-                return;
+            if named.is_none() && branch.tagged_for(value) {
+                named = Some(sub.out);
+                continue;
+            }
+            if branch.target().types().allows(value) {
+                same_type += 1;
+                if closest.as_ref().is_none_or(|c| sub.out.len() < c.len()) {
+                    closest = Some(sub.out);
+                }
             }
         }
-        let tagged = Node::has_tags(branches);
-        // When exactly one branch takes this kind of value (the usual `T or null`), its own
-        // violations say more than "no branch matched"; among several of an untagged enum, the
-        // closest one's (fewest violations) do.
-        let mut same_type: Vec<Vec<Violation>> = reports
-            .into_iter()
-            .filter(|(t, _)| t.allows(value))
-            .map(|(_, v)| v)
-            .collect();
-        let closest = same_type
-            .iter()
-            .enumerate()
-            .min_by_key(|(_, v)| v.len())
-            .map(|(i, _)| i);
-        let pick = match (same_type.len(), closest) {
-            (1, _) => Some(0),
-            (n, Some(i)) if n > 1 && !tagged => Some(i),
+        // A branch named by its tag that also takes the value's kind counts among them.
+        let pick = match (named, same_type, closest) {
+            (Some(named), _, _) => Some(named),
+            (None, 1, closest) => closest,
+            (None, n, closest) if n > 1 && !tagged => closest,
             _ => None,
         };
-        match pick.and_then(|i| same_type.get_mut(i)) {
-            Some(violations) => self.out.append(violations),
+        match pick {
+            Some(mut violations) => self.out.append(&mut violations),
             None => self.push(
                 path,
                 Rule::AnyOf,
@@ -421,7 +539,7 @@ impl Explain {
             }
         }
         if let Some(pattern) = s.get("pattern").and_then(Value::as_str) {
-            if !crate::schema::types::pattern_matches(pattern, text) {
+            if !crate::schema::pattern::pattern_matches(pattern, text) {
                 self.push(
                     path,
                     Rule::Pattern,
@@ -498,9 +616,11 @@ impl Explain {
                     budget: self.budget,
                     active: HashSet::new(),
                     own_only: false,
+                    spent: false,
                 };
                 sub.node(names, &Value::String(key.clone()), path);
                 self.budget = sub.budget;
+                self.spent |= sub.spent;
                 if let Some(first) = sub.out.into_iter().next() {
                     self.push(
                         &path.key(key),
