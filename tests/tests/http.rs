@@ -851,7 +851,21 @@ async fn a_broken_rule_can_stop_the_stream_and_re_ask_at_once() {
     .unwrap();
     assert_eq!(out.value.temperature, 1.5);
     assert_eq!(early, ["/temperature"]);
-    assert!(matches!(out.ledger[0].result, AttemptResult::Invalid(_)));
+    assert!(matches!(
+        out.ledger[0].result,
+        AttemptResult::StreamStopped(_)
+    ));
+    // Its usage never came: its cost is unknown, not 0.
+    let mut prices = structured_runtime::run::PriceTable::new();
+    prices.set(
+        "m",
+        structured_runtime::provider::wire::Prices {
+            input: 1.0,
+            output: 1.0,
+            cached_input: None,
+        },
+    );
+    assert_eq!(prices.attempt_cost(&out.ledger[0]), None);
     // The first answer was not read to its end.
     let first = out.ledger[0].received.as_deref().unwrap();
     assert!(!first.contains("response.completed"), "{first}");

@@ -179,6 +179,10 @@ pub enum RecoveryKind {
     EnumAlias,
     /// A property that is not required and did not fit was dropped.
     DroppedInvalidOptional,
+    /// The value was written in the schema's own shape where the provider was sent another (a
+    /// map as a plain object instead of a list of `{key, value}` entries, a root not wrapped):
+    /// read as it is, but not what the enforced schema allows.
+    NotInSentShape,
 }
 
 impl RecoveryKind {
@@ -208,6 +212,7 @@ impl fmt::Display for RecoveryKind {
             EnumIgnoringCase => "matched an enum value ignoring case",
             EnumAlias => "matched an enum value through an alias",
             DroppedInvalidOptional => "dropped an optional property that did not fit",
+            NotInSentShape => "written in the schema's own shape, not the shape sent (a map as an object instead of {key, value} entries, or a root not wrapped)",
         })
     }
 }

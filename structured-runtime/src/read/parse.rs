@@ -9,7 +9,7 @@ use serde_json::Value;
 
 use crate::provider::dialect::Reshape;
 use crate::provider::mode::StructuredOutputMode;
-use crate::read::coerce::{coerce, CoercePolicy, Recovery};
+use crate::read::coerce::{coerce, CoercePolicy, Recovery, RecoveryKind};
 use crate::read::extract::{scan, Candidate, Source, Spans};
 use crate::read::from_json::{from_json, from_value};
 use crate::read::from_text::{FromTextError, TextReport, TextSource};
@@ -613,6 +613,11 @@ trait Target {
     fn exact_value(&self, value: &Value) -> Option<Self::Out>;
     /// The value from a parsed value, or the value back with every violation.
     fn accept(&self, value: Value) -> Result<Self::Out, (Value, Violations)>;
+    /// What reading `value` (before [`Target::accept`]) will change about its shape: a value
+    /// written in the schema's own shape where another was sent ([`Reshaped`]).
+    fn shape_recoveries(&self, _value: &Value) -> Vec<Recovery> {
+        Vec::new()
+    }
 }
 
 struct Typed<T> {
@@ -741,6 +746,17 @@ impl<G: Target> Reshaped<'_, G> {
     fn back(&self, value: Value) -> Result<Value, (Value, Violations)> {
         self.reshape.read_back(self.inner.schema().schema(), value)
     }
+
+    /// The value read back, only when it was written in the shape sent.
+    fn back_as_sent(&self, value: Value) -> Result<Value, String> {
+        let (back, as_written) = self
+            .reshape
+            .read_back_noting(self.inner.schema().schema(), value);
+        if let Some(at) = as_written.first() {
+            return Err(format!("{at}: {}", RecoveryKind::NotInSentShape));
+        }
+        back.map_err(|(_, violations)| violations.to_string())
+    }
 }
 
 impl<G: Target> Target for Reshaped<'_, G> {
@@ -756,21 +772,36 @@ impl<G: Target> Target for Reshaped<'_, G> {
         if floats && !all_plain(json) {
             return None;
         }
-        self.inner.exact_value(&self.back(value).ok()?)
+        self.inner.exact_value(&self.back_as_sent(value).ok()?)
     }
     fn explained(&self, json: &str) -> Result<G::Out, String> {
-        let value = self
-            .back(exact_json(json)?)
-            .map_err(|(_, violations)| violations.to_string())?;
+        let value = self.back_as_sent(exact_json(json)?)?;
         self.inner.explained(&value.to_string())
     }
     fn exact_value(&self, value: &Value) -> Option<G::Out> {
-        self.inner.exact_value(&self.back(value.clone()).ok()?)
+        self.inner
+            .exact_value(&self.back_as_sent(value.clone()).ok()?)
     }
     /// On refusal the value comes back in the schema's shape, so coercion fits it to that
     /// schema; reading it back again leaves it as it is.
     fn accept(&self, value: Value) -> Result<G::Out, (Value, Violations)> {
         self.inner.accept(self.back(value)?)
+    }
+    fn shape_recoveries(&self, value: &Value) -> Vec<Recovery> {
+        let (_, as_written) = self
+            .reshape
+            .read_back_noting(self.inner.schema().schema(), value.clone());
+        as_written
+            .into_iter()
+            .map(|path| Recovery {
+                kind: RecoveryKind::NotInSentShape,
+                was: path
+                    .get(value)
+                    .map(crate::schema::validate::preview_json)
+                    .unwrap_or_default(),
+                path,
+            })
+            .collect()
     }
 }
 
@@ -859,8 +890,19 @@ fn read_json<G: Target>(
     if let Some(out) = target.exact_value(value) {
         return Ok(clean(out, ""));
     }
+    let shape = target.shape_recoveries(value);
     let (mut value, violations) = match target.accept(value.clone()) {
-        Ok(out) => return Ok(clean(out, "")),
+        Ok(out) if shape.is_empty() => return Ok(clean(out, "")),
+        Ok(out) => {
+            return Ok(Parsed {
+                value: out,
+                provenance: Provenance::Recovered,
+                truncated: false,
+                span: 0..0,
+                warnings: shape.into_iter().map(Warning::Recovery).collect(),
+                text_report: None,
+            })
+        }
         Err(refused) => refused,
     };
     let mut warnings = Vec::new();
@@ -1023,7 +1065,8 @@ fn best_candidate<G: Target>(
             partial: truncated.then(|| value.clone()),
         };
         // As repaired first: coercion runs only on a value that does not fit, so a value that
-        // fits is never changed.
+        // fits is never changed (but a value read from another shape than the one sent says so).
+        attempt.recoveries = target.shape_recoveries(&value);
         let (mut value, violations) = match target.accept(value) {
             Ok(out) => {
                 return Some((
@@ -1033,8 +1076,10 @@ fn best_candidate<G: Target>(
             }
             Err(refused) => refused,
         };
-        attempt.recoveries = coerce(&mut value, target.schema(), &options.coerce);
-        let (value, violations) = if attempt.recoveries.is_empty() {
+        let shaped = attempt.recoveries.len();
+        let coerced = coerce(&mut value, target.schema(), &options.coerce);
+        attempt.recoveries.extend(coerced);
+        let (value, violations) = if attempt.recoveries.len() == shaped {
             (value, violations)
         } else {
             match target.accept(value) {

@@ -14,6 +14,10 @@ pub enum AttemptResult {
     Accepted(Provenance),
     /// An answer was read but does not fit: every violation.
     Invalid(Violations),
+    /// A streamed answer was stopped where a completed value broke these rules
+    /// ([`crate::RunConfig::stop_stream_on_violation`]). The provider's usage comes at the end
+    /// of a stream, so it is unknown: the attempt's cost is unknown too, never counted as 0.
+    StreamStopped(Violations),
     /// No value could be read from the answer (no JSON and no prose reading, or nested too
     /// deeply).
     NoJson(ParseError),
@@ -59,7 +63,9 @@ impl AttemptResult {
     pub fn problem(&self, tool: Option<&str>) -> Option<String> {
         Some(match self {
             AttemptResult::Accepted(_) => return None,
-            AttemptResult::Invalid(violations) => violations.to_string(),
+            AttemptResult::Invalid(violations) | AttemptResult::StreamStopped(violations) => {
+                violations.to_string()
+            }
             AttemptResult::NoJson(e) => e.to_string(),
             AttemptResult::PlainText => match tool {
                 Some(tool) => format!("no structured output: expected a call to `{tool}`"),
@@ -151,9 +157,12 @@ impl PriceTable {
     }
 
     /// What `attempt` cost: nothing when it reported no usage (no response, say), `None` when
-    /// its model has no prices here.
+    /// its model has no prices here or its usage is unknown (a stream stopped before the
+    /// provider reported it: [`AttemptResult::StreamStopped`]).
     pub fn attempt_cost(&self, attempt: &Attempt) -> Option<f64> {
         match attempt.usage {
+            // Stopped before the provider said what it used: unknown, not free.
+            None if matches!(attempt.result, AttemptResult::StreamStopped(_)) => None,
             None => Some(0.0),
             Some(usage) => self.get(&attempt.model).map(|p| usage.cost(p)),
         }

@@ -56,7 +56,7 @@ use pass::Run;
 
 pub use gbnf::{grammar, Budgeted, Grammar, GrammarBudget, Unenforced, MAX_RULES};
 pub use pass::{Enforcement, Kept, Lowered, Moved, MAX_NODES};
-pub use reshape::Reshape;
+pub use reshape::{ReadBackStream, Reshape};
 pub use target::{LowerError, LowerReport, SchemaTarget};
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 use serde_json::Value;
 
 use super::{first, Goal, Next, Run, RunError, Structured, Typed, Untyped};
+use crate::provider::dialect::ReadBackStream;
 use crate::provider::wire::{
     read_response, stream_fields, CodecError, Outcome, StreamDecoder, StructuredCandidate,
 };
@@ -179,8 +180,9 @@ struct Shown<'v> {
     reader: StreamReader<'v>,
     /// The value so far, kept in step by the reader's changes (no copy per event).
     value: Value,
-    /// The schema's own shape, when the answer is written in another ([`super::Reshape`]).
-    reshape: Option<(&'v crate::provider::dialect::Reshape, &'v Value)>,
+    /// When the answer is written in another shape than the schema's ([`super::Reshape`]):
+    /// the changes read back into the schema's shape, and the value so far in that shape.
+    reshaped: Option<(ReadBackStream<'v>, Value)>,
     /// Rules broken before the answer ended, when the run stops there.
     stopped: Option<Vec<Violation>>,
     stop_on_violation: bool,
@@ -201,21 +203,19 @@ impl Shown<'_> {
             }
         }
         if progress.changed {
-            let completed = progress.completed;
-            match self.reshape {
-                // In the schema's own shape (a copy: only reshaped answers pay for it).
-                Some((reshape, schema)) => {
-                    let value = match reshape.read_back(schema, self.value.clone()) {
-                        Ok(v) | Err((v, _)) => v,
-                    };
+            match &mut self.reshaped {
+                // In the schema's own shape, change by change.
+                Some((back, written)) => {
+                    let completed =
+                        back.apply(progress.changes, progress.completed, &self.value, written);
                     on_event(StreamEvent::Partial {
-                        value: &value,
-                        completed,
+                        value: written,
+                        completed: &completed,
                     });
                 }
                 None => on_event(StreamEvent::Partial {
                     value: &self.value,
-                    completed,
+                    completed: progress.completed,
                 }),
             }
         }
@@ -257,7 +257,12 @@ async fn drive_stream<'r, G: Goal, P: Provider>(
         let mut shown = Shown {
             reader: StreamReader::new(reader_schema),
             value: Value::Null,
-            reshape: (!run.reshape.is_empty()).then_some((run.reshape, schema.schema())),
+            reshaped: (!run.reshape.is_empty()).then(|| {
+                (
+                    ReadBackStream::new(run.reshape, schema.schema()),
+                    Value::Null,
+                )
+            }),
             stopped: None,
             stop_on_violation: config.stop_stream_on_violation,
         };
@@ -329,7 +334,12 @@ impl<G: Goal> Run<'_, G> {
         let violations = Violations(violations);
         let problem = violations.to_string();
         self.last_value = Some((reader.value(), violations.clone()));
-        self.record(body, Some(text), AttemptResult::Invalid(violations), None);
+        self.record(
+            body,
+            Some(text),
+            AttemptResult::StreamStopped(violations),
+            None,
+        );
         if self.reasks < self.reask_budget() {
             self.reasks += 1;
             let candidate = StructuredCandidate {
