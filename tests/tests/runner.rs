@@ -217,6 +217,7 @@ fn exhaustion_keeps_the_last_value_and_every_error() {
             last_value,
             errors,
             ledger,
+            fallback_failed: None,
         }) => {
             assert_eq!(p.calls(), 3, "max_retries + 1");
             assert_eq!((errors.len(), ledger.len()), (3, 3));
@@ -356,7 +357,7 @@ fn plain_text_in_tool_mode_is_re_asked_a_bounded_number_of_times() {
         vec![anthropic_text("no"); 5],
     );
     match run(&p, &config(0)) {
-        Err(RunError::NoStructuredOutput { errors, ledger }) => {
+        Err(RunError::NoStructuredOutput { errors, ledger, .. }) => {
             assert_eq!((errors.len(), ledger.len()), (3, 3));
             assert!(errors[0].contains("expected a call to"), "{errors:?}");
         }
@@ -747,6 +748,37 @@ fn a_schema_given_at_run_time_is_run_like_a_type() {
         }) => {
             assert_eq!(last_value["priority"], 9);
             assert_eq!(errors.len(), 2);
+        }
+        other => panic!("{other:?}"),
+    }
+    // The defaults policy asked for, and unable to apply (the priority has no default and the
+    // answer no prose to read): the error says the policy failed, and why.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(r#"{"id": "ABC-1", "priority": 9}"#); 2],
+    );
+    let mut policy = config(1);
+    policy.outputs.on_exhausted = OnExhausted::DefaultsWithWarning;
+    match block_on(run_value(
+        &p,
+        &schema,
+        &ChatRequest::user("File it."),
+        &policy,
+    )) {
+        Err(e @ RunError::RetriesExhausted { .. }) => {
+            let RunError::RetriesExhausted {
+                fallback_failed, ..
+            } = &e
+            else {
+                unreachable!()
+            };
+            assert!(fallback_failed.is_some(), "{e}");
+            assert!(
+                e.to_string()
+                    .contains("the defaults policy could not apply"),
+                "{e}"
+            );
         }
         other => panic!("{other:?}"),
     }

@@ -63,6 +63,8 @@ pub(crate) struct Spans<'a> {
     balanced: Vec<Range<usize>>,
     /// The text ended inside a `{`/`[` it never closed.
     open_at_end: bool,
+    /// Where that unclosed span starts.
+    open_from: usize,
 }
 
 impl<'a> Spans<'a> {
@@ -185,6 +187,17 @@ impl<'a> Spans<'a> {
             }
             listed.push(span.clone());
         }
+        // A value begun after the chosen one and cut off by the end of the text (a correction
+        // that did not finish): not JSON as written, but a place the answer went on to.
+        if self.open_at_end
+            && self.open_from >= chosen.end
+            && !overlaps(&(self.open_from..self.text.len()), chosen)
+        {
+            match listed.len() < MAX_OTHERS {
+                true => listed.push(self.open_from..self.text.len()),
+                false => more += 1,
+            }
+        }
         (listed, more)
     }
 
@@ -289,6 +302,7 @@ pub(crate) fn scan(text: &str) -> Spans<'_> {
         fences,
         balanced,
         open_at_end: depth > 0,
+        open_from: start,
     }
 }
 

@@ -21,7 +21,7 @@ use crate::read::strict_de;
 use crate::schema::markdown::Markdown;
 use crate::schema::node::{JsonType, Node};
 use crate::schema::output::StructuredOutput;
-use crate::schema::validate::Violations;
+use crate::schema::validate::{Rule, Violation, Violations};
 use crate::schema::{Pointer, ResponseSchema};
 
 /// What the pipeline may do.
@@ -805,6 +805,97 @@ impl<G: Target> Target for Reshaped<'_, G> {
     }
 }
 
+/// Where `value` holds, as a string, a number the repairer kept as its text because no 64-bit
+/// float holds it (`1e309`), at a place whose schema asks for a string: each a violation, since
+/// the model wrote a number there and only the change of type made it fit. (Where the schema
+/// says nothing of the type, the text is the only way to keep the number, with its warning.)
+fn numbers_kept_as_text(
+    repairs: &[Repair],
+    value: &Value,
+    schema: &ResponseSchema,
+) -> Vec<Violation> {
+    use crate::read::repair::{RepairKind, MAX_FOUND};
+    let texts: Vec<&str> = repairs
+        .iter()
+        .filter(|r| r.kind == RepairKind::NumberOutOfRange)
+        .filter_map(|r| r.found.as_deref())
+        .collect();
+    if texts.is_empty() {
+        return Vec::new();
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![(Pointer::root(), value)];
+    while let Some((at, v)) = stack.pop() {
+        match v {
+            Value::String(s)
+                if texts
+                    .iter()
+                    .any(|t| s == t || (t.len() >= MAX_FOUND && s.starts_with(t)))
+                    && asks_for_string(Node::root(schema.schema()), &at) =>
+            {
+                out.push(Violation {
+                    path: at,
+                    rule: Rule::Type,
+                    expected: "a value as written: a number no 64-bit float holds is not read as a string unless the policy writes numbers as strings".into(),
+                    found: format!("the number {}", crate::schema::validate::preview_str(s)),
+                });
+            }
+            Value::Array(items) => {
+                stack.extend(items.iter().enumerate().map(|(i, v)| (at.index(i), v)))
+            }
+            Value::Object(map) => stack.extend(map.iter().map(|(k, v)| (at.key(k), v))),
+            _ => {}
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// Whether the schema at `at` (a pointer into a value) names `string` among its types, in a
+/// branch of an `anyOf` or directly.
+fn asks_for_string(root: Node<'_>, at: &Pointer) -> bool {
+    let mut nodes = vec![root];
+    for segment in at.segments() {
+        let mut next = Vec::new();
+        for node in nodes {
+            let node = node.target();
+            if node.too_deep() {
+                continue;
+            }
+            let branches: Vec<Node<'_>> = match node.any_of() {
+                Some(b) => b.map(Node::target).collect(),
+                None => vec![node],
+            };
+            for b in branches {
+                let by_key = b.property(&segment).or(match b.additional() {
+                    crate::schema::node::Additional::Schema(s) => Some(s),
+                    _ => None,
+                });
+                let by_index = segment.parse::<usize>().ok().and_then(|i| b.item(i));
+                next.extend(by_key.or(by_index));
+            }
+        }
+        // Bounded: a value path is at most as deep as the reader allows, and each step keeps
+        // at most the branches of one node.
+        next.truncate(64);
+        nodes = next;
+    }
+    nodes.into_iter().any(|n| {
+        let n = n.target();
+        n.types().contains(JsonType::String)
+            || n.any_of()
+                .is_some_and(|mut b| b.any(|b| b.target().types().contains(JsonType::String)))
+    })
+}
+
+/// Whether `text` is exactly one JSON string literal.
+fn is_json_string(text: &str) -> bool {
+    text.len() >= 2
+        && text.starts_with('"')
+        && text.ends_with('"')
+        && serde_json::from_str::<String>(text).is_ok()
+}
+
 /// Whether `schema`'s root describes an object, and only an object.
 fn object_root(schema: &ResponseSchema) -> bool {
     Node::root(schema.schema())
@@ -847,6 +938,16 @@ fn read_text<G: Target>(
     } else if let Some(value) = target.exact(trimmed) {
         // No reason is needed when the mode promised nothing, so none is worked out.
         return Read::Done(Ok(clean(value, text)));
+    }
+    if is_json_string(trimmed) {
+        // A JSON string is a string: read as one (and refused when the schema wants another
+        // kind of value), never mined for brackets inside it (`"[::1]"` is not the list `[1]`).
+        let whole = Candidate {
+            text,
+            span: 0..text.len(),
+            source: Source::Whole,
+        };
+        return best_candidate(target, &[whole], options, warnings);
     }
     let spans = scan(text);
     // As written, inside the answer: the candidate ending last in the text that is exact JSON
@@ -1064,17 +1165,29 @@ fn best_candidate<G: Target>(
             recoveries: Vec::new(),
             partial: truncated.then(|| value.clone()),
         };
+        // A number no float holds, kept as its text: a string only when the policy writes
+        // numbers as strings; else the value stays refused where it is.
+        let as_text = match options.coerce.scalars_to_strings {
+            true => Vec::new(),
+            false => numbers_kept_as_text(&attempt.repairs, &value, target.schema()),
+        };
+        let kept = (!as_text.is_empty()).then(|| value.clone());
         // As repaired first: coercion runs only on a value that does not fit, so a value that
         // fits is never changed (but a value read from another shape than the one sent says so).
         attempt.recoveries = target.shape_recoveries(&value);
-        let (mut value, violations) = match target.accept(value) {
-            Ok(out) => {
+        let (mut value, violations) = match (target.accept(value), kept) {
+            (Ok(out), None) => {
                 return Some((
                     (false, false, attempt.cost(), 0),
                     Judged::Valid(attempt, out),
                 ))
             }
-            Err(refused) => refused,
+            (Ok(_), Some(value)) => {
+                let violations = Violations(as_text);
+                let rank = (true, attempt.truncated, violations.len(), attempt.cost());
+                return Some((rank, Judged::Invalid(attempt, value, violations)));
+            }
+            (Err(refused), _) => refused,
         };
         let shaped = attempt.recoveries.len();
         let coerced = coerce(&mut value, target.schema(), &options.coerce);

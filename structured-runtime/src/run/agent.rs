@@ -291,7 +291,11 @@ where
                 text_only += 1;
                 if text_only >= step.max_text_only {
                     let errors = errors(&ledger, Some(&finalizer));
-                    return Err(RunError::NoStructuredOutput { errors, ledger });
+                    return Err(RunError::NoStructuredOutput {
+                        errors,
+                        ledger,
+                        fallback_failed: None,
+                    });
                 }
                 turns.push(Turn::AssistantText(said.unwrap_or_default()));
                 turns.push(Turn::UserText(format!(
@@ -345,7 +349,12 @@ fn exhausted(ledger: Vec<Attempt>, last_value: Option<Value>, finalizer: &str) -
             last_value,
             errors,
             ledger,
+            fallback_failed: None,
         },
-        None => RunError::NoStructuredOutput { errors, ledger },
+        None => RunError::NoStructuredOutput {
+            errors,
+            ledger,
+            fallback_failed: None,
+        },
     }
 }

@@ -88,7 +88,7 @@ pub enum RunError {
     },
     /// Every re-ask was spent on answers that held a value that does not fit: the last value
     /// read and every error, attempt by attempt.
-    #[error("no valid answer after {} attempt(s); last errors: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
+    #[error("no valid answer after {} attempt(s); last errors: {}{}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"), fallback_note(.fallback_failed))]
     RetriesExhausted {
         /// The last value read (repaired and coerced).
         last_value: Value,
@@ -96,15 +96,21 @@ pub enum RunError {
         errors: Vec<String>,
         /// Every attempt.
         ledger: Vec<Attempt>,
+        /// Why the fallback policy ([`OnExhausted::DefaultsWithWarning`]) could not give a
+        /// value, when it was asked to.
+        fallback_failed: Option<String>,
     },
     /// Every re-ask was spent and no answer held a value at all: plain text where a tool call
     /// was required, empty answers, or text with no JSON and nothing the prose reader could use.
-    #[error("no structured output in {} attempt(s); last: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
+    #[error("no structured output in {} attempt(s); last: {}{}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"), fallback_note(.fallback_failed))]
     NoStructuredOutput {
         /// What each answer was instead, in order (read from the ledger).
         errors: Vec<String>,
         /// Every attempt.
         ledger: Vec<Attempt>,
+        /// Why the fallback policy ([`OnExhausted::DefaultsWithWarning`]) could not give a
+        /// value, when it was asked to.
+        fallback_failed: Option<String>,
     },
     /// The model refused.
     #[error("the model refused{}", .explanation.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
@@ -436,6 +442,7 @@ pub async fn run_with_fallback<T: StructuredOutput>(
         None => Err(RunError::NoStructuredOutput {
             errors: vec!["no provider to ask".into()],
             ledger: Vec::new(),
+            fallback_failed: None,
         }),
     }
 }
@@ -941,7 +948,10 @@ impl<'r, G: Goal> Run<'r, G> {
                     )));
                     return Next::Ask;
                 }
-                self.exhausted()
+                match self.fallback(None) {
+                    Ok(next) => next,
+                    Err(why) => self.exhausted(why),
+                }
             }
         }
     }
@@ -1030,10 +1040,10 @@ impl<'r, G: Goal> Run<'r, G> {
             self.turns.push(Turn::UserText(ask.into()));
             return Next::Ask;
         }
-        if let Some(next) = self.fallback(said.as_deref()) {
-            return next;
+        match self.fallback(said.as_deref()) {
+            Ok(next) => next,
+            Err(why) => self.exhausted(why),
         }
-        self.exhausted()
     }
 
     /// The fallback policy, when every re-ask is spent ([`OnExhausted::DefaultsWithWarning`]):
@@ -1041,9 +1051,9 @@ impl<'r, G: Goal> Run<'r, G> {
     /// failing that (an enum has no typed default, or there was no JSON), the type's prose reader
     /// on the last answer, with the defaults its fields declare (`#[fallback_keyword(default =
     /// ..)]`). Either way the value is marked recovered and each defaulted field is named.
-    fn fallback(&mut self, said: Option<&str>) -> Option<Next<G::Out>> {
+    pub(super) fn fallback(&mut self, said: Option<&str>) -> Result<Next<G::Out>, Option<String>> {
         if self.config.outputs.on_exhausted != OnExhausted::DefaultsWithWarning {
-            return None;
+            return Err(None);
         }
         let policy = &self.config.parse.coerce;
         let mut warnings = vec![Warning::Defaults {
@@ -1053,7 +1063,12 @@ impl<'r, G: Goal> Run<'r, G> {
         let value = match defaults(&self.goal, self.schema, self.last_value.as_ref(), policy) {
             Some(value) => value,
             None => {
-                let (value, defaulted) = self.goal.read_prose(said.unwrap_or_default())?;
+                let Some((value, defaulted)) = self.goal.read_prose(said.unwrap_or_default())
+                else {
+                    return Err(Some(
+                        "no typed default fits the last value (a field the schema gives no default, such as a required enum) and the last answer held nothing the type's prose reader could use".into(),
+                    ));
+                };
                 warnings.extend(defaulted);
                 value
             }
@@ -1063,7 +1078,7 @@ impl<'r, G: Goal> Run<'r, G> {
             "retries exhausted: using defaults"
         );
         let ledger = self.ledger();
-        Some(done(Ok(Structured {
+        Ok(done(Ok(Structured {
             value,
             mode: self.mode,
             attempts: ledger.len(),
@@ -1168,15 +1183,16 @@ impl<'r, G: Goal> Run<'r, G> {
             return Next::Ask;
         }
         let said = candidate_text.as_deref();
-        if let Some(next) = self.fallback(said) {
-            return next;
+        match self.fallback(said) {
+            Ok(next) => next,
+            Err(why) => self.exhausted(why),
         }
-        self.exhausted()
     }
 
     /// Every re-ask spent: the last value and every error, read from the ledger; or, when no
     /// answer held a value at all, that.
-    fn exhausted(&mut self) -> Next<G::Out> {
+    /// `fallback_failed`: why the fallback policy could not give a value, when it was asked to.
+    pub(super) fn exhausted(&mut self, fallback_failed: Option<String>) -> Next<G::Out> {
         let errors = self.ledger.errors();
         let ledger = self.ledger();
         match self.last_value.take() {
@@ -1184,9 +1200,22 @@ impl<'r, G: Goal> Run<'r, G> {
                 last_value: value,
                 errors,
                 ledger,
+                fallback_failed,
             })),
-            None => done(Err(RunError::NoStructuredOutput { errors, ledger })),
+            None => done(Err(RunError::NoStructuredOutput {
+                errors,
+                ledger,
+                fallback_failed,
+            })),
         }
+    }
+}
+
+/// The end of a failed run's message when the fallback policy could not apply.
+fn fallback_note(failed: &Option<String>) -> String {
+    match failed {
+        Some(why) => format!("; the defaults policy could not apply: {why}"),
+        None => String::new(),
     }
 }
 

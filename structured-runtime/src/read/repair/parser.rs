@@ -377,7 +377,7 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
             after_comma = false;
-            let key_at = self.pos;
+            let (key_at, noted) = (self.pos, self.repairs.len());
             let Some((key, quoted)) = self.key()? else {
                 self.skip_char();
                 continue;
@@ -400,8 +400,10 @@ impl<'a> Parser<'a> {
                     return self.set_items(key).map(Some);
                 }
                 Some(b'}') if !quoted => {
-                    // A stray word before the closing brace: `{"a": 1 junk}`.
-                    self.note_at(RepairKind::SkippedCharacter, key_at);
+                    // A stray word before the closing brace: `{"a": 1 junk}`. Dropped, not
+                    // quoted as a key: said as such, naming it.
+                    self.repairs.truncate(noted);
+                    self.note_found(RepairKind::DroppedToken, key_at, &key);
                     continue;
                 }
                 Some(b',' | b'}') | None => {}
@@ -490,6 +492,7 @@ impl<'a> Parser<'a> {
         if let Some(opened) = Quote::open(self.rest()) {
             return Ok(Some((self.string_opened(Ctx::Key, opened)?, true)));
         }
+        let (word_at, noted) = (self.pos, self.repairs.len());
         let Some(word) = self.unquoted(Ctx::Key) else {
             return Ok(None);
         };
@@ -499,7 +502,11 @@ impl<'a> Parser<'a> {
             let save = (self.pos, self.repairs.len());
             let next = self.string(Ctx::Key)?;
             if self.byte(self.next_non_ws(self.pos)) == Some(b':') {
-                self.note_at(RepairKind::SkippedCharacter, save.0);
+                // The word is dropped, not quoted: said as such, naming it.
+                let later = self.repairs.split_off(save.1);
+                self.repairs.truncate(noted);
+                self.note_found(RepairKind::DroppedToken, word_at, &word);
+                self.repairs.extend(later);
                 return Ok(Some((next, true)));
             }
             self.pos = save.0;

@@ -169,6 +169,9 @@ pub enum RepairKind {
     DuplicateKey,
     /// Several top-level values were collected into an array.
     MultipleValues,
+    /// A bare word inside an object (not a key: no value follows it) was dropped; `found`
+    /// names it.
+    DroppedToken,
     /// A character that starts no value was skipped.
     SkippedCharacter,
     /// The text ended inside a string, which was closed there.
@@ -229,6 +232,7 @@ impl RepairKind {
             JsLiteral => "a JavaScript literal became null",
             LooseNumber => "normalized a loosely written number",
             NumberAsString => "kept a malformed number as a string",
+            DroppedToken => "dropped a bare word that is neither a key nor a value",
             ThousandsSeparator => "read a number without its thousands separators",
             NumberOutOfRange => "kept a number too large for a 64-bit float as a string",
             NumberRounded => "rounded a number to the nearest 64-bit float",

@@ -354,6 +354,9 @@ impl<G: Goal> Run<'_, G> {
             );
             return Next::Ask;
         }
-        self.exhausted()
+        match self.fallback(reader.text()) {
+            Ok(next) => next,
+            Err(why) => self.exhausted(why),
+        }
     }
 }

@@ -1,0 +1,137 @@
+//! Honesty at the edges: every token dropped and every later value ignored is named in a
+//! warning, a JSON string answer is read as a string, a number no float holds never becomes a
+//! string silently, and a misnamed key is never dropped without a word.
+
+use serde::Deserialize;
+use serde_json::json;
+use structured_runtime::read::repair::RepairKind;
+use structured_runtime::{
+    parse_response, parse_value, ParseError, ParseOptions, Provenance, ResponseSchema,
+    SchemaLimits, StructuredOutput, StructuredOutputMode, Warning,
+};
+
+fn schema(value: serde_json::Value) -> ResponseSchema {
+    let limits = SchemaLimits {
+        object_root: false,
+        ..SchemaLimits::default()
+    };
+    ResponseSchema::with_limits("t", value, &limits).unwrap()
+}
+
+fn names() -> ResponseSchema {
+    schema(json!({"type": "object", "properties": {
+        "name": {"type": "string"}, "nick": {"type": "string"}},
+        "required": ["name"], "additionalProperties": false}))
+}
+
+#[test]
+fn a_bare_word_dropped_inside_an_object_is_named() {
+    for (text, word) in [
+        (r#"{"name": "a", oops "nick": "b"}"#, "oops"),
+        (r#"{"name": "a", "age": 3, bare}"#, "bare"),
+        (r#"{"name": "a" junk}"#, "junk"),
+    ] {
+        let open = schema(json!({"type": "object"}));
+        let read = parse_value(text, &open, &ParseOptions::default()).unwrap();
+        let dropped = read.warnings.iter().any(|w| {
+            matches!(w, Warning::Repair(r) if r.kind == RepairKind::DroppedToken
+                && r.found.as_deref() == Some(word))
+        });
+        assert!(dropped, "{text}: {:?}", read.warnings);
+        // Not also called a quoted key.
+        assert!(
+            !read
+                .warnings
+                .iter()
+                .any(|w| matches!(w, Warning::Repair(r) if r.kind == RepairKind::UnquotedKey)),
+            "{text}: {:?}",
+            read.warnings
+        );
+    }
+}
+
+#[test]
+fn a_later_value_cut_off_is_named_when_an_earlier_one_is_taken() {
+    let text = r#"Draft: {"name": "a"} Correction: {"name": "b", "nick": "c"#;
+    let read = parse_value(text, &names(), &ParseOptions::default()).unwrap();
+    assert_eq!(read.value, json!({"name": "a"}));
+    let start = text.rfind('{').unwrap();
+    let named = read.warnings.iter().any(|w| {
+        matches!(w, Warning::OtherCandidates { others, .. }
+            if others.iter().any(|o| o.start == start && o.end == text.len()))
+    });
+    assert!(named, "{:?}", read.warnings);
+}
+
+#[test]
+fn a_json_string_answer_is_a_string_never_mined_for_brackets() {
+    let list = schema(json!({"type": "array", "items": {"type": "integer"}}));
+    for text in [r#""[::1]""#, r#""see [1, 2] and {\"a\": 1}""#] {
+        match parse_value(text, &list, &ParseOptions::default()) {
+            Ok(read) => panic!("{text}: read as {}", read.value),
+            Err(ParseError::Invalid { value, .. }) => {
+                assert!(
+                    value
+                        .as_array()
+                        .is_some_and(|a| a.iter().all(|v| v.is_string()))
+                        || value.is_string(),
+                    "{text}: {value}"
+                );
+            }
+            Err(e) => panic!("{text}: {e}"),
+        }
+    }
+    let object = schema(json!({"type": "object", "properties": {"a": {"type": "integer"}}}));
+    let text = r#""GET https://api.example.com/{\"a\": 1}""#;
+    assert!(parse_value(text, &object, &ParseOptions::default()).is_err());
+    // A string schema takes the string as written.
+    let string = schema(json!({"type": "string"}));
+    let read = parse_value(r#""[::1]""#, &string, &ParseOptions::default()).unwrap();
+    assert_eq!(
+        (read.value, read.provenance),
+        (json!("[::1]"), Provenance::Clean)
+    );
+}
+
+#[test]
+fn a_number_no_float_holds_never_satisfies_a_string_field_silently() {
+    let text = r#"{"name": 1e309}"#;
+    match parse_value(text, &names(), &ParseOptions::default()) {
+        Err(ParseError::Invalid { violations, .. }) => {
+            assert_eq!(violations[0].path, "/name", "{violations}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The lenient policy writes numbers as strings, and says so.
+    let read = parse_value(text, &names(), &ParseOptions::lenient()).unwrap();
+    assert_eq!(read.value, json!({"name": "1e309"}));
+    assert!(read
+        .warnings
+        .iter()
+        .any(|w| matches!(w, Warning::Repair(r) if r.kind == RepairKind::NumberOutOfRange)));
+}
+
+#[derive(Debug, Deserialize, StructuredOutput)]
+#[allow(dead_code)]
+struct Person {
+    /// Name.
+    name: String,
+    /// Nickname, if any.
+    nick: Option<String>,
+}
+
+#[test]
+fn a_misnamed_optional_key_is_dropped_with_a_warning_naming_it() {
+    let read = parse_response::<Person>(
+        r#"{"name": "Ada", "nickname": "Countess"}"#,
+        StructuredOutputMode::PromptGuided,
+    )
+    .unwrap();
+    assert_eq!(read.value.nick, None);
+    assert_ne!(read.provenance, Provenance::Clean);
+    let named = read
+        .warnings
+        .iter()
+        .any(|w| matches!(w, Warning::Recovery(r) if r.path == "/nickname"));
+    assert!(named, "{:?}", read.warnings);
+}
