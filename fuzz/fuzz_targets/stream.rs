@@ -35,7 +35,17 @@ fuzz_target!(|data: &[u8]| {
         for change in progress.changes {
             change.apply(&mut kept);
         }
-        if progress.changed {
+        // What the reader says it completed is shown, and it says so again when asked.
+        for at in progress.completed {
+            assert!(at.get(&kept).is_some(), "{at} in {kept}");
+        }
+        let (changed, completed) = (progress.changed, progress.completed.to_vec());
+        for at in &completed {
+            assert!(reader.is_complete(at), "{at}");
+        }
+        // Never deeper than the reader's limit: the stream refuses where it is crossed.
+        assert!(depth(&kept) <= structured_runtime::read::MAX_STREAM_DEPTH + 1);
+        if changed {
             let now = reader.value();
             assert_eq!(kept, now, "the changes rebuild the value so far");
             shown.push(now);
@@ -77,3 +87,18 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// How deeply `value` nests (a scalar is 1).
+fn depth(value: &Value) -> usize {
+    let mut deepest = 0;
+    let mut stack = vec![(value, 1usize)];
+    while let Some((v, d)) = stack.pop() {
+        deepest = deepest.max(d);
+        match v {
+            Value::Array(items) => stack.extend(items.iter().map(|i| (i, d + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|i| (i, d + 1))),
+            _ => {}
+        }
+    }
+    deepest
+}

@@ -224,6 +224,24 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
 /// Lines printed per kind of report at most; the rest are counted.
 const MAX_REPORT_LINES: usize = 50;
 
+/// [`report`] for repairs: the count of repairs the list left out (its last entry, when the
+/// list is capped) is always printed.
+fn report_repairs<T: std::fmt::Display>(kind: &str, items: &[T], unlisted: impl Fn(&T) -> bool) {
+    match items.split_last() {
+        Some((last, rest)) if unlisted(last) && rest.len() > MAX_REPORT_LINES => {
+            report(kind, rest);
+            eprintln!("{kind}: {last}");
+        }
+        _ => report(kind, items),
+    }
+}
+
+/// Whether `w` counts the repairs the list left out.
+fn unlisted_warning(w: &structured_runtime::Warning) -> bool {
+    matches!(w, structured_runtime::Warning::Repair(r)
+        if r.kind == structured_runtime::read::repair::RepairKind::Unlisted)
+}
+
 /// One stderr line per item, `kind: item`, at most [`MAX_REPORT_LINES`], then how many more.
 fn report<T: std::fmt::Display>(kind: &str, items: &[T]) {
     let mut err = std::io::stderr().lock();
@@ -235,20 +253,23 @@ fn report<T: std::fmt::Display>(kind: &str, items: &[T]) {
     }
 }
 
+/// Written straight to stdout: no second copy of a large value as text.
 fn print_value(value: &Value, pretty: bool) {
-    let text = if pretty {
-        serde_json::to_string_pretty(value)
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = if pretty {
+        serde_json::to_writer_pretty(&mut out, value)
     } else {
-        serde_json::to_string(value)
+        serde_json::to_writer(&mut out, value)
     };
-    let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", text.unwrap_or_default());
+    let _ = writeln!(out);
 }
 
 fn repair(input: &str, args: &Args) -> u8 {
     match repair_text(input) {
         Ok(fixed) => {
-            report("warning", &fixed.repairs);
+            report_repairs("warning", &fixed.repairs, |r| {
+                r.kind == structured_runtime::read::repair::RepairKind::Unlisted
+            });
             if fixed.truncated {
                 eprintln!("warning: the answer was cut off; the value was closed where it stopped");
             }
@@ -361,7 +382,7 @@ fn read_whole(input: &str, schema: &ResponseSchema, args: &Args) -> u8 {
     // included, and nothing is checked here a second time.
     match parse_value(input, schema, &options) {
         Ok(parsed) => {
-            report("warning", &parsed.warnings);
+            report_repairs("warning", &parsed.warnings, unlisted_warning);
             if parsed.provenance != Provenance::Clean {
                 eprintln!("note: value {:?}", parsed.provenance);
             }
@@ -378,7 +399,7 @@ fn read_whole(input: &str, schema: &ResponseSchema, args: &Args) -> u8 {
             warnings,
             ..
         }) => {
-            report("warning", &warnings);
+            report_repairs("warning", &warnings, unlisted_warning);
             report("invalid", violations.as_slice());
             INVALID
         }

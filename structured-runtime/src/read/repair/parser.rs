@@ -25,6 +25,20 @@ pub(crate) struct Parser<'a> {
     /// Open containers, innermost last: `{`, `[` or `(`.
     pub(super) stack: Vec<u8>,
     pub(super) repairs: Vec<Repair>,
+    /// Ordinary repairs made past [`MAX_LISTED`], counted, not kept.
+    pub(super) unlisted: usize,
+}
+
+/// Repairs listed at most; the rest are counted into one [`RepairKind::Unlisted`] entry at the
+/// end, so memory for the report does not grow with a huge broken answer. Extraction and
+/// truncation repairs (a few per text) are always listed: what is read depends on them.
+pub const MAX_LISTED: usize = 1000;
+
+/// Where the repair list stood, to go back to when a reading is undone.
+#[derive(Clone, Copy)]
+pub(super) struct Mark {
+    listed: usize,
+    unlisted: usize,
 }
 
 impl<'a> Parser<'a> {
@@ -35,6 +49,7 @@ impl<'a> Parser<'a> {
             stack: Vec::with_capacity(16),
             // Room for the repairs of a typical broken answer (a quote style on every string).
             repairs: Vec::with_capacity(32),
+            unlisted: 0,
         }
     }
 
@@ -55,6 +70,9 @@ impl<'a> Parser<'a> {
     }
 
     pub(super) fn note_at(&mut self, kind: RepairKind, at: usize) {
+        if self.past_list(kind) {
+            return;
+        }
         self.repairs.push(Repair {
             kind,
             at,
@@ -62,8 +80,33 @@ impl<'a> Parser<'a> {
         });
     }
 
+    /// Whether a repair of `kind` is only counted: the list is full and it is an ordinary one.
+    fn past_list(&mut self, kind: RepairKind) -> bool {
+        let full =
+            self.repairs.len() >= MAX_LISTED && !kind.is_extraction() && !kind.is_truncation();
+        self.unlisted += usize::from(full);
+        full
+    }
+
+    /// Where the repair list stands.
+    pub(super) fn mark(&self) -> Mark {
+        Mark {
+            listed: self.repairs.len(),
+            unlisted: self.unlisted,
+        }
+    }
+
+    /// Back to `mark`: the repairs made since are undone.
+    pub(super) fn rewind(&mut self, mark: Mark) {
+        self.repairs.truncate(mark.listed);
+        self.unlisted = mark.unlisted;
+    }
+
     /// A repair quoting the text it read (cut to [`MAX_FOUND`] bytes).
     pub(super) fn note_found(&mut self, kind: RepairKind, at: usize, found: &str) {
+        if self.past_list(kind) {
+            return;
+        }
         let end = super::lex::floor_boundary(found, MAX_FOUND);
         let found = if end < found.len() {
             format!("{}...", &found[..end])
@@ -126,6 +169,13 @@ impl<'a> Parser<'a> {
         let value = self.collect(values)?;
         // From the list, not a flag: a repair undone by backtracking leaves no trace.
         let truncated = self.repairs.iter().any(|r| r.kind.is_truncation());
+        if self.unlisted > 0 {
+            self.repairs.push(Repair {
+                kind: RepairKind::Unlisted,
+                at: self.text.len(),
+                found: Some(format!("{} more", self.unlisted)),
+            });
+        }
         Ok(Repaired {
             value,
             repairs: self.repairs,
@@ -377,7 +427,7 @@ impl<'a> Parser<'a> {
                 _ => {}
             }
             after_comma = false;
-            let (key_at, noted) = (self.pos, self.repairs.len());
+            let (key_at, noted) = (self.pos, self.mark());
             let Some((key, quoted)) = self.key()? else {
                 self.skip_char();
                 continue;
@@ -402,7 +452,7 @@ impl<'a> Parser<'a> {
                 Some(b'}') if !quoted => {
                     // A stray word before the closing brace: `{"a": 1 junk}`. Dropped, not
                     // quoted as a key: said as such, naming it.
-                    self.repairs.truncate(noted);
+                    self.rewind(noted);
                     self.note_found(RepairKind::DroppedToken, key_at, &key);
                     continue;
                 }
@@ -492,25 +542,28 @@ impl<'a> Parser<'a> {
         if let Some(opened) = Quote::open(self.rest()) {
             return Ok(Some((self.string_opened(Ctx::Key, opened)?, true)));
         }
-        let (word_at, noted) = (self.pos, self.repairs.len());
+        let (word_at, noted) = (self.pos, self.mark());
         let Some(word) = self.unquoted(Ctx::Key) else {
             return Ok(None);
         };
         self.skip_ws();
         if self.quoted_key_follows() {
             // `{COMMENT "key": v}`: a stray word before the key. (`{a "b"}` is a missing colon.)
-            let save = (self.pos, self.repairs.len());
+            let save = (self.pos, self.mark());
             let next = self.string(Ctx::Key)?;
             if self.byte(self.next_non_ws(self.pos)) == Some(b':') {
-                // The word is dropped, not quoted: said as such, naming it.
-                let later = self.repairs.split_off(save.1);
-                self.repairs.truncate(noted);
+                // The word is dropped, not quoted: said as such, naming it. (Only the word's
+                // own repairs are taken back; the key's stay listed after it.)
+                let later = self
+                    .repairs
+                    .split_off(save.1.listed.min(self.repairs.len()));
+                self.rewind(noted);
                 self.note_found(RepairKind::DroppedToken, word_at, &word);
                 self.repairs.extend(later);
                 return Ok(Some((next, true)));
             }
             self.pos = save.0;
-            self.repairs.truncate(save.1);
+            self.rewind(save.1);
         }
         Ok(Some((word, false)))
     }

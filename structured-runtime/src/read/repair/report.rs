@@ -172,6 +172,9 @@ pub enum RepairKind {
     /// A bare word inside an object (not a key: no value follows it) was dropped; `found`
     /// names it.
     DroppedToken,
+    /// More repairs were made than are listed (the first 1,000 ordinary ones are): `found`
+    /// says how many more. Each was one of the kinds above, made as they are.
+    Unlisted,
     /// A character that starts no value was skipped.
     SkippedCharacter,
     /// The text ended inside a string, which was closed there.
@@ -233,6 +236,7 @@ impl RepairKind {
             LooseNumber => "normalized a loosely written number",
             NumberAsString => "kept a malformed number as a string",
             DroppedToken => "dropped a bare word that is neither a key nor a value",
+            Unlisted => "made more repairs of the kinds listed, not listed one by one",
             ThousandsSeparator => "read a number without its thousands separators",
             NumberOutOfRange => "kept a number too large for a 64-bit float as a string",
             NumberRounded => "rounded a number to the nearest 64-bit float",

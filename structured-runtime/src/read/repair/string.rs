@@ -88,7 +88,7 @@ impl Parser<'_> {
                 }
             }
         }
-        let saved = self.repairs.len();
+        let saved = self.mark();
         let (content, end) = self.scan(quote, start, ctx, doubled, Mode::Normal);
         match end {
             End::Closed(next) | End::Cut(next) => {
@@ -97,7 +97,7 @@ impl Parser<'_> {
             }
             End::Eof => {
                 let (mode, kind) = self.unclosed(start, ctx);
-                self.repairs.truncate(saved);
+                self.rewind(saved);
                 self.note_at(kind, start);
                 let (mut content, end) = self.scan(quote, start, ctx, doubled, mode);
                 if kind == RepairKind::UnclosedString {
