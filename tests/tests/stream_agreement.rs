@@ -3,7 +3,12 @@
 //! checks each value in the shape it was sent, shows it in the schema's own shape, and a stream
 //! stopped on a violation is one the final reading refuses too.
 
+mod common;
+
 use std::collections::BTreeMap;
+
+use common::grows::grows;
+use proptest::prelude::*;
 use std::future::Future;
 use std::time::Duration;
 
@@ -215,4 +220,67 @@ fn a_stopped_stream_is_refused_by_the_final_reading_too() {
         "{plain:?}"
     );
     let _: Option<Value> = None;
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+
+    /// Any map, written as the entries sent, in any chunking: the stream shows only values that
+    /// grow toward the final one, in the schema's shape, reports no violation, and ends as the
+    /// plain run does; with a broken field, the stream stops on it and the plain run refuses it
+    /// too.
+    #[test]
+    fn streamed_and_plain_runs_agree_on_reshaped_answers(
+        scores in proptest::collection::btree_map("[a-z ]{0,6}", 0.0f64..1.0, 0..6),
+        name in "[A-Za-z ]{0,12}",
+        piece in 1usize..40,
+        broken in any::<bool>(),
+    ) {
+        let entries: Vec<Value> = scores
+            .iter()
+            .map(|(k, v)| json!({"key": k, "value": v}))
+            .collect();
+        let name_json = if broken { json!(7) } else { json!(name) };
+        let answer = json!({"name": name_json, "scores": entries}).to_string();
+        let mut shown: Vec<Value> = Vec::new();
+        let mut early = Vec::new();
+        let streamed = block_on(run_structured_stream::<Scores, _, _>(
+            &Recorded::new(&[answer.as_str()], piece),
+            &ChatRequest::user("Scores?"),
+            &{
+                let mut config = stopping();
+                config.outputs.max_retries = 0;
+                config
+            },
+            |event| match event {
+                StreamEvent::Partial { value, .. } => shown.push(value.clone()),
+                StreamEvent::Violations(v) => early.extend(v.iter().map(|v| v.path.to_string())),
+                _ => {}
+            },
+        ));
+        let plain = block_on(run_structured::<Scores, _>(
+            &Recorded::new(&[answer.as_str()], piece),
+            &ChatRequest::user("Scores?"),
+            &{
+                let mut config = RunConfig::default();
+                config.outputs.max_retries = 0;
+                config
+            },
+        ));
+        if broken {
+            prop_assert_eq!(early, vec!["/name".to_string()]);
+            prop_assert!(streamed.is_err());
+            prop_assert!(plain.is_err());
+        } else {
+            prop_assert!(early.is_empty(), "{:?}", early);
+            let (streamed, plain) = (streamed.unwrap(), plain.unwrap());
+            prop_assert_eq!(streamed.provenance, Provenance::Clean);
+            prop_assert_eq!(&streamed.value, &plain.value);
+            let whole = json!({"name": name, "scores": scores});
+            prop_assert_eq!(shown.last(), Some(&whole));
+            for pair in shown.windows(2) {
+                prop_assert!(grows(&pair[0], &pair[1]), "{} then {}", pair[0], pair[1]);
+            }
+        }
+    }
 }
