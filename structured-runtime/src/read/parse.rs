@@ -888,6 +888,22 @@ fn asks_for_string(root: Node<'_>, at: &Pointer) -> bool {
     })
 }
 
+/// Whether the text around `span` holds anything a repair might read as a value of its own: a
+/// digit, a quote, or a word that is a literal (`true`, `None`, `NaN`, ...).
+fn prose_reads_as_values(text: &str, span: &Range<usize>) -> bool {
+    let outside = [
+        text.get(..span.start).unwrap_or_default(),
+        text.get(span.end..).unwrap_or_default(),
+    ];
+    outside.iter().any(|prose| {
+        prose.chars().any(|c| {
+            c.is_ascii_digit() || matches!(c, '"' | '\'' | '`' | '\u{201c}' | '\u{201d}' | '\u{2018}' | '\u{2019}')
+        }) || prose
+            .split(|c: char| !c.is_alphanumeric())
+            .any(crate::read::repair::is_literal_word)
+    })
+}
+
 /// Whether `text` is exactly one JSON string literal.
 fn is_json_string(text: &str) -> bool {
     text.len() >= 2
@@ -960,9 +976,13 @@ fn read_text<G: Target>(
     if let Some(span) = spans.only_span().filter(|_| target.object_root()) {
         // One balanced span and no bracket outside it: the whole text repairs to the span's
         // value with as many changes or more, or to something that is not an object. When the
-        // span gives a valid value, the whole text cannot win, so it is not repaired at all.
-        if let Read::Done(Ok(parsed)) = best_candidate(target, &[span], options, warnings.clone()) {
-            return Read::Done(Ok(parsed));
+        // span gives a valid value, the whole text cannot win, so it is not repaired at all;
+        // nor when the prose around it holds nothing a repair could read as a value (then the
+        // whole text reads as the span does, and a second value of a large answer is not built).
+        match best_candidate(target, &[span.clone()], options, warnings.clone()) {
+            Read::Done(Ok(parsed)) => return Read::Done(Ok(parsed)),
+            done @ Read::Done(_) if !prose_reads_as_values(text, &span.span) => return done,
+            _ => {}
         }
     }
     let mut read = best_candidate(target, &spans.candidates(), options, warnings);

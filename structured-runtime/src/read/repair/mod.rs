@@ -25,6 +25,7 @@ mod report;
 mod string;
 
 pub use report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH, MAX_FOUND};
+pub(crate) use parser::is_literal_word;
 
 /// Reads a JSON value out of `text`, repairing what it must.
 ///

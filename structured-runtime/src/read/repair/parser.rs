@@ -1056,7 +1056,7 @@ fn is_empty_container(v: &Value) -> bool {
     }
 }
 
-pub(super) fn is_literal_word(word: &str) -> bool {
+pub(crate) fn is_literal_word(word: &str) -> bool {
     literal(word).is_some()
 }
 
