@@ -141,6 +141,38 @@ fn stream_output_grows_with_the_answer_whatever_its_shape() {
     }
 }
 
+/// A schema that keeps coming (a pipe) is read only up to the cap: the writer is cut off a
+/// little past 1 MiB, not after everything it had to send.
+#[test]
+fn a_schema_from_a_pipe_is_read_only_up_to_the_cap() {
+    use std::io::Write as _;
+    let fifo = std::env::temp_dir().join(format!("cli-fifo-{}", std::process::id()));
+    let _ = std::fs::remove_file(&fifo);
+    let made = Command::new("mkfifo").arg(&fifo).status();
+    if !made.is_ok_and(|s| s.success()) {
+        return; // no mkfifo here: nothing to show
+    }
+    let path = fifo.clone();
+    let writer = std::thread::spawn(move || {
+        let mut pipe = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+        let chunk = vec![b' '; 64 * 1024];
+        let mut written = 0usize;
+        while written < 64 << 20 {
+            if pipe.write_all(&chunk).is_err() {
+                break;
+            }
+            written += chunk.len();
+        }
+        written
+    });
+    let (code, _, err) = run(&["check", "--schema", fifo.to_str().unwrap()], "{}");
+    let written = writer.join().unwrap();
+    let _ = std::fs::remove_file(&fifo);
+    assert_eq!(code, 66, "{err}");
+    assert!(err.contains("larger than 1048576 bytes"), "{err}");
+    assert!(written < 8 << 20, "{written} bytes were taken");
+}
+
 /// A schema file far above the size cap is refused before it is read.
 #[test]
 fn a_schema_file_above_the_cap_is_refused_unread() {

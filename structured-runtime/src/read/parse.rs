@@ -897,7 +897,11 @@ fn prose_reads_as_values(text: &str, span: &Range<usize>) -> bool {
     ];
     outside.iter().any(|prose| {
         prose.chars().any(|c| {
-            c.is_ascii_digit() || matches!(c, '"' | '\'' | '`' | '\u{201c}' | '\u{201d}' | '\u{2018}' | '\u{2019}')
+            c.is_ascii_digit()
+                || matches!(
+                    c,
+                    '"' | '\'' | '`' | '\u{201c}' | '\u{201d}' | '\u{2018}' | '\u{2019}'
+                )
         }) || prose
             .split(|c: char| !c.is_alphanumeric())
             .any(crate::read::repair::is_literal_word)

@@ -24,8 +24,8 @@ mod parser;
 mod report;
 mod string;
 
-pub use report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH, MAX_FOUND};
 pub(crate) use parser::is_literal_word;
+pub use report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH, MAX_FOUND};
 
 /// Reads a JSON value out of `text`, repairing what it must.
 ///
