@@ -56,25 +56,23 @@ impl Provider for Recorded {
     fn model(&self) -> &str {
         "gpt-4o"
     }
-    fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
-        async { Err(TransportError::Timeout) }
+    async fn send(&self, _: &str) -> Result<String, TransportError> {
+        Err(TransportError::Timeout)
     }
     fn streams(&self) -> bool {
         true
     }
-    fn send_stream<'a>(
+    async fn send_stream<'a>(
         &'a self,
         _: &'a str,
         on_bytes: &'a mut (dyn FnMut(&[u8]) -> bool + Send),
-    ) -> impl Future<Output = Result<String, TransportError>> + Send + 'a {
-        async move {
-            for piece in self.0.as_bytes().chunks(64) {
-                if !on_bytes(piece) {
-                    break;
-                }
+    ) -> Result<String, TransportError> {
+        for piece in self.0.as_bytes().chunks(64) {
+            if !on_bytes(piece) {
+                break;
             }
-            Ok(self.0.clone())
         }
+        Ok(self.0.clone())
     }
     async fn wait(&self, _: Duration) {}
 }

@@ -217,7 +217,6 @@ fn exhaustion_keeps_the_last_value_and_every_error() {
             last_value,
             errors,
             ledger,
-            fallback_failed: None,
         }) => {
             assert_eq!(p.calls(), 3, "max_retries + 1");
             assert_eq!((errors.len(), ledger.len()), (3, 3));
@@ -767,13 +766,16 @@ fn a_schema_given_at_run_time_is_run_like_a_type() {
         &policy,
     )) {
         Err(e @ RunError::RetriesExhausted { .. }) => {
-            let RunError::RetriesExhausted {
-                fallback_failed, ..
-            } = &e
-            else {
+            let RunError::RetriesExhausted { errors, ledger, .. } = &e else {
                 unreachable!()
             };
-            assert!(fallback_failed.is_some(), "{e}");
+            // One error per answer, then why the policy could not apply.
+            assert_eq!(errors.len(), ledger.len() + 1, "{errors:?}");
+            let last = errors.last().unwrap();
+            assert!(
+                last.starts_with(structured_runtime::run::FALLBACK_FAILED),
+                "{last}"
+            );
             assert!(
                 e.to_string()
                     .contains("the defaults policy could not apply"),

@@ -983,7 +983,12 @@ fn read_text<G: Target>(
         // span gives a valid value, the whole text cannot win, so it is not repaired at all;
         // nor when the prose around it holds nothing a repair could read as a value (then the
         // whole text reads as the span does, and a second value of a large answer is not built).
-        match best_candidate(target, &[span.clone()], options, warnings.clone()) {
+        match best_candidate(
+            target,
+            std::slice::from_ref(&span),
+            options,
+            warnings.clone(),
+        ) {
             Read::Done(Ok(parsed)) => return Read::Done(Ok(parsed)),
             done @ Read::Done(_) if !prose_reads_as_values(text, &span.span) => return done,
             _ => {}

@@ -291,11 +291,7 @@ where
                 text_only += 1;
                 if text_only >= step.max_text_only {
                     let errors = errors(&ledger, Some(&finalizer));
-                    return Err(RunError::NoStructuredOutput {
-                        errors,
-                        ledger,
-                        fallback_failed: None,
-                    });
+                    return Err(RunError::NoStructuredOutput { errors, ledger });
                 }
                 turns.push(Turn::AssistantText(said.unwrap_or_default()));
                 turns.push(Turn::UserText(format!(
@@ -349,12 +345,7 @@ fn exhausted(ledger: Vec<Attempt>, last_value: Option<Value>, finalizer: &str) -
             last_value,
             errors,
             ledger,
-            fallback_failed: None,
         },
-        None => RunError::NoStructuredOutput {
-            errors,
-            ledger,
-            fallback_failed: None,
-        },
+        None => RunError::NoStructuredOutput { errors, ledger },
     }
 }

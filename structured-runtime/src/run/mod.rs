@@ -15,6 +15,6 @@ pub use config::{OnExhausted, RunConfig};
 pub use ledger::{Attempt, AttemptResult, PriceTable, Stop};
 pub use runner::{
     run_structured, run_structured_stream, run_value, run_value_stream, run_with_fallback,
-    RunError, StreamEvent, Structured,
+    RunError, StreamEvent, Structured, FALLBACK_FAILED,
 };
 pub use transport::{BoxFuture, DynProvider, OnBytes, Provider, TransportError};

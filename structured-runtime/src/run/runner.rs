@@ -88,29 +88,27 @@ pub enum RunError {
     },
     /// Every re-ask was spent on answers that held a value that does not fit: the last value
     /// read and every error, attempt by attempt.
-    #[error("no valid answer after {} attempt(s); last errors: {}{}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"), fallback_note(.fallback_failed))]
+    #[error("no valid answer after {} attempt(s); last errors: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
     RetriesExhausted {
         /// The last value read (repaired and coerced).
         last_value: Value,
-        /// What was wrong with each answer, in order (read from the ledger).
+        /// What was wrong with each answer, in order (read from the ledger); when the fallback
+        /// policy ([`OnExhausted::DefaultsWithWarning`]) was asked for and could not give a
+        /// value, a last entry says so and why ([`FALLBACK_FAILED`]).
         errors: Vec<String>,
         /// Every attempt.
         ledger: Vec<Attempt>,
-        /// Why the fallback policy ([`OnExhausted::DefaultsWithWarning`]) could not give a
-        /// value, when it was asked to.
-        fallback_failed: Option<String>,
     },
     /// Every re-ask was spent and no answer held a value at all: plain text where a tool call
     /// was required, empty answers, or text with no JSON and nothing the prose reader could use.
-    #[error("no structured output in {} attempt(s); last: {}{}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"), fallback_note(.fallback_failed))]
+    #[error("no structured output in {} attempt(s); last: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
     NoStructuredOutput {
-        /// What each answer was instead, in order (read from the ledger).
+        /// What each answer was instead, in order (read from the ledger); when the fallback
+        /// policy was asked for and could not give a value, a last entry says so and why
+        /// ([`FALLBACK_FAILED`]).
         errors: Vec<String>,
         /// Every attempt.
         ledger: Vec<Attempt>,
-        /// Why the fallback policy ([`OnExhausted::DefaultsWithWarning`]) could not give a
-        /// value, when it was asked to.
-        fallback_failed: Option<String>,
     },
     /// The model refused.
     #[error("the model refused{}", .explanation.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
@@ -442,7 +440,6 @@ pub async fn run_with_fallback<T: StructuredOutput>(
         None => Err(RunError::NoStructuredOutput {
             errors: vec!["no provider to ask".into()],
             ledger: Vec::new(),
-            fallback_failed: None,
         }),
     }
 }
@@ -1191,33 +1188,26 @@ impl<'r, G: Goal> Run<'r, G> {
 
     /// Every re-ask spent: the last value and every error, read from the ledger; or, when no
     /// answer held a value at all, that.
-    /// `fallback_failed`: why the fallback policy could not give a value, when it was asked to.
+    /// `fallback_failed`: why the fallback policy could not give a value, when it was asked to
+    /// (the last entry of the errors).
     pub(super) fn exhausted(&mut self, fallback_failed: Option<String>) -> Next<G::Out> {
-        let errors = self.ledger.errors();
+        let mut errors = self.ledger.errors();
+        errors.extend(fallback_failed.map(|why| format!("{FALLBACK_FAILED}: {why}")));
         let ledger = self.ledger();
         match self.last_value.take() {
             Some((value, _)) => done(Err(RunError::RetriesExhausted {
                 last_value: value,
                 errors,
                 ledger,
-                fallback_failed,
             })),
-            None => done(Err(RunError::NoStructuredOutput {
-                errors,
-                ledger,
-                fallback_failed,
-            })),
+            None => done(Err(RunError::NoStructuredOutput { errors, ledger })),
         }
     }
 }
 
-/// The end of a failed run's message when the fallback policy could not apply.
-fn fallback_note(failed: &Option<String>) -> String {
-    match failed {
-        Some(why) => format!("; the defaults policy could not apply: {why}"),
-        None => String::new(),
-    }
-}
+/// How the last entry of a failed run's `errors` begins when the fallback policy
+/// ([`OnExhausted::DefaultsWithWarning`]) was asked for and could not give a value.
+pub const FALLBACK_FAILED: &str = "the defaults policy could not apply";
 
 fn done<T>(result: Result<Structured<T>, RunError>) -> Next<T> {
     Next::Done(Box::new(result))
