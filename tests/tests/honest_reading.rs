@@ -102,6 +102,15 @@ fn a_number_no_float_holds_never_satisfies_a_string_field_silently() {
         }
         other => panic!("{other:?}"),
     }
+    // A number too long for a repair to quote whole is found by its start.
+    let long = format!(r#"{{"name": 1{}e400}}"#, "0".repeat(120));
+    assert!(
+        matches!(
+            parse_value(&long, &names(), &ParseOptions::default()),
+            Err(ParseError::Invalid { .. })
+        ),
+        "{long}"
+    );
     // The lenient policy writes numbers as strings, and says so.
     let read = parse_value(text, &names(), &ParseOptions::lenient()).unwrap();
     assert_eq!(read.value, json!({"name": "1e309"}));

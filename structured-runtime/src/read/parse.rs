@@ -815,24 +815,45 @@ fn numbers_kept_as_text(
     schema: &ResponseSchema,
 ) -> Vec<Violation> {
     use crate::read::repair::{RepairKind, MAX_FOUND};
-    let texts: Vec<&str> = repairs
+    // Each value string is looked up once: whole numbers by a set, cut ones (longer than a
+    // repair quotes) by their quoted start.
+    let mut whole = std::collections::HashSet::new();
+    let mut cut = std::collections::HashSet::new();
+    let mut cut_lengths: Vec<usize> = Vec::new();
+    for text in repairs
         .iter()
         .filter(|r| r.kind == RepairKind::NumberOutOfRange)
         .filter_map(|r| r.found.as_deref())
-        .collect();
-    if texts.is_empty() {
+    {
+        match text
+            .strip_suffix("...")
+            .filter(|t| t.len() >= MAX_FOUND - 3)
+        {
+            Some(start) => {
+                cut.insert(start);
+                if !cut_lengths.contains(&start.len()) {
+                    cut_lengths.push(start.len());
+                }
+            }
+            None => {
+                whole.insert(text);
+            }
+        }
+    }
+    if whole.is_empty() && cut.is_empty() {
         return Vec::new();
     }
+    let is_kept = |s: &str| {
+        whole.contains(s)
+            || cut_lengths
+                .iter()
+                .any(|&n| s.len() > n && s.get(..n).is_some_and(|p| cut.contains(p)))
+    };
     let mut out = Vec::new();
     let mut stack = vec![(Pointer::root(), value)];
     while let Some((at, v)) = stack.pop() {
         match v {
-            Value::String(s)
-                if texts
-                    .iter()
-                    .any(|t| s == t || (t.len() >= MAX_FOUND && s.starts_with(t)))
-                    && asks_for_string(Node::root(schema.schema()), &at) =>
-            {
+            Value::String(s) if is_kept(s) && asks_for_string(Node::root(schema.schema()), &at) => {
                 out.push(Violation {
                     path: at,
                     rule: Rule::Type,
