@@ -466,7 +466,7 @@ impl Explain {
                 }
             }
         }
-        // A branch named by its tag that also takes the value's kind counts among them.
+        let among_several = named.is_none() && same_type > 1;
         let pick = match (named, same_type, closest) {
             (Some(named), _, _) => Some(named),
             (None, 1, closest) => closest,
@@ -474,7 +474,18 @@ impl Explain {
             _ => None,
         };
         match pick {
-            Some(mut violations) => self.out.append(&mut violations),
+            Some(mut violations) => {
+                if among_several {
+                    // The closest of several: the others are counted, not explained.
+                    for v in &mut violations {
+                        v.expected = capped(format!(
+                            "{} (the closest of {} branches that take this kind of value)",
+                            v.expected, same_type
+                        ));
+                    }
+                }
+                self.out.append(&mut violations)
+            }
             None => self.push(
                 path,
                 Rule::AnyOf,
