@@ -173,7 +173,8 @@ fn a_schema_from_a_pipe_is_read_only_up_to_the_cap() {
     assert!(written < 8 << 20, "{written} bytes were taken");
 }
 
-/// A schema file far above the size cap is refused before it is read.
+/// A schema file far above the size cap is refused, with the cap in the message (that it is
+/// not read first is shown by the pipe test above).
 #[test]
 fn a_schema_file_above_the_cap_is_refused_unread() {
     let big = format!(

@@ -105,6 +105,24 @@ fn body(size: usize) -> (String, usize) {
     (out, answer.len())
 }
 
+/// One streaming run of `T`, every event looked at.
+fn stream<T: StructuredOutput>(
+    provider: &Recorded,
+    request: &ChatRequest,
+    config: &RunConfig,
+) -> T {
+    block_on(run_structured_stream::<T, _, _>(
+        provider,
+        request,
+        config,
+        |e| {
+            black_box(e);
+        },
+    ))
+    .unwrap()
+    .value
+}
+
 fn stream_reshaped(c: &mut Criterion) {
     let (sse, answer) = body(200_000);
     let provider = Recorded(sse);
@@ -114,30 +132,10 @@ fn stream_reshaped(c: &mut Criterion) {
     let request = ChatRequest::user("Notes?");
     let config = RunConfig::default();
     group.bench_function("a map sent as entries, read back", |b| {
-        b.iter(|| {
-            block_on(run_structured_stream::<Scores, _, _>(
-                &provider,
-                &request,
-                &config,
-                |e| {
-                    black_box(e);
-                },
-            ))
-            .unwrap()
-        })
+        b.iter(|| stream::<Scores>(&provider, &request, &config))
     });
     group.bench_function("the same content as a list (nothing to read back)", |b| {
-        b.iter(|| {
-            block_on(run_structured_stream::<Listed, _, _>(
-                &provider,
-                &request,
-                &config,
-                |e| {
-                    black_box(e);
-                },
-            ))
-            .unwrap()
-        })
+        b.iter(|| stream::<Listed>(&provider, &request, &config))
     });
     group.finish();
 }

@@ -219,7 +219,6 @@ fn a_stopped_stream_is_refused_by_the_final_reading_too() {
         matches!(plain, Err(RunError::RetriesExhausted { .. })),
         "{plain:?}"
     );
-    let _: Option<Value> = None;
 }
 
 proptest! {
