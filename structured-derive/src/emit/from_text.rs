@@ -77,7 +77,7 @@ fn field_value(f: &Field, check_values: bool) -> TokenStream {
         Kind::Scalar(s @ (Scalar::Int { .. } | Scalar::Float)) => {
             let labels = words_or_names(f, fb);
             let range = match &f.attrs.range {
-                Some(r) => super::schema::range_tokens(r),
+                Some(r) => super::range_tokens(r),
                 None => quote!(_structured::__private::Range {
                     min: ::core::option::Option::None,
                     max: ::core::option::Option::None

@@ -10,6 +10,7 @@ use quote::quote;
 use syn::{DeriveInput, GenericParam};
 
 use crate::ast::{Body, Container};
+use crate::attr::{BoundValue, LengthAttr, RangeAttr, Spanned};
 use crate::ctxt::Ctxt;
 
 pub fn expand(input: &DeriveInput) -> TokenStream {
@@ -35,7 +36,7 @@ pub fn expand(input: &DeriveInput) -> TokenStream {
 fn generate(cont: &Container) -> TokenStream {
     let schema_type = schema::schema_type_impl(cont);
     let validate = validate::validate_impl(cont);
-    let output = schema::structured_output_impl(cont);
+    let output = schema::structured_output_impl(cont, from_text::method(cont));
     // A unit-only enum is a choice of names: prose can name one, and it can key a map.
     let names = match schema::is_string_enum(cont) {
         true => {
@@ -92,6 +93,51 @@ pub(crate) fn float_literal(x: f64) -> TokenStream {
     let lit = proc_macro2::Literal::f64_unsuffixed(x.abs());
     let sign = (x.is_sign_negative() && x != 0.0).then(|| quote!(-));
     quote!(#sign #lit)
+}
+
+/// A `#[length]` as the runtime's `Length`.
+pub(crate) fn length_tokens(l: &LengthAttr) -> TokenStream {
+    let bound = |b: Option<&Spanned<u64>>| match b {
+        Some(b) => {
+            let v = b.value;
+            quote!(::core::option::Option::Some(#v))
+        }
+        None => quote!(::core::option::Option::None),
+    };
+    let (min, max) = (bound(l.min.as_ref()), bound(l.max.as_ref()));
+    quote!(_structured::__private::Length { min: #min, max: #max })
+}
+
+/// A `#[range]` as the runtime's `Range`.
+pub(crate) fn range_tokens(r: &RangeAttr) -> TokenStream {
+    let min = bound_tokens(r.min.as_ref());
+    let max = bound_tokens(r.max.as_ref());
+    quote!(_structured::__private::Range { min: #min, max: #max })
+}
+
+fn bound_tokens(b: Option<&Spanned<BoundValue>>) -> TokenStream {
+    let Some(b) = b else {
+        return quote!(::core::option::Option::None);
+    };
+    let value = match b.value {
+        BoundValue::Int(i) => {
+            let lit = int_literal(i);
+            quote!(_structured::__private::Bound::Int(#lit))
+        }
+        BoundValue::Float(x) => {
+            let lit = float_literal(x);
+            quote!(_structured::__private::Bound::Float(#lit))
+        }
+    };
+    quote!(::core::option::Option::Some(#value))
+}
+
+/// An optional string as `Option<&str>` tokens.
+pub(crate) fn opt_str(s: Option<&str>) -> TokenStream {
+    match s {
+        Some(s) => quote!(::core::option::Option::Some(#s)),
+        None => quote!(::core::option::Option::None),
+    }
 }
 
 /// Generated code reaches the runtime through one path, inside an anonymous const.

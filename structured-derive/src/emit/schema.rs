@@ -5,7 +5,7 @@ use quote::{quote, quote_spanned};
 use syn::spanned::Spanned as _;
 
 use crate::ast::{Body, Container, Field, Shape, Tagging, Variant};
-use crate::attr::{BoundValue, LengthAttr, RangeAttr, Spanned};
+
 
 pub fn schema_type_impl(cont: &Container) -> TokenStream {
     let ident = cont.ident;
@@ -13,7 +13,7 @@ pub fn schema_type_impl(cont: &Container) -> TokenStream {
     let (impl_generics, ty_generics, where_clause) =
         (&g.impl_generics, &g.ty_generics, &g.where_clause);
     let name = cont.schema_name_tokens();
-    let description = opt_str(cont.description().as_deref());
+    let description = super::opt_str(cont.description().as_deref());
     let body = match &cont.body {
         Body::Struct(fields) => {
             let node = object_node(cont.description().as_deref(), fields);
@@ -51,7 +51,7 @@ pub fn schema_type_impl(cont: &Container) -> TokenStream {
         Body::Enum(variants) if is_string_enum(cont) => {
             let kept: Vec<&Variant> = variants.iter().filter(|v| !v.skip).collect();
             let values = kept.iter().map(|v| &v.wire_name);
-            let description = opt_str(enum_description(cont, &kept).as_deref());
+            let description = super::opt_str(enum_description(cont, &kept).as_deref());
             quote! { _structured::__private::string_enum(#description, &[#(#values),*]) }
         }
         Body::Enum(variants) => {
@@ -74,7 +74,7 @@ pub fn schema_type_impl(cont: &Container) -> TokenStream {
                         quote!(::core::option::Option::Some(#node))
                     }
                 };
-                let (wire, doc) = (&v.wire_name, opt_str(v.doc.as_deref()));
+                let (wire, doc) = (&v.wire_name, super::opt_str(v.doc.as_deref()));
                 quote!(_structured::__private::variant(&#tagging, #wire, #doc, #data))
             });
             quote! {
@@ -105,18 +105,19 @@ pub fn schema_type_impl(cont: &Container) -> TokenStream {
     }
 }
 
-pub fn structured_output_impl(cont: &Container) -> TokenStream {
+/// The `StructuredOutput` impl: the schema built once, and `from_text` as `from_text` gives it.
+pub fn structured_output_impl(cont: &Container, from_text: TokenStream) -> TokenStream {
     let ident = cont.ident;
     let mut generics = cont.original.generics.clone();
     let g = super::generics(cont.original);
     let name = cont.schema_name_tokens();
-    let description = opt_str(cont.description().as_deref());
+    let description = super::opt_str(cont.description().as_deref());
     let schema = quote! {
         _structured::__private::derived_root::<Self>(#name, #description)
     };
     let build = match markdown_fields(cont) {
         Some((content, title)) => {
-            let title = opt_str(title);
+            let title = super::opt_str(title);
             quote!(|| _structured::__private::derived_markdown(#schema, #content, #title))
         }
         None => quote!(|| #schema),
@@ -141,7 +142,6 @@ pub fn structured_output_impl(cont: &Container) -> TokenStream {
         (body, g.where_clause.clone())
     };
     let (impl_generics, ty_generics) = (&g.impl_generics, &g.ty_generics);
-    let from_text = super::from_text::method(cont);
     quote! {
         #[automatically_derived]
         impl #impl_generics _structured::__private::StructuredOutput for #ident #ty_generics #where_clause {
@@ -170,7 +170,7 @@ fn markdown_fields<'c>(cont: &'c Container) -> Option<(&'c str, Option<&'c str>)
 /// A strict object of named fields: each field a property, a flattened field's properties
 /// merged in.
 fn object_node(description: Option<&str>, fields: &[Field]) -> TokenStream {
-    let description = opt_str(description);
+    let description = super::opt_str(description);
     let properties = fields
         .iter()
         .filter(|f| !f.serde.skip && !f.serde.flatten)
@@ -205,7 +205,7 @@ fn object_node(description: Option<&str>, fields: &[Field]) -> TokenStream {
 fn field_node(f: &Field) -> TokenStream {
     let ty = f.ty;
     let range = f.attrs.range.as_ref().map(|r| {
-        let value = range_tokens(r);
+        let value = super::range_tokens(r);
         quote_spanned!(r.span=> <#ty as _structured::__private::RangeTarget>::apply_range(&mut __structured_node, #value);)
     });
     let enum_values = f.attrs.enum_values.as_ref().map(|e| {
@@ -213,7 +213,7 @@ fn field_node(f: &Field) -> TokenStream {
         quote_spanned!(e.span=> <#ty as _structured::__private::EnumTarget>::apply_enum(&mut __structured_node, &[#(#values),*]);)
     });
     let length = f.attrs.length.as_ref().map(|l| {
-        let value = length_tokens(l);
+        let value = super::length_tokens(l);
         quote_spanned!(l.span=> <#ty as _structured::__private::LengthTarget>::apply_length(&mut __structured_node, #value);)
     });
     let pattern = f.attrs.pattern.as_ref().map(|p| {
@@ -240,48 +240,6 @@ fn field_node(f: &Field) -> TokenStream {
             #doc
             __structured_node
         }
-    }
-}
-
-pub(super) fn length_tokens(l: &LengthAttr) -> TokenStream {
-    let bound = |b: Option<&Spanned<u64>>| match b {
-        Some(b) => {
-            let v = b.value;
-            quote!(::core::option::Option::Some(#v))
-        }
-        None => quote!(::core::option::Option::None),
-    };
-    let (min, max) = (bound(l.min.as_ref()), bound(l.max.as_ref()));
-    quote!(_structured::__private::Length { min: #min, max: #max })
-}
-
-pub(super) fn range_tokens(r: &RangeAttr) -> TokenStream {
-    let min = bound_tokens(r.min.as_ref());
-    let max = bound_tokens(r.max.as_ref());
-    quote!(_structured::__private::Range { min: #min, max: #max })
-}
-
-fn bound_tokens(b: Option<&Spanned<BoundValue>>) -> TokenStream {
-    let Some(b) = b else {
-        return quote!(::core::option::Option::None);
-    };
-    let value = match b.value {
-        BoundValue::Int(i) => {
-            let lit = super::int_literal(i);
-            quote!(_structured::__private::Bound::Int(#lit))
-        }
-        BoundValue::Float(x) => {
-            let lit = super::float_literal(x);
-            quote!(_structured::__private::Bound::Float(#lit))
-        }
-    };
-    quote!(::core::option::Option::Some(#value))
-}
-
-fn opt_str(s: Option<&str>) -> TokenStream {
-    match s {
-        Some(s) => quote!(::core::option::Option::Some(#s)),
-        None => quote!(::core::option::Option::None),
     }
 }
 

@@ -82,13 +82,13 @@ fn named(f: &Field) -> At {
 fn field_checks(f: &Field, access: &TokenStream, at: At) -> TokenStream {
     let ty = f.ty;
     let range = f.attrs.range.as_ref().map(|r| {
-        let value = super::schema::range_tokens(r);
+        let value = super::range_tokens(r);
         quote_spanned! {r.span=>
             <#ty as _structured::__private::RangeTarget>::check_range(#access, #value, __structured_path, __structured_out);
         }
     });
     let length = f.attrs.length.as_ref().map(|l| {
-        let value = super::schema::length_tokens(l);
+        let value = super::length_tokens(l);
         quote_spanned! {l.span=>
             <#ty as _structured::__private::LengthTarget>::check_length(#access, #value, __structured_path, __structured_out);
         }

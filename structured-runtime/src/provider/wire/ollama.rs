@@ -7,8 +7,7 @@ use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::json::object;
 use super::openai_chat::messages;
-use super::sse::Event;
-use super::stream::{data, problem};
+use super::sse::{data, problem, Event};
 use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
 use crate::read::Answer;
 

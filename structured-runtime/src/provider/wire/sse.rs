@@ -1,6 +1,11 @@
 //! Streamed response bodies split into events as the bytes arrive: server-sent events (OpenAI,
 //! Anthropic, Gemini with `alt=sse`) or newline-delimited JSON (Ollama). One splitter serves a
-//! whole body read at once and one fed a chunk at a time.
+//! whole body read at once and one fed a chunk at a time; every API's assembler reads an event's
+//! data and reports a broken stream with the helpers here.
+
+use serde_json::Value;
+
+use super::types::{CodecError, WireApi};
 
 /// One event: its `event:` name, if any, and its `data:` lines joined (an NDJSON event is its
 /// line).
@@ -119,4 +124,22 @@ impl Splitter {
             _ => {}
         }
     }
+}
+
+/// A problem with the stream itself.
+pub(super) fn problem(api: WireApi, problem: impl Into<String>) -> CodecError {
+    CodecError::Stream {
+        api,
+        problem: problem.into(),
+    }
+}
+
+/// An event's data as JSON.
+pub(super) fn data(api: WireApi, event: &Event) -> Result<Value, CodecError> {
+    serde_json::from_str::<Value>(&event.data).map_err(|err| {
+        problem(
+            api,
+            format!("event at line {} is not JSON: {err}", event.line),
+        )
+    })
 }

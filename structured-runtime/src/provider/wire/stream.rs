@@ -9,7 +9,7 @@
 
 use serde_json::Value;
 
-use super::sse::{Event, Framing, Splitter};
+use super::sse::{problem, Event, Framing, Splitter};
 use super::types::{CodecError, Expect, ProviderResponse, WireApi};
 use super::{anthropic, gemini, ollama, openai_chat, openai_responses, read_response_value};
 
@@ -67,24 +67,6 @@ fn framing(api: WireApi) -> Framing {
         WireApi::OllamaChat => Framing::Ndjson,
         _ => Framing::Sse,
     }
-}
-
-/// A problem with the stream itself.
-pub(super) fn problem(api: WireApi, problem: impl Into<String>) -> CodecError {
-    CodecError::Stream {
-        api,
-        problem: problem.into(),
-    }
-}
-
-/// An event's data as JSON.
-pub(super) fn data(api: WireApi, event: &Event) -> Result<Value, CodecError> {
-    serde_json::from_str::<Value>(&event.data).map_err(|err| {
-        problem(
-            api,
-            format!("event at line {} is not JSON: {err}", event.line),
-        )
-    })
 }
 
 /// Reads a streamed response read whole (the raw server-sent-event or NDJSON text): the events
