@@ -6,7 +6,6 @@ use syn::spanned::Spanned as _;
 
 use crate::ast::{Body, Container, Field, Shape, Tagging, Variant};
 
-
 pub fn schema_type_impl(cont: &Container) -> TokenStream {
     let ident = cont.ident;
     let g = super::generics(cont.original);

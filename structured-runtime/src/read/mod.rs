@@ -14,6 +14,7 @@ pub(crate) mod number;
 pub(crate) mod parse;
 pub(crate) mod prose;
 pub mod repair;
+pub mod reshape;
 pub(crate) mod select;
 pub mod stream;
 pub(crate) mod strict_de;
@@ -28,4 +29,5 @@ pub use parse::{
     parse_response, parse_response_with, parse_value, Answer, ParseError, ParseOptions, Parsed,
     Provenance, Warning,
 };
+pub use reshape::{ReadBackStream, Reshape};
 pub use stream::{Change, StreamProgress, StreamReader, StreamStatus, MAX_STREAM_DEPTH};

@@ -7,7 +7,6 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::provider::dialect::Reshape;
 use crate::provider::mode::StructuredOutputMode;
 use crate::read::coerce::{coerce, CoercePolicy, Recovery, RecoveryKind};
 use crate::read::extract::{scan, Candidate, Source, Spans};
@@ -16,6 +15,7 @@ use crate::read::from_text::{FromTextError, TextReport, TextSource};
 use crate::read::markdown::{route, Route};
 use crate::read::number::all_plain;
 use crate::read::repair::{inexact_number, repair, used_part, Repair, RepairError, Repaired};
+use crate::read::reshape::Reshape;
 use crate::read::select;
 use crate::read::strict_de;
 use crate::schema::markdown::Markdown;

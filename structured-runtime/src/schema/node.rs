@@ -226,30 +226,82 @@ impl Child<'_> {
     }
 }
 
-/// Keywords whose value is one schema.
-const ONE_SCHEMA: &[&str] = &[
-    "additionalProperties",
-    "propertyNames",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-    "additionalItems",
-    "contains",
-    "not",
-    "if",
-    "then",
-    "else",
-    "contentSchema",
-];
-/// Keywords whose value maps names to schemas.
-const NAMED_SCHEMAS: &[&str] = &[
-    "properties",
-    "patternProperties",
-    "$defs",
-    "definitions",
-    "dependentSchemas",
-];
-/// Keywords whose value lists schemas.
-const LISTED_SCHEMAS: &[&str] = &["allOf", "anyOf", "oneOf", "prefixItems"];
+/// How a keyword holds sub-schemas: the one list every walk of a schema reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Holds {
+    /// One schema (`items`, `not`, `additionalProperties`, ...).
+    One,
+    /// Names mapped to schemas (`properties`, `$defs`, ...).
+    Named,
+    /// A list of schemas (`anyOf`, `prefixItems`, an old draft's `items` array).
+    Listed,
+}
+
+/// What `keyword` holds when its value is `value`: sub-schemas, or (`None`) data (an `enum`, a
+/// `default`, `required`). The only list of sub-schema keywords: the read-only walk
+/// ([`Node::children`]) and the rewriting one ([`for_each_child_mut`]) both read it.
+pub fn holds(keyword: &str, value: &Value) -> Option<Holds> {
+    match keyword {
+        "additionalProperties"
+        | "propertyNames"
+        | "unevaluatedProperties"
+        | "unevaluatedItems"
+        | "additionalItems"
+        | "contains"
+        | "not"
+        | "if"
+        | "then"
+        | "else"
+        | "contentSchema" => (value.is_object() || value.is_boolean()).then_some(Holds::One),
+        "items" if value.is_array() => Some(Holds::Listed),
+        "items" => (value.is_object() || value.is_boolean()).then_some(Holds::One),
+        // `dependencies` maps a name to a schema or to a list of names; the lists are skipped
+        // where the members are read.
+        "properties" | "patternProperties" | "$defs" | "definitions" | "dependentSchemas"
+        | "dependencies" => value.is_object().then_some(Holds::Named),
+        "allOf" | "anyOf" | "oneOf" | "prefixItems" => value.is_array().then_some(Holds::Listed),
+        _ => None,
+    }
+}
+
+/// Whether a member of a [`Holds::Named`] keyword is a schema (a `dependencies` list of names is
+/// not).
+fn named_schema(keyword: &str, member: &Value) -> bool {
+    !(keyword == "dependencies" && member.is_array())
+}
+
+/// Applies `f` to every sub-schema of a node being rewritten in place, with each one's pointer
+/// (`path` is the node's), in the order the keywords are written: the rewriting twin of
+/// [`Node::children`], over the same list ([`holds`]). What `f` does below is its own; every
+/// rewriting walk bounds its depth by [`MAX_DEPTH`] as the read-only one does.
+pub fn for_each_child_mut(
+    map: &mut Map<String, Value>,
+    path: &Pointer,
+    f: &mut dyn FnMut(&mut Value, &Pointer),
+) {
+    for (keyword, value) in map.iter_mut() {
+        let Some(holds) = holds(keyword, value) else {
+            continue;
+        };
+        let at = path.key(keyword);
+        match (holds, value) {
+            (Holds::One, child) => f(child, &at),
+            (Holds::Named, Value::Object(children)) => {
+                for (name, child) in children.iter_mut() {
+                    if named_schema(keyword, child) {
+                        f(child, &at.key(name));
+                    }
+                }
+            }
+            (Holds::Listed, Value::Array(children)) => {
+                for (i, child) in children.iter_mut().enumerate() {
+                    f(child, &at.index(i));
+                }
+            }
+            _ => {}
+        }
+    }
+}
 
 /// A schema node, with the document it belongs to and its depth.
 #[derive(Debug, Clone, Copy)]
@@ -535,38 +587,36 @@ impl<'s> Node<'s> {
         let Some(map) = self.map() else { return out };
         for (keyword, value) in map {
             let keyword = keyword.as_str();
-            let one = |node| Child {
-                keyword,
-                name: None,
-                index: None,
-                node,
-            };
-            if ONE_SCHEMA.contains(&keyword) || (keyword == "items" && !value.is_array()) {
-                if value.is_object() || value.is_boolean() {
-                    out.push(one(self.child(value)));
-                }
-            } else if NAMED_SCHEMAS.contains(&keyword) || keyword == "dependencies" {
-                for (name, schema) in value.as_object().into_iter().flatten() {
-                    // `dependencies` maps a name to a schema or to a list of names.
-                    if keyword == "dependencies" && schema.is_array() {
-                        continue;
+            match holds(keyword, value) {
+                Some(Holds::One) => out.push(Child {
+                    keyword,
+                    name: None,
+                    index: None,
+                    node: self.child(value),
+                }),
+                Some(Holds::Named) => {
+                    for (name, schema) in value.as_object().into_iter().flatten() {
+                        if named_schema(keyword, schema) {
+                            out.push(Child {
+                                keyword,
+                                name: Some(name),
+                                index: None,
+                                node: self.child(schema),
+                            });
+                        }
                     }
-                    out.push(Child {
-                        keyword,
-                        name: Some(name),
-                        index: None,
-                        node: self.child(schema),
-                    });
                 }
-            } else if LISTED_SCHEMAS.contains(&keyword) || keyword == "items" {
-                for (i, schema) in value.as_array().into_iter().flatten().enumerate() {
-                    out.push(Child {
-                        keyword,
-                        name: None,
-                        index: Some(i),
-                        node: self.child(schema),
-                    });
+                Some(Holds::Listed) => {
+                    for (i, schema) in value.as_array().into_iter().flatten().enumerate() {
+                        out.push(Child {
+                            keyword,
+                            name: None,
+                            index: Some(i),
+                            node: self.child(schema),
+                        });
+                    }
                 }
+                None => {}
             }
         }
         out

@@ -54,9 +54,9 @@ use crate::schema::node::Node;
 use crate::schema::Pointer;
 use pass::Run;
 
+pub use crate::read::reshape::{ReadBackStream, Reshape};
 pub use gbnf::{grammar, Budgeted, Grammar, GrammarBudget, Unenforced, MAX_RULES};
 pub use pass::{Enforcement, Kept, Lowered, Moved, MAX_NODES};
-pub use reshape::{ReadBackStream, Reshape};
 pub use target::{LowerError, LowerReport, SchemaTarget};
 
 #[cfg(test)]

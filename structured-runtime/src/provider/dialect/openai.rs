@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::pass::{for_each_child_mut, for_each_child_with_path_mut, soften, Run, MAX_NODES};
+use super::pass::{soften, Run, MAX_NODES};
 use super::reshape;
-use crate::schema::node::{Node, MAX_DEPTH};
+use crate::schema::node::{for_each_child_mut, Node, MAX_DEPTH};
 use crate::schema::strict::{preflight, SUPPORTED_FORMATS};
 use crate::schema::Pointer;
 
@@ -152,7 +152,7 @@ fn soften_formats(run: &mut Run, node: &mut Value, path: &Pointer, depth: usize)
         }
         run.describe(path, map, &moved);
     }
-    for_each_child_with_path_mut(map, path, &mut |child, at| {
+    for_each_child_mut(map, path, &mut |child, at| {
         soften_formats(run, child, at, depth + 1)
     });
 }
@@ -184,7 +184,7 @@ fn tuples_as_lists(run: &mut Run, node: &mut Value, path: &Pointer, depth: usize
         map.insert("items".into(), items);
         run.describe(path, map, &moved);
     }
-    for_each_child_with_path_mut(map, path, &mut |child, at| {
+    for_each_child_mut(map, path, &mut |child, at| {
         tuples_as_lists(run, child, at, depth + 1)
     });
 }
@@ -201,5 +201,7 @@ fn rename_one_of(node: &mut Value, depth: usize) {
             map.insert("anyOf".into(), branches);
         }
     }
-    for_each_child_mut(map, &mut |child| rename_one_of(child, depth + 1));
+    for_each_child_mut(map, &Pointer::root(), &mut |child, _| {
+        rename_one_of(child, depth + 1)
+    });
 }

@@ -3,9 +3,9 @@
 
 use serde_json::{Map, Value};
 
-use super::reshape::Reshape;
 use super::target::{LowerError, LowerReport, SchemaTarget};
-use crate::schema::node::{Node, RefError, MAX_DEPTH};
+use crate::read::reshape::Reshape;
+use crate::schema::node::{for_each_child_mut, Node, RefError, MAX_DEPTH};
 use crate::schema::Pointer;
 
 /// Lowered nodes at most: inlining a definition used in many places copies it each time, which
@@ -235,23 +235,6 @@ pub(super) fn describe(out: &mut Map<String, Value>, moved: &Map<String, Value>)
     out.insert("description".into(), Value::String(text));
 }
 
-/// Applies `f` to every sub-schema of a node being rewritten in place (a copy of the input, so
-/// the one view cannot be used), bounded by the same depth limit.
-pub(super) fn for_each_child_mut(map: &mut Map<String, Value>, f: &mut dyn FnMut(&mut Value)) {
-    for (key, child) in map.iter_mut() {
-        match (key.as_str(), child) {
-            ("properties" | "$defs" | "definitions", Value::Object(children)) => {
-                children.values_mut().for_each(&mut *f)
-            }
-            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(children)) => {
-                children.iter_mut().for_each(&mut *f)
-            }
-            ("items" | "additionalProperties" | "not", c @ Value::Object(_)) => f(c),
-            _ => {}
-        }
-    }
-}
-
 /// Moves `keys` into the description of every node that has them (`path` is the node's).
 pub(super) fn soften(run: &mut Run, node: &mut Value, keys: &[&str], path: &Pointer, depth: usize) {
     let Value::Object(map) = node else { return };
@@ -265,32 +248,7 @@ pub(super) fn soften(run: &mut Run, node: &mut Value, keys: &[&str], path: &Poin
         }
     }
     run.describe(path, map, &moved);
-    for_each_child_with_path_mut(map, path, &mut |child, at| {
+    for_each_child_mut(map, path, &mut |child, at| {
         soften(run, child, keys, at, depth + 1)
     });
-}
-
-/// [`for_each_child_mut`], with each child's path.
-pub(super) fn for_each_child_with_path_mut(
-    map: &mut Map<String, Value>,
-    path: &Pointer,
-    f: &mut dyn FnMut(&mut Value, &Pointer),
-) {
-    for (key, child) in map.iter_mut() {
-        let at = path.key(key);
-        match (key.as_str(), child) {
-            ("properties" | "$defs" | "definitions", Value::Object(children)) => {
-                for (name, c) in children.iter_mut() {
-                    f(c, &at.key(name));
-                }
-            }
-            ("anyOf" | "oneOf" | "allOf" | "prefixItems", Value::Array(children)) => {
-                for (i, c) in children.iter_mut().enumerate() {
-                    f(c, &at.index(i));
-                }
-            }
-            ("items" | "additionalProperties" | "not", c @ Value::Object(_)) => f(c, &at),
-            _ => {}
-        }
-    }
 }
