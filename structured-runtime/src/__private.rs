@@ -15,9 +15,9 @@ pub use crate::read::from_text::{
     number as text_number, number_or as text_number_or, FromText, FromTextError, TextChoice,
     TextNumber, TextReport,
 };
+pub use crate::read::output::StructuredOutput;
 pub use crate::read::prose::Prose;
 pub use crate::schema::containers::{tuple, MapKey};
-pub use crate::schema::output::StructuredOutput;
 pub use crate::schema::partial::{whole_from, HasPartial};
 pub use crate::schema::response::{
     derived as derived_schema, derived_markdown, derived_root, ResponseSchema,

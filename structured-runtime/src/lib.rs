@@ -314,6 +314,7 @@ pub mod __private;
 
 pub use provider::wire::ChatRequest;
 pub use provider::StructuredOutputMode;
+pub use read::output::StructuredOutput;
 pub use read::{
     parse_answer, parse_answer_reshaped, parse_response, parse_response_with, parse_value, Answer,
     DefaultReason, FieldReport, FromJsonError, FromText, FromTextError, ParseError, ParseOptions,
@@ -324,7 +325,6 @@ pub use run::{
     run_structured, run_value, run_with_fallback, DynProvider, Provider, RunConfig, RunError,
     Structured,
 };
-pub use schema::output::StructuredOutput;
 pub use schema::{
     GuidanceFormat, HasPartial, Pointer, ResponseSchema, Rule, SchemaError, SchemaLimits, Validate,
     Violation, Violations,

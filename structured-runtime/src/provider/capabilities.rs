@@ -23,7 +23,7 @@
 use std::collections::BTreeMap;
 
 pub use crate::provider::dialect::SchemaTarget;
-use crate::provider::mode::StructuredOutputMode;
+use crate::read::mode::StructuredOutputMode;
 use crate::schema::response::ResponseSchema;
 
 /// The APIs this crate knows how to ask for structured output.

@@ -10,7 +10,9 @@ pub mod extract;
 pub(crate) mod from_json;
 pub(crate) mod from_text;
 pub mod markdown;
+pub(crate) mod mode;
 pub(crate) mod number;
+pub(crate) mod output;
 pub(crate) mod parse;
 pub(crate) mod prose;
 pub mod repair;
@@ -24,6 +26,7 @@ pub use from_text::{
     DefaultReason, FieldReport, FromText, FromTextError, TextChoice, TextNumber, TextReport,
     TextSource,
 };
+pub use mode::StructuredOutputMode;
 pub use parse::{
     parse_answer, parse_answer_reshaped, parse_answer_value, parse_answer_value_reshaped,
     parse_response, parse_response_with, parse_value, Answer, ParseError, ParseOptions, Parsed,

@@ -7,20 +7,20 @@ use std::ops::Range;
 
 use serde_json::Value;
 
-use crate::provider::mode::StructuredOutputMode;
 use crate::read::coerce::{coerce, CoercePolicy, Recovery, RecoveryKind};
 use crate::read::extract::{scan, Candidate, Source, Spans};
 use crate::read::from_json::{from_json, from_value};
 use crate::read::from_text::{FromTextError, TextReport, TextSource};
 use crate::read::markdown::{route, Route};
+use crate::read::mode::StructuredOutputMode;
 use crate::read::number::all_plain;
+use crate::read::output::StructuredOutput;
 use crate::read::repair::{inexact_number, repair, used_part, Repair, RepairError, Repaired};
 use crate::read::reshape::Reshape;
 use crate::read::select;
 use crate::read::strict_de;
 use crate::schema::markdown::Markdown;
 use crate::schema::node::{JsonType, Node};
-use crate::schema::output::StructuredOutput;
 use crate::schema::validate::{Rule, Violation, Violations};
 use crate::schema::{Pointer, ResponseSchema};
 
@@ -170,26 +170,26 @@ pub enum Warning {
     /// moved into descriptions (the model is told; the value was checked for them here).
     NotEnforcedByProvider {
         /// The schema target the request was written for.
-        target: crate::provider::dialect::SchemaTarget,
+        target: crate::schema::dialect::SchemaTarget,
         /// Each node and its keywords, in the schema as sent.
-        moved: Vec<crate::provider::dialect::Moved>,
+        moved: Vec<crate::schema::dialect::Moved>,
     },
     /// The schema was sent with keywords the provider's engine is known to ignore, or may ignore
     /// (the value was checked for them here).
     SentNotEnforced {
         /// The schema target the request was written for.
-        target: crate::provider::dialect::SchemaTarget,
+        target: crate::schema::dialect::SchemaTarget,
         /// Each node and its keywords, in the schema as sent, with what is known of the engine.
-        kept: Vec<crate::provider::dialect::Kept>,
+        kept: Vec<crate::schema::dialect::Kept>,
     },
     /// The provider was sent a grammar (llama.cpp's `grammar` field): these keywords are not
     /// written into it (the value was checked for them here), and these limits were added where
     /// the schema sets none, so a looping model ends with a closed value.
     GrammarLimits {
         /// Keywords the grammar leaves to the validator, by path in the schema.
-        unenforced: Vec<crate::provider::dialect::Unenforced>,
+        unenforced: Vec<crate::schema::dialect::Unenforced>,
         /// Limits the grammar added, by path in the schema.
-        budgets: Vec<crate::provider::dialect::Budgeted>,
+        budgets: Vec<crate::schema::dialect::Budgeted>,
     },
     /// A field read from prose could not be used, and took its default.
     FromText {
@@ -247,8 +247,8 @@ impl fmt::Display for Warning {
                 write!(f, "sent to {target:?} but not held to, checked here:")?;
                 for k in kept.iter().take(10) {
                     let how = match k.enforcement {
-                        crate::provider::dialect::Enforcement::Ignored => "ignored",
-                        crate::provider::dialect::Enforcement::Unknown => "may be ignored",
+                        crate::schema::dialect::Enforcement::Ignored => "ignored",
+                        crate::schema::dialect::Enforcement::Unknown => "may be ignored",
                     };
                     write!(f, " {} {} ({how})", k.path, k.keywords.join("/"))?;
                 }

@@ -357,7 +357,7 @@ impl<'s> StreamReader<'s> {
     /// The value so far as a typed partial value ([`crate::HasPartial`]: for a derived struct,
     /// its `{Name}Partial`, each field `None` until it starts). Costs what
     /// [`StreamReader::value`] costs.
-    pub fn partial<T: crate::HasPartial>(&self) -> Option<T::Partial> {
+    pub fn partial<T: crate::schema::HasPartial>(&self) -> Option<T::Partial> {
         T::partial_from(&self.value())
     }
 

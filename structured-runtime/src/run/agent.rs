@@ -11,13 +11,13 @@ use super::ledger::{errors, Attempt, AttemptResult, Stop};
 use super::runner::{RunError, Structured};
 use super::transport::Provider;
 use crate::provider::capabilities::resolve_mode;
-use crate::provider::mode::StructuredOutputMode;
 use crate::provider::wire::{
     add_caller_tools, body_with, fragment_body, read_response, sent_target, ChatRequest, Expect,
     Outcome, Tool, Turn,
 };
+use crate::read::mode::StructuredOutputMode;
+use crate::read::output::StructuredOutput;
 use crate::read::parse::{parse_answer_reshaped, Answer, ParseError};
-use crate::schema::output::StructuredOutput;
 
 /// How an agent step is bounded.
 #[derive(Debug, Clone, PartialEq)]

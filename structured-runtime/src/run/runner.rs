@@ -23,21 +23,21 @@ use tracing::Instrument;
 use super::config::{OnExhausted, RunConfig};
 use super::ledger::{Attempt, AttemptResult, Ledger, Stop};
 use super::transport::{DynProvider, Provider, TransportError};
+use crate::provider::cache::Fragment;
 use crate::provider::capabilities::{resolve_mode, ProviderKind};
 use crate::provider::dialect::{LowerReport, Reshape};
-use crate::provider::mode::StructuredOutputMode;
 use crate::provider::wire::{
     body_text, fragment_body, read_response, sent_target, ChatRequest, CodecError, Expect, Outcome,
     ProviderResponse, StructuredCandidate, Turn, Usage,
 };
 use crate::read::coerce::{coerce, CoercePolicy};
 use crate::read::from_text::{FromTextError, TextSource};
+use crate::read::mode::StructuredOutputMode;
+use crate::read::output::StructuredOutput;
 use crate::read::parse::{
     parse_answer_reshaped, parse_answer_value_reshaped, Answer, ParseError, ParseOptions, Parsed,
     Provenance, Warning,
 };
-use crate::schema::output::StructuredOutput;
-use crate::schema::response::Fragment;
 use crate::schema::response::ResponseSchema;
 use crate::schema::Violations;
 use std::marker::PhantomData;

@@ -13,11 +13,11 @@ pub(crate) mod checks;
 ))]
 pub(crate) mod common_types;
 pub(crate) mod containers;
+pub mod dialect;
 pub(crate) mod enum_index;
 pub(crate) mod guidance;
 pub(crate) mod markdown;
 pub(crate) mod node;
-pub(crate) mod output;
 pub(crate) mod partial;
 pub(crate) mod pattern;
 pub(crate) mod pointer;
@@ -38,3 +38,10 @@ pub use types::{EnumTarget, RangeTarget, SchemaGen, SchemaType};
 pub use validate::{
     Rule, Validate, Violation, Violations, MAX_VIOLATIONS, MAX_VIOLATION_TEXT, SHOWN_VIOLATIONS,
 };
+
+/// What the macros exported from this module name where they expand (not an API).
+#[doc(hidden)]
+pub mod macro_support {
+    pub use super::partial::whole_from;
+    pub use serde_json::Value;
+}

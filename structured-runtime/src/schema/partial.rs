@@ -48,10 +48,10 @@ pub trait HasPartial {
 #[macro_export]
 macro_rules! complete_when_whole {
     ($($t:ty),* $(,)?) => {$(
-        impl $crate::HasPartial for $t {
+        impl $crate::schema::HasPartial for $t {
             type Partial = $t;
-            fn partial_from(value: &$crate::__private::Value) -> ::core::option::Option<$t> {
-                $crate::__private::whole_from(value)
+            fn partial_from(value: &$crate::schema::macro_support::Value) -> ::core::option::Option<$t> {
+                $crate::schema::macro_support::whole_from(value)
             }
         }
     )*};

@@ -1,7 +1,8 @@
 //! The schema a type sends to a provider: a name, a description and a JSON Schema, checked when
 //! built and compiled once.
 
-use std::sync::{Arc, Mutex, OnceLock};
+use std::any::Any;
+use std::sync::{Arc, OnceLock};
 
 use crate::schema::enum_index::EnumIndex;
 
@@ -14,9 +15,6 @@ use super::pointer::Pointer;
 use super::strict::{self, StrictReport};
 use super::validate::{preview_json, Rule, Violation, Violations};
 use super::validation::Compiled;
-use crate::provider::dialect::{
-    lower_reporting, Budgeted, Kept, LowerReport, Lowered, Moved, Reshape, SchemaTarget, Unenforced,
-};
 
 /// A named JSON Schema for a response, as providers take it (`response_format.json_schema`,
 /// `text.format`, a tool's `input_schema`, ...).
@@ -63,11 +61,10 @@ pub struct ResponseSchema {
     compiled: Arc<OnceLock<Result<Compiled, SchemaError>>>,
     /// The default guidance, rendered on first use.
     guidance: Arc<OnceLock<String>>,
-    /// Each target's lowering, on first use.
-    lowered: Arc<[OnceLock<Result<Lowered, LowerReport>>; 6]>,
-    /// Request fragments built for this schema, by the key their builder gives (provider,
-    /// mode, target): what does not change from one request to the next is built once.
-    fragments: Arc<Mutex<Fragments>>,
+    /// What the layers above compute from this schema and keep with it (each provider
+    /// target's lowering, the request fragments built from it), on first use: opaque here, so
+    /// the schema imports nothing above it ([`ResponseSchema::layer_cache`]).
+    layer_cache: Arc<LayerCache>,
     /// Reading into the Rust type cannot vouch for a value as written: the schema holds a set
     /// (`uniqueItems`: a Rust set merges a repeated item silently), or a type whose parser
     /// takes more than its schema (see `SchemaGen::check_against_schema`). Values are then
@@ -81,8 +78,21 @@ pub struct ResponseSchema {
     enum_index: EnumIndex,
 }
 
-/// Fragments by their builder's key.
-type Fragments = Vec<(String, Arc<Fragment>)>;
+/// What [`ResponseSchema::layer_cache`] holds: one value of a type the layer above defines.
+#[derive(Default)]
+struct LayerCache(OnceLock<Box<dyn Any + Send + Sync>>);
+
+impl std::fmt::Debug for LayerCache {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("LayerCache")
+    }
+}
+
+// What is kept is made once and whole, and what it fills in later it fills behind its own
+// locks (recovering a poisoned one): a panic elsewhere cannot leave it half-updated, so a
+// `&ResponseSchema` stays usable across `catch_unwind`.
+impl std::panic::RefUnwindSafe for LayerCache {}
+impl std::panic::UnwindSafe for LayerCache {}
 
 /// A schema as data: what [`ResponseSchema`] writes and reads in serde.
 #[derive(serde::Serialize, serde::Deserialize)]
@@ -151,35 +161,6 @@ impl<'de> serde::Deserialize<'de> for ResponseSchema {
     }
 }
 
-/// Fields a request for this schema always carries, as a value and as the JSON text of each
-/// member (so a request body is written without copying the schema node by node).
-#[derive(Debug)]
-pub(crate) struct Fragment {
-    /// The fields, to merge into a body.
-    pub(crate) value: Value,
-    /// Each member's key and its value written as JSON.
-    pub(crate) members: Vec<(String, String)>,
-    /// For a grammar (llama.cpp): what it leaves to the validator and the limits it adds, kept
-    /// with it so a run says so without compiling it again.
-    pub(crate) grammar_limits: Option<(Vec<Unenforced>, Vec<Budgeted>)>,
-}
-
-impl Fragment {
-    pub(crate) fn new(value: Value) -> Fragment {
-        let members = value
-            .as_object()
-            .into_iter()
-            .flatten()
-            .map(|(k, v)| (k.clone(), v.to_string()))
-            .collect();
-        Fragment {
-            value,
-            members,
-            grammar_limits: None,
-        }
-    }
-}
-
 impl PartialEq for ResponseSchema {
     fn eq(&self, other: &Self) -> bool {
         self.name == other.name
@@ -231,8 +212,7 @@ impl ResponseSchema {
             markdown: None,
             compiled: Arc::default(),
             guidance: Arc::default(),
-            lowered: Arc::default(),
-            fragments: Arc::default(),
+            layer_cache: Arc::default(),
             schema_check: has_unique_items(&schema, 0),
             key_aliases: Arc::new([]),
             enum_index: EnumIndex::default(),
@@ -262,7 +242,7 @@ impl ResponseSchema {
     pub fn with_description(mut self, description: impl Into<String>) -> Self {
         self.description = Some(description.into());
         self.guidance = Arc::default();
-        self.fragments = Arc::default();
+        self.layer_cache = Arc::default();
         self
     }
 
@@ -288,7 +268,7 @@ impl ResponseSchema {
     pub fn with_strict(mut self, strict: bool) -> Self {
         if strict != self.strict {
             // Fragments built for the other setting say the other thing on the wire.
-            self.fragments = Arc::default();
+            self.layer_cache = Arc::default();
         }
         self.strict = strict;
         self
@@ -370,68 +350,14 @@ impl ResponseSchema {
         }
     }
 
-    /// The schema as `target` accepts it, lowered on first use and kept; what the target cannot
-    /// express is a [`LowerReport`] naming each node.
-    pub fn lowered(&self, target: SchemaTarget) -> Result<&Value, LowerReport> {
-        self.lowering(target).map(|l| &l.schema)
-    }
-
-    /// What lowering for `target` moved into descriptions: the rules the provider does not hold
-    /// the model to (they are checked locally all the same).
-    pub fn moved(&self, target: SchemaTarget) -> Result<&[Moved], LowerReport> {
-        self.lowering(target).map(|l| l.moved.as_slice())
-    }
-
-    /// Keywords lowering for `target` sent as written that the target's engine is known to
-    /// ignore, or may ignore (they are checked locally all the same).
-    pub fn kept(&self, target: SchemaTarget) -> Result<&[Kept], LowerReport> {
-        self.lowering(target).map(|l| l.kept.as_slice())
-    }
-
-    /// How lowering for `target` changed the shape of what is sent (OpenAI strict: maps as lists
-    /// of entries, a root that is not an object wrapped): answers are read back into this
-    /// schema's shape before anything else sees them.
-    pub fn reshape(&self, target: SchemaTarget) -> Result<&Reshape, LowerReport> {
-        self.lowering(target).map(|l| &l.reshape)
-    }
-
-    fn lowering(&self, target: SchemaTarget) -> Result<&Lowered, LowerReport> {
-        match self.lowered.get(target.index()) {
-            Some(slot) => slot
-                .get_or_init(|| lower_reporting(&self.schema, target))
-                .as_ref()
-                .map_err(Clone::clone),
-            None => Err(LowerReport {
-                target,
-                errors: Vec::new(),
-            }),
-        }
-    }
-
-    /// The request fragment `key` names, built by `build` on first use and kept.
-    pub(crate) fn fragment(
-        &self,
-        key: &str,
-        build: impl FnOnce(&Self) -> Result<Fragment, LowerReport>,
-    ) -> Result<Arc<Fragment>, LowerReport> {
-        let cached = |fragments: &[(String, Arc<Fragment>)]| {
-            fragments
-                .iter()
-                .find(|(k, _)| *k == key)
-                .map(|(_, f)| Arc::clone(f))
-        };
-        if let Some(found) = cached(&self.fragments.lock().unwrap_or_else(|e| e.into_inner())) {
-            return Ok(found);
-        }
-        // Built outside the lock: two threads racing on the first request each build one, and
-        // the first stored is kept.
-        let built = Arc::new(build(self)?);
-        let mut fragments = self.fragments.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(found) = cached(&fragments) {
-            return Ok(found);
-        }
-        fragments.push((key.to_owned(), Arc::clone(&built)));
-        Ok(built)
+    /// What the layer above keeps with this schema: an `E` made on first use and shared by
+    /// clones, dropped by a setter that changes what it was computed from. `None` only were two
+    /// types asked of the one slot, which the crate never does.
+    pub(crate) fn layer_cache<E: Default + Send + Sync + 'static>(&self) -> Option<&E> {
+        self.layer_cache
+            .0
+            .get_or_init(|| Box::new(E::default()))
+            .downcast_ref()
     }
 
     /// Checks the schema against the strict-mode rules providers enforce, and returns the
@@ -591,23 +517,5 @@ mod tests {
             &json!({"x": {"deep": [1, [2, [3]]]}, "n": "two"}),
         );
         assert_eq!(walk.len(), 1);
-    }
-
-    #[test]
-    fn lowering_is_kept_per_target() {
-        let schema = ResponseSchema::new(
-            "t",
-            json!({"type": "object", "properties": {"n": {"type": "number", "minimum": 0}},
-                "required": ["n"], "additionalProperties": false}),
-        )
-        .unwrap();
-        let first = schema.lowered(SchemaTarget::Anthropic).unwrap() as *const Value;
-        let again = schema.clone();
-        let second = again.lowered(SchemaTarget::Anthropic).unwrap() as *const Value;
-        assert_eq!(first, second, "a clone shares what was computed");
-        assert_eq!(
-            schema.lowered(SchemaTarget::Anthropic).unwrap()["properties"]["n"],
-            json!({"type": "number", "description": "{minimum: 0}"})
-        );
     }
 }

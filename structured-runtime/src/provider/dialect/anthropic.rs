@@ -5,7 +5,7 @@ use serde_json::{Map, Value};
 
 use super::pass::{unresolved, Run};
 #[cfg(test)]
-use super::target::{LowerReport, SchemaTarget};
+use crate::schema::dialect::{LowerReport, SchemaTarget};
 use crate::schema::node::{JsonType, Node};
 use crate::schema::Pointer;
 

@@ -11,7 +11,8 @@
 
 use serde_json::{Map, Value};
 
-use super::pass::{Enforcement, Inlined, Run};
+use super::pass::{Inlined, Run};
+use crate::schema::dialect::Enforcement;
 use crate::schema::node::{JsonType, Node};
 use crate::schema::Pointer;
 

@@ -46,7 +46,6 @@ mod llama;
 mod openai;
 mod pass;
 mod reshape;
-mod target;
 
 use serde_json::Value;
 
@@ -55,9 +54,11 @@ use crate::schema::Pointer;
 use pass::Run;
 
 pub use crate::read::reshape::{ReadBackStream, Reshape};
-pub use gbnf::{grammar, Budgeted, Grammar, GrammarBudget, Unenforced, MAX_RULES};
-pub use pass::{Enforcement, Kept, Lowered, Moved, MAX_NODES};
-pub use target::{LowerError, LowerReport, SchemaTarget};
+pub use crate::schema::dialect::{
+    Budgeted, Enforcement, Kept, LowerError, LowerReport, Moved, SchemaTarget, Unenforced,
+};
+pub use gbnf::{grammar, Grammar, GrammarBudget, MAX_RULES};
+pub use pass::{Lowered, MAX_NODES};
 
 #[cfg(test)]
 use anthropic::anthropic_transform;

@@ -3,8 +3,8 @@
 
 use serde_json::{Map, Value};
 
-use super::target::{LowerError, LowerReport, SchemaTarget};
 use crate::read::reshape::Reshape;
+use crate::schema::dialect::{Enforcement, Kept, LowerError, LowerReport, Moved, SchemaTarget};
 use crate::schema::node::{for_each_child_mut, Node, RefError, MAX_DEPTH};
 use crate::schema::Pointer;
 
@@ -28,37 +28,6 @@ pub(super) struct Run {
     pub(super) reshape: Reshape,
     /// Keywords sent as written that the target's engine ignores or may ignore.
     kept: Vec<Kept>,
-}
-
-/// Whether a target's engine holds the model to a keyword sent in the schema.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Enforcement {
-    /// The engine is known to ignore it (the model is not held to it).
-    Ignored,
-    /// Whether it is enforced depends on the engine behind the endpoint (vLLM's backends).
-    Unknown,
-}
-
-/// Keywords sent as written that the target's engine does not hold the model to, or may not:
-/// the value is checked for them locally, as for every keyword.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Kept {
-    /// The node, in the schema as sent.
-    pub path: Pointer,
-    /// The keywords.
-    pub keywords: Vec<String>,
-    /// What is known of the engine.
-    pub enforcement: Enforcement,
-}
-
-/// Keywords the target does not enforce, moved into a node's description: the model is told,
-/// the provider does not hold it to them, and the answer is checked for them locally.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Moved {
-    /// The node, in the schema as sent.
-    pub path: Pointer,
-    /// The keywords.
-    pub keywords: Vec<String>,
 }
 
 /// A schema as a target takes it, and what was moved into descriptions to get there.

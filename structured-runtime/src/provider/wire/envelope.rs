@@ -5,7 +5,7 @@
 use serde_json::Value;
 
 use super::types::{CodecError, Expect, Outcome, StructuredCandidate, ToolCall, Usage, WireApi};
-use crate::provider::mode::StructuredOutputMode;
+use crate::read::mode::StructuredOutputMode;
 use crate::read::Answer;
 use crate::schema::Pointer;
 

@@ -9,7 +9,7 @@ use super::json::{input_object, merge, object, put};
 use super::sse::{data, problem, Event};
 use super::types::{CodecError, Expect, Outcome, ProviderResponse, ToolCall, WireApi};
 use crate::provider::dialect::SchemaTarget;
-use crate::provider::mode::StructuredOutputMode;
+use crate::read::mode::StructuredOutputMode;
 use crate::read::Answer;
 
 /// The schema under the key its dialect goes by.

@@ -33,10 +33,10 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::provider::cache::{fragment, Fragment, FragmentKey};
 use crate::provider::capabilities::{ProviderCapabilities, ProviderKind};
 use crate::provider::dialect::{grammar, GrammarBudget, LowerError, LowerReport, SchemaTarget};
-use crate::provider::mode::StructuredOutputMode;
-use crate::schema::response::Fragment;
+use crate::read::mode::StructuredOutputMode;
 use crate::schema::{Pointer, ResponseSchema};
 
 pub use chat::{Attachment, AttachmentSource, ChatMessage, ChatRequest, Role, Tool, Turn};
@@ -231,21 +231,24 @@ pub(crate) fn fragment_body(
     let target = sent_target(caps, schema);
     if constraint.sends_grammar(provider, mode) {
         let budget = constraint.budget;
-        // Every field of the budget is in the key: a budget fitted to a token limit and one
-        // given as is may start from the same numbers and end in different grammars.
-        let key = format!(
-            "{provider:?}/{mode:?}/grammar/{}/{}/{:?}",
-            budget.string_chars, budget.items, budget.fit_tokens
-        );
-        return schema.fragment(&key, |schema| {
+        let key = FragmentKey::Grammar {
+            provider,
+            mode,
+            budget,
+        };
+        return fragment(schema, key, target, |schema| {
             let g = grammar(schema.schema(), budget)?;
             let mut fragment = Fragment::new(serde_json::json!({ "grammar": g.text }));
             fragment.grammar_limits = Some((g.unenforced, g.budgets));
             Ok(fragment)
         });
     }
-    let key = format!("{provider:?}/{mode:?}/{target:?}");
-    schema.fragment(&key, |schema| {
+    let key = FragmentKey::Schema {
+        provider,
+        mode,
+        target,
+    };
+    fragment(schema, key, target, |schema| {
         build_fragment(provider, mode, schema, target).map(Fragment::new)
     })
 }

@@ -10,7 +10,7 @@ use super::json::{merge, object, put};
 use super::sse::{data, problem, Event};
 use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
 use crate::provider::capabilities::ProviderKind;
-use crate::provider::mode::StructuredOutputMode;
+use crate::read::mode::StructuredOutputMode;
 use crate::read::Answer;
 
 /// `response_format` with the schema, strict unless the schema says best effort (OpenRouter:

@@ -9,7 +9,7 @@ use super::json::{merge, object, put};
 use super::openai_chat::role;
 use super::sse::{data, problem, Event};
 use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
-use crate::provider::mode::StructuredOutputMode;
+use crate::read::mode::StructuredOutputMode;
 use crate::read::Answer;
 
 /// `text.format` with the schema, strict unless the schema says best effort.

@@ -2,7 +2,7 @@
 //! provider's answer amounts to.
 
 use crate::provider::capabilities::ProviderKind;
-use crate::provider::mode::StructuredOutputMode;
+use crate::read::mode::StructuredOutputMode;
 use crate::read::Answer;
 use crate::schema::Pointer;
 

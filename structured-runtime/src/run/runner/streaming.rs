@@ -5,18 +5,18 @@ use serde_json::Value;
 
 use super::{first, Goal, Next, Run, RunError, Structured, Typed, Untyped};
 use crate::provider::dialect::ReadBackStream;
+use crate::provider::wire::ChatRequest;
 use crate::provider::wire::{
     read_response, stream_fields, CodecError, Outcome, StreamDecoder, StructuredCandidate,
 };
+use crate::read::output::StructuredOutput;
 use crate::read::parse::Answer;
 use crate::read::stream::StreamReader;
 use crate::run::ledger::AttemptResult;
 use crate::run::{Provider, RunConfig};
-use crate::schema::output::StructuredOutput;
 use crate::schema::response::{derived, ResponseSchema};
 use crate::schema::validate::{Violation, Violations};
 use crate::schema::Pointer;
-use crate::ChatRequest;
 
 use std::marker::PhantomData;
 use std::time::Instant;

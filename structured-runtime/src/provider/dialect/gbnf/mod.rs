@@ -33,7 +33,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
-use super::target::{LowerError, LowerReport, SchemaTarget};
+use crate::schema::dialect::{Budgeted, LowerError, LowerReport, SchemaTarget, Unenforced};
 use crate::schema::node::{Additional, JsonType, Node, RefError, MAX_DEPTH};
 use crate::schema::Pointer;
 use number::{repeat, Limit};
@@ -88,28 +88,6 @@ impl GrammarBudget {
 
 /// A budgeted string's characters at least, however many strings share the answer.
 const MIN_STRING_CHARS: usize = 16;
-
-/// A keyword the grammar does not hold the model to: left to the validator.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unenforced {
-    /// The node, in the schema as written.
-    pub path: Pointer,
-    /// The keyword.
-    pub keyword: String,
-    /// Why the grammar leaves it out.
-    pub reason: String,
-}
-
-/// A limit the grammar added where the schema has none ([`GrammarBudget`]).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Budgeted {
-    /// The node, in the schema as written.
-    pub path: Pointer,
-    /// `maxLength`, `maxItems` or `maxProperties`.
-    pub keyword: &'static str,
-    /// The limit.
-    pub limit: usize,
-}
 
 /// A compiled grammar, and what it leaves to the validator.
 #[derive(Debug, Clone, PartialEq)]
