@@ -78,6 +78,9 @@ pub fn schema_type_impl(cont: &Container) -> TokenStream {
             });
             quote! {
                 _structured::__private::SchemaGen::named::<Self>(__structured_gen, #name, |__structured_gen| {
+                    // serde reads an enum with data through what it buffers: the value is judged
+                    // against the schema.
+                    __structured_gen.check_against_schema();
                     _structured::__private::variants(#description, ::std::vec![#(#branches),*])
                 })
             }
@@ -196,7 +199,12 @@ fn object_node(description: Option<&str>, fields: &[Field]) -> TokenStream {
     if flattened.is_empty() {
         object
     } else {
-        quote!(_structured::__private::flatten(#object, ::std::vec![#(#flattened),*]))
+        // serde reads flattened fields through what it buffers: the value is judged against the
+        // schema.
+        quote!({
+            __structured_gen.check_against_schema();
+            _structured::__private::flatten(#object, ::std::vec![#(#flattened),*])
+        })
     }
 }
 

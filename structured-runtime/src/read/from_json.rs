@@ -5,9 +5,8 @@ use serde_json::Value;
 
 use crate::read::repair::inexact_number;
 use crate::read::strict_de;
-use crate::schema::node::Node;
 use crate::schema::validate::{Rule, Violation, Violations};
-use crate::schema::{validation, ResponseSchema, Validate};
+use crate::schema::{ResponseSchema, Validate};
 
 /// Why `T::from_json` refused its input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -59,29 +58,28 @@ impl FromJsonError {
 
 /// Deserializes `T` from `json` as strictly as its schema and checks `T`'s rules.
 ///
-/// Valid input takes one pass (serde plus a key check per property, then `Validate`). Invalid
-/// input is parsed as a `serde_json::Value` and explained against the schema, so the error lists
-/// every violation, not only the first one serde met.
+/// Valid input takes one pass: serde plus a key check per property, then `Validate`. A type
+/// whose reading cannot vouch for the value as written (a set, a date, a tagged or flattened
+/// part: [`ResponseSchema::needs_schema_check`]) is read once as a `Value` instead, `T` from
+/// that, and the validator of record judges it against the schema. Invalid input is explained
+/// against the schema from a `Value`, so the error lists every violation, not only the first
+/// one serde met.
 pub(crate) fn from_json<T: DeserializeOwned + Validate>(
     json: &str,
     schema: &ResponseSchema,
 ) -> Result<T, FromJsonError> {
+    if schema.needs_schema_check() {
+        return from_value_text(json, schema);
+    }
     match strict_de::from_str_noting_floats::<T>(json) {
-        Ok((value, noted)) => {
-            // The schema's check first: where it applies, its report covers every property.
-            let checked = schema_check_text(schema, json, noted).and_then(|()| value.validate());
-            match checked {
-                Ok(()) => match noted.floats.then(|| inexact_number(json)).flatten() {
-                    None => Ok(value),
-                    Some(number) => Err(FromJsonError::Inexact {
-                        offset: number.at,
-                        reason: number.kind.to_string(),
-                        number: number.found.unwrap_or_default(),
-                    }),
-                },
-                Err(violations) => Err(FromJsonError::Invalid(violations)),
-            }
-        }
+        // A part the strict pass could not follow, in a type that did not say so ahead (an
+        // absent field, a hand-written `Deserialize`): the value is read as a `Value` and judged
+        // from it.
+        Ok((_, noted)) if noted.loose => from_value_text(json, schema),
+        Ok((value, noted)) => match value.validate() {
+            Ok(()) => exact_numbers(json, noted.floats).map(|()| value),
+            Err(violations) => Err(FromJsonError::Invalid(violations)),
+        },
         Err(first) => match serde_json::from_str::<Value>(json) {
             Ok(value) => refused(schema, &value, first).map_err(FromJsonError::Invalid),
             Err(e) => Err(syntax_error(&e)),
@@ -89,20 +87,52 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
     }
 }
 
-/// A value the strict pass refused: every violation the schema names, or, when the schema
-/// accepts it, the value read again with integral floats as integers (serde refuses `3.0` for
-/// an integer inside what it buffers, a tagged or untagged enum or a flattened field, where the
-/// strict pass cannot read it as the integer JSON Schema says it is); failing that, serde's
-/// own reason (a number beyond the Rust type).
+/// [`from_json`] through a `Value` read once (a key given twice refused, as the strict pass
+/// refuses it), `T` read from it.
+fn from_value_text<T: DeserializeOwned + Validate>(
+    json: &str,
+    schema: &ResponseSchema,
+) -> Result<T, FromJsonError> {
+    let (value, floats) = match strict_de::value_from_str(json) {
+        Ok(read) => read,
+        Err(e) if e.error.is_syntax() || e.error.is_eof() => return Err(syntax_error(&e.error)),
+        Err(e) => {
+            return Err(FromJsonError::Invalid(Violations(vec![Violation {
+                path: e.path,
+                rule: Rule::Deserialize,
+                expected: "a value the Rust type accepts".into(),
+                found: strip_position(&e.error.to_string()),
+            }])))
+        }
+    };
+    let out = from_value(&value, schema).map_err(FromJsonError::Invalid)?;
+    exact_numbers(json, floats).map(|()| out)
+}
+
+/// `Ok` unless a float was read (`floats`) that the text does not hold as written.
+fn exact_numbers(json: &str, floats: bool) -> Result<(), FromJsonError> {
+    match floats.then(|| inexact_number(json)).flatten() {
+        None => Ok(()),
+        Some(number) => Err(FromJsonError::Inexact {
+            offset: number.at,
+            reason: number.kind.to_string(),
+            number: number.found.unwrap_or_default(),
+        }),
+    }
+}
+
+/// A value the strict pass refused: every violation the schema names (the validator of record
+/// decides, the walk explains), or, when the schema accepts it, the value read again with
+/// integral floats as integers (serde refuses `3.0` for an integer inside what it buffers, a
+/// tagged or untagged enum or a flattened field, where the strict pass cannot read it as the
+/// integer JSON Schema says it is); failing that, serde's own reason (a number beyond the Rust
+/// type).
 fn refused<T: DeserializeOwned + Validate>(
     schema: &ResponseSchema,
     value: &Value,
     first: strict_de::StrictDeError,
 ) -> Result<T, Violations> {
-    let violations = validation::explain(Node::root(schema.schema()), value);
-    if !violations.is_empty() {
-        return Err(Violations(violations));
-    }
+    schema.check_instance(value)?;
     if let Some(integers) = integral_floats_as_integers(value) {
         if let Ok((out, _)) = strict_de::from_value::<T>(&integers) {
             return out.validate().map(|()| out);
@@ -163,40 +193,18 @@ pub(crate) fn from_value<T: DeserializeOwned + Validate>(
 
 /// The value checked against the schema itself, where reading it into `T` could not vouch
 /// for it: a set (a Rust set merges a repeated item without a word), a type whose parser takes
-/// more than its schema (`SchemaGen::check_against_schema`), or a part serde read
-/// where the strict pass cannot follow ([`strict_de::Noted::loose`]: tagged enums, flattened
-/// fields). Other values cost nothing here.
+/// more than its schema (`SchemaGen::check_against_schema`), or a part serde read where the
+/// strict pass cannot follow ([`strict_de::Noted::loose`]: tagged enums, flattened fields, an
+/// absent field). The verdict is the validator of record's; the walk only explains it. Other
+/// values cost nothing here.
 pub(crate) fn schema_check(
     schema: &ResponseSchema,
     value: &Value,
     noted: strict_de::Noted,
 ) -> Result<(), Violations> {
-    if !needs_check(schema, noted) {
-        return Ok(());
-    }
-    let violations = validation::explain(Node::root(schema.schema()), value);
-    match violations.is_empty() {
-        true => Ok(()),
-        false => Err(Violations(violations)),
-    }
-}
-
-fn needs_check(schema: &ResponseSchema, noted: strict_de::Noted) -> bool {
-    noted.loose || schema.needs_schema_check()
-}
-
-/// [`schema_check`] on JSON text that serde has already read once.
-pub(crate) fn schema_check_text(
-    schema: &ResponseSchema,
-    json: &str,
-    noted: strict_de::Noted,
-) -> Result<(), Violations> {
-    if !needs_check(schema, noted) {
-        return Ok(());
-    }
-    match serde_json::from_str::<Value>(json) {
-        Ok(value) => schema_check(schema, &value, noted),
-        Err(_) => Ok(()),
+    match noted.loose || schema.needs_schema_check() {
+        true => schema.check_instance(value),
+        false => Ok(()),
     }
 }
 

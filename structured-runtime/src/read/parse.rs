@@ -609,6 +609,8 @@ trait Target {
     fn exact(&self, json: &str) -> Option<Self::Out>;
     /// The value from exactly this JSON, or why not (for a provider that promised exact JSON).
     fn explained(&self, json: &str) -> Result<Self::Out, String>;
+    /// [`Target::explained`] for a value already parsed exactly, read where it is.
+    fn explained_value(&self, value: &Value) -> Result<Self::Out, String>;
     /// [`Target::exact`] for a value already parsed, read where it is.
     fn exact_value(&self, value: &Value) -> Option<Self::Out>;
     /// The value from a parsed value, or the value back with every violation.
@@ -650,18 +652,29 @@ impl<T: StructuredOutput> Target for Typed<T> {
         if self.object_root && !object_opening(json) {
             return None;
         }
+        // A type whose reading cannot vouch for the value as written is read once as a
+        // `Value` and judged from it.
+        if T::schema().needs_schema_check() {
+            let (value, floats) = strict_de::value_from_str(json).ok()?;
+            if floats && !all_plain(json) {
+                return None;
+            }
+            return self.exact_value(&value);
+        }
         let (value, noted) = strict_de::from_str_noting_floats::<T>(json).ok()?;
         // A float only the text can vouch for: a number read differently is a repair, found
-        // the careful way.
-        if noted.floats && !all_plain(json) {
+        // the careful way. A part the strict pass could not follow is judged the careful way
+        // too (from a `Value`).
+        if noted.loose || (noted.floats && !all_plain(json)) {
             return None;
         }
-        let fits = value.validate().is_ok()
-            && crate::read::from_json::schema_check_text(T::schema(), json, noted).is_ok();
-        fits.then_some(value)
+        value.validate().is_ok().then_some(value)
     }
     fn explained(&self, json: &str) -> Result<T, String> {
         from_json(json, T::schema()).map_err(|e| e.to_string())
+    }
+    fn explained_value(&self, value: &Value) -> Result<T, String> {
+        from_value::<T>(value, T::schema()).map_err(|violations| violations.to_string())
     }
     fn exact_value(&self, value: &Value) -> Option<T> {
         let (out, noted) = strict_de::from_value::<T>(value).ok()?;
@@ -707,6 +720,12 @@ impl Target for Untyped<'_> {
         let value = exact_json(json)?;
         match self.0.check_instance(&value) {
             Ok(()) => Ok(value),
+            Err(violations) => Err(violations.to_string()),
+        }
+    }
+    fn explained_value(&self, value: &Value) -> Result<Value, String> {
+        match self.0.check_instance(value) {
+            Ok(()) => Ok(value.clone()),
             Err(violations) => Err(violations.to_string()),
         }
     }
@@ -776,7 +795,11 @@ impl<G: Target> Target for Reshaped<'_, G> {
     }
     fn explained(&self, json: &str) -> Result<G::Out, String> {
         let value = self.back_as_sent(exact_json(json)?)?;
-        self.inner.explained(&value.to_string())
+        self.inner.explained_value(&value)
+    }
+    fn explained_value(&self, value: &Value) -> Result<G::Out, String> {
+        let value = self.back_as_sent(value.clone())?;
+        self.inner.explained_value(&value)
     }
     fn exact_value(&self, value: &Value) -> Option<G::Out> {
         self.inner

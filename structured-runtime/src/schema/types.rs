@@ -83,16 +83,21 @@ impl SchemaGen {
         }
     }
 
-    /// Says that the type being written deserializes more than its schema allows (a set merges
-    /// a repeated item; a date parser takes forms its `format` does not), so `from_json` and the
-    /// pipeline check each value of the root against the schema as well. A hand-written
-    /// [`SchemaType`] whose `Deserialize` is more lenient than its schema calls this.
+    /// Says that reading the type being written cannot vouch for a value as written: it
+    /// deserializes more than its schema allows (a set merges a repeated item; a date parser
+    /// takes forms its `format` does not), or serde buffers it where the strict pass cannot
+    /// follow (an enum with data, a flattened field, a property with aliases). `from_json` and
+    /// the pipeline then read each value of the root once as a JSON value, and the validator of
+    /// record judges it against the schema. A hand-written [`SchemaType`] whose `Deserialize` is
+    /// more lenient than its schema, or reads through `deserialize_any`, calls this.
     pub fn check_against_schema(&mut self) {
         self.schema_check = true;
     }
 
     /// Notes other names serde reads for the property `name` (`#[serde(alias)]`).
     pub fn aliases(&mut self, name: &str, aliases: &[&str]) {
+        // serde takes either name, so a count of keys no longer says every property is there.
+        self.schema_check |= !aliases.is_empty();
         for alias in aliases {
             let pair = ((*alias).to_owned(), name.to_owned());
             if !self.aliases.contains(&pair) {
