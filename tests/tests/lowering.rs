@@ -200,6 +200,29 @@ fn llama_cpp_inlines_refs_and_sends_every_bound_saying_which_its_converter_ignor
     assert!(lower(&mixed, SchemaTarget::LlamaCpp).is_err());
 }
 
+/// Every dialect finds sub-schemas through the one list of sub-schema keywords: an `allOf`
+/// branch sent to llama.cpp has its references inlined and its ignored keywords reported like
+/// any other node (a shorter list of its own once sent it raw, `$ref` and all).
+#[test]
+fn llama_cpp_lowers_all_of_branches_like_every_other_sub_schema() {
+    use structured_runtime::provider::dialect::lower_reporting;
+    let schema = json!({"$defs": {"int": {"type": "integer"}},
+        "allOf": [{"properties": {"foo": {"$ref": "#/$defs/int"}}}, {"multipleOf": 2}]});
+    let lowered = lower_reporting(&schema, SchemaTarget::LlamaCpp).unwrap();
+    assert_eq!(
+        lowered.schema,
+        json!({"allOf": [{"properties": {"foo": {"type": "integer"}}}, {"multipleOf": 2}]})
+    );
+    let kept: Vec<String> = lowered
+        .kept
+        .iter()
+        .map(|k| format!("{} {}", k.path, k.keywords.join("/")))
+        .collect();
+    assert_eq!(kept, ["/allOf/1 multipleOf"]);
+    let refused = json!({"allOf": [{"if": {"type": "string"}}]});
+    assert!(lower(&refused, SchemaTarget::LlamaCpp).is_err());
+}
+
 #[test]
 fn a_schema_sent_as_written_says_which_keywords_depend_on_the_engine() {
     use structured_runtime::provider::dialect::{lower_reporting, Enforcement};

@@ -1,12 +1,13 @@
 //! Anthropic JSON outputs and strict tools: what anthropic-sdk-python's `transform_schema` does,
 //! then the API's own refusals (recursion, external references, the optional and union caps).
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::pass::{unresolved, Run};
+use super::policy::{by_policy, in_order, Policy, Table, Written};
 #[cfg(test)]
 use crate::schema::dialect::{LowerReport, SchemaTarget};
-use crate::schema::node::{JsonType, Node};
+use crate::schema::node::{JsonType, Node, Types};
 use crate::schema::Pointer;
 
 /// Formats Anthropic's SDK keeps on a string (any other goes into `description`).
@@ -23,12 +24,36 @@ const FORMATS: &[&str] = &[
     "uuid",
 ];
 
-/// Keywords the transform writes itself; every other one is moved into `description`.
-const HANDLED: &[&str] = &[
+/// What Anthropic's SDK does with each keyword: the structure (`$defs`, `$ref`, unions, `type`,
+/// an object's properties, an array's items) is rewritten by [`node`], a few keywords are
+/// sent as written, and every other one is moved into `description`. `format` and `minItems`
+/// depend on their value and the node's type ([`policy`]).
+const TABLE: Table = Table {
+    entries: &[
+        ("$defs", Policy::Rewrite),
+        ("$ref", Policy::Rewrite),
+        ("anyOf", Policy::Rewrite),
+        ("oneOf", Policy::Rewrite),
+        ("allOf", Policy::Rewrite),
+        ("type", Policy::Rewrite),
+        ("properties", Policy::Rewrite),
+        ("additionalProperties", Policy::Rewrite),
+        ("required", Policy::Rewrite),
+        ("items", Policy::Rewrite),
+        ("enum", Policy::Keep),
+        ("const", Policy::Keep),
+        ("description", Policy::Keep),
+        ("title", Policy::Keep),
+        ("format", Policy::Rewrite),
+        ("minItems", Policy::Rewrite),
+    ],
+    other: Policy::Move,
+};
+
+/// The order the SDK writes a node's keywords in.
+const ORDER: &[&str] = &[
     "$defs",
-    "$ref",
     "anyOf",
-    "oneOf",
     "allOf",
     "type",
     "enum",
@@ -42,6 +67,26 @@ const HANDLED: &[&str] = &[
     "items",
     "minItems",
 ];
+
+/// [`TABLE`]'s policy, refined: a supported `format` on a string is kept and another moved;
+/// `minItems` 0 or 1 on an array is kept and a larger one moved; on other types both go.
+fn policy(types: Types, keyword: &str, value: &Value) -> Policy {
+    match keyword {
+        "format" if types.contains(JsonType::String) => {
+            match value.as_str().is_some_and(|f| FORMATS.contains(&f)) {
+                true => Policy::Keep,
+                false => Policy::Move,
+            }
+        }
+        "minItems" if types.contains(JsonType::Array) => {
+            match value.as_u64().is_some_and(|n| n <= 1) {
+                true => Policy::Keep,
+                false => Policy::Move,
+            }
+        }
+        _ => TABLE.get(keyword),
+    }
+}
 
 /// Optional properties and union-typed properties Anthropic accepts per request.
 const MAX_OPTIONAL: usize = 24;
@@ -77,6 +122,8 @@ pub(super) fn lower(run: &mut Run, root: Node<'_>) -> Value {
     out
 }
 
+/// One node as the SDK writes it: the structural rewrites, then every other keyword through
+/// [`policy`].
 fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
     let Some(map) = node.map() else {
         return node.value().clone();
@@ -84,8 +131,8 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
     if run.stop(path, node) {
         return node.value().clone();
     }
-    let mut out = Map::new();
-    let mut moved = Map::new();
+    let mut written = Written::default();
+    let out = &mut written.out;
     if let Some(Value::Object(defs)) = map.get("$defs") {
         let defs = defs
             .iter()
@@ -98,7 +145,7 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
     }
     if let Some(reference) = map.get("$ref") {
         out.insert("$ref".into(), reference.clone());
-        return Value::Object(out);
+        return Value::Object(written.out);
     }
     for key in ["anyOf", "oneOf"] {
         if let Some(Value::Array(branches)) = map.get(key) {
@@ -129,12 +176,8 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
     if let Some(ty) = ty {
         out.insert("type".into(), ty.clone());
     }
-    for key in ["enum", "const", "description", "title"] {
-        if let Some(v) = map.get(key) {
-            out.insert(key.into(), v.clone());
-        }
-    }
     let types = node.types();
+    // Objects closed, every property lowered.
     if types.contains(JsonType::Object) {
         let props = node
             .properties()
@@ -149,35 +192,25 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
             out.insert("required".into(), required.clone());
         }
     }
-    if types.contains(JsonType::String) {
-        if let Some(format) = map.get("format") {
-            if format.as_str().is_some_and(|f| FORMATS.contains(&f)) {
-                out.insert("format".into(), format.clone());
-            } else {
-                moved.insert("format".into(), format.clone());
-            }
-        }
-    }
     if types.contains(JsonType::Array) {
         if let Some(items) = map.get("items") {
             let lowered = self::node(run, node.child(items), &path.key("items"));
             out.insert("items".into(), lowered);
         }
-        if let Some(min) = map.get("minItems") {
-            if min.as_u64().is_some_and(|n| n <= 1) {
-                out.insert("minItems".into(), min.clone());
-            } else {
-                moved.insert("minItems".into(), min.clone());
-            }
-        }
     }
-    for (k, v) in map {
-        if !HANDLED.contains(&k.as_str()) {
-            moved.insert(k.clone(), v.clone());
-        }
-    }
-    run.describe(path, &mut out, &moved);
-    Value::Object(out)
+    by_policy(
+        run,
+        node,
+        map,
+        path,
+        &|keyword, value| policy(types, keyword, value),
+        &mut self::node,
+        &mut written,
+    );
+    in_order(&mut written.out, ORDER, &[]);
+    in_order(&mut written.moved, &["format", "minItems"], &[]);
+    run.describe(path, &mut written.out, &written.moved);
+    Value::Object(written.out)
 }
 
 /// Anthropic's refusals the SDK transform does not check: external refs, refs that do not

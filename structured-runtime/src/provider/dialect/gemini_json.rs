@@ -1,42 +1,47 @@
 //! Gemini `responseJsonSchema`: JSON Schema, with the keywords Gemini does not enforce moved into
 //! `description` and `oneOf` read as `anyOf`. References are kept.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::pass::Run;
+use super::policy::{by_policy, Policy, Table, Written};
 use crate::schema::node::Node;
 use crate::schema::Pointer;
 
-/// Keywords Gemini's JSON Schema mode takes.
-const KEPT: &[&str] = &[
-    "$id",
-    "$defs",
-    "$ref",
-    "$anchor",
-    "type",
-    "format",
-    "title",
-    "description",
-    "enum",
-    "items",
-    "prefixItems",
-    "minItems",
-    "maxItems",
-    "minimum",
-    "maximum",
-    "anyOf",
-    "properties",
-    "additionalProperties",
-    "required",
-    "propertyOrdering",
-];
+/// Gemini's JSON Schema mode: the keywords it takes are sent, `oneOf` as `anyOf`, and every
+/// other keyword is moved into the description.
+const TABLE: Table = Table {
+    entries: &[
+        ("$id", Policy::Keep),
+        ("$defs", Policy::Keep),
+        ("$ref", Policy::Keep),
+        ("$anchor", Policy::Keep),
+        ("type", Policy::Keep),
+        ("format", Policy::Keep),
+        ("title", Policy::Keep),
+        ("description", Policy::Keep),
+        ("enum", Policy::Keep),
+        ("items", Policy::Keep),
+        ("prefixItems", Policy::Keep),
+        ("minItems", Policy::Keep),
+        ("maxItems", Policy::Keep),
+        ("minimum", Policy::Keep),
+        ("maximum", Policy::Keep),
+        ("anyOf", Policy::Keep),
+        ("oneOf", Policy::KeepAs("anyOf")),
+        ("properties", Policy::Keep),
+        ("additionalProperties", Policy::Keep),
+        ("required", Policy::Keep),
+        ("propertyOrdering", Policy::Keep),
+    ],
+    other: Policy::Move,
+};
 
 pub(super) fn lower(run: &mut Run, root: Node<'_>) -> Value {
     node(run, root, &Pointer::root())
 }
 
-/// Keeps [`KEPT`] keywords (recursing into sub-schemas), reads `oneOf` as `anyOf`, moves the rest
-/// into `description`.
+/// One node through [`TABLE`]; no structural rewrite (references are kept).
 fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
     let Some(map) = node.map() else {
         return node.value().clone();
@@ -44,38 +49,16 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
     if run.stop(path, node) {
         return node.value().clone();
     }
-    let mut out = Map::new();
-    let mut moved = Map::new();
-    for (k, v) in map {
-        let key = if k == "oneOf" { "anyOf" } else { k.as_str() };
-        if !KEPT.contains(&key) {
-            moved.insert(k.clone(), v.clone());
-            continue;
-        }
-        let lowered = match (key, v) {
-            ("properties" | "$defs", Value::Object(children)) => Value::Object(
-                children
-                    .iter()
-                    .map(|(name, c)| {
-                        let at = path.key(k).key(name);
-                        (name.clone(), self::node(run, node.child(c), &at))
-                    })
-                    .collect(),
-            ),
-            ("anyOf" | "prefixItems", Value::Array(branches)) => Value::Array(
-                branches
-                    .iter()
-                    .enumerate()
-                    .map(|(i, b)| self::node(run, node.child(b), &path.key(k).index(i)))
-                    .collect(),
-            ),
-            ("items" | "additionalProperties", Value::Object(_)) => {
-                self::node(run, node.child(v), &path.key(k))
-            }
-            _ => v.clone(),
-        };
-        out.insert(key.to_owned(), lowered);
-    }
-    run.describe(path, &mut out, &moved);
-    Value::Object(out)
+    let mut written = Written::default();
+    by_policy(
+        run,
+        node,
+        map,
+        path,
+        &|keyword, _| TABLE.get(keyword),
+        &mut self::node,
+        &mut written,
+    );
+    run.describe(path, &mut written.out, &written.moved);
+    Value::Object(written.out)
 }

@@ -4,45 +4,62 @@
 use serde_json::{Map, Value};
 
 use super::pass::{Inlined, Run};
+use super::policy::{by_policy, in_order, Policy, Table, Written};
 use crate::schema::node::{JsonType, Node};
 use crate::schema::Pointer;
 
-/// Keywords kept as they are.
-const KEPT: &[&str] = &[
-    "format",
-    "title",
-    "description",
-    "required",
-    "minItems",
-    "maxItems",
-    "minProperties",
-    "maxProperties",
-    "minimum",
-    "maximum",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "example",
-];
+/// What Gemini's `responseSchema` does with each keyword: the OpenAPI structure (a nullable
+/// union, one uppercase `type`, string enums, properties with their order, items) is rewritten
+/// by [`keywords`]; what it cannot say is refused; the bounds and formats it takes are sent as
+/// written; every other keyword is moved into `description`.
+const TABLE: Table = Table {
+    entries: &[
+        (
+            "oneOf",
+            Policy::Refuse(
+                "is not in Gemini's responseSchema; use `anyOf` or SchemaTarget::GeminiJsonSchema",
+            ),
+        ),
+        ("allOf", Policy::Refuse("is not in Gemini's responseSchema")),
+        ("not", Policy::Refuse("is not in Gemini's responseSchema")),
+        ("format", Policy::Keep),
+        ("title", Policy::Keep),
+        ("description", Policy::Keep),
+        ("required", Policy::Keep),
+        ("minItems", Policy::Keep),
+        ("maxItems", Policy::Keep),
+        ("minProperties", Policy::Keep),
+        ("maxProperties", Policy::Keep),
+        ("minimum", Policy::Keep),
+        ("maximum", Policy::Keep),
+        ("minLength", Policy::Keep),
+        ("maxLength", Policy::Keep),
+        ("pattern", Policy::Keep),
+        ("example", Policy::Keep),
+        ("anyOf", Policy::Rewrite),
+        ("type", Policy::Rewrite),
+        ("const", Policy::Rewrite),
+        ("enum", Policy::Rewrite),
+        ("properties", Policy::Rewrite),
+        ("items", Policy::Rewrite),
+        ("$defs", Policy::Rewrite),
+        ("definitions", Policy::Rewrite),
+        ("$ref", Policy::Rewrite),
+        ("default", Policy::Rewrite),
+        ("$schema", Policy::Rewrite),
+        // `false` is Gemini's only behaviour; anything else is a rule it cannot enforce.
+        ("additionalProperties", Policy::Move),
+    ],
+    other: Policy::Move,
+};
 
-/// Keywords written (or refused) by the lowering itself; any other is moved into `description`.
-const HANDLED: &[&str] = &[
-    "anyOf",
-    "oneOf",
-    "allOf",
-    "not",
-    "type",
-    "const",
-    "enum",
-    "properties",
-    "items",
-    "$defs",
-    "definitions",
-    "$ref",
-    "additionalProperties",
-    "default",
-    "$schema",
-];
+/// [`TABLE`]'s policy, refined: `additionalProperties: false` says what Gemini does anyway.
+fn policy(keyword: &str, value: &Value) -> Policy {
+    match keyword {
+        "additionalProperties" if value == &Value::Bool(false) => Policy::Rewrite,
+        _ => TABLE.get(keyword),
+    }
+}
 
 pub(super) fn lower(run: &mut Run, root: Node<'_>) -> Value {
     node(run, root, &Pointer::root())
@@ -69,7 +86,6 @@ fn is_null_branch(branch: &Value) -> bool {
 
 fn keywords(run: &mut Run, node: Node<'_>, map: &Map<String, Value>, path: &Pointer) -> Value {
     let mut out = Map::new();
-    let mut moved = Map::new();
     let mut nullable = false;
     // `anyOf: [X, {"type": "null"}]` is X, nullable.
     if let Some(all) = map.get("anyOf").and_then(Value::as_array) {
@@ -96,14 +112,7 @@ fn keywords(run: &mut Run, node: Node<'_>, map: &Map<String, Value>, path: &Poin
             .collect();
         out.insert("anyOf".into(), Value::Array(lowered));
     }
-    if map.contains_key("oneOf") {
-        run.fail(path, "`oneOf` is not in Gemini's responseSchema; use `anyOf` or SchemaTarget::GeminiJsonSchema");
-    }
-    for key in ["allOf", "not"] {
-        if map.contains_key(key) {
-            run.fail(path, format!("`{key}` is not in Gemini's responseSchema"));
-        }
-    }
+    TABLE.refuse(run, map, path);
     let types = node.types();
     let real: Vec<JsonType> = types.iter().filter(|t| *t != JsonType::Null).collect();
     nullable |= real.len() < types.len();
@@ -171,20 +180,12 @@ fn keywords(run: &mut Run, node: Node<'_>, map: &Map<String, Value>, path: &Poin
         let lowered = self::node(run, node.child(items), &path.key("items"));
         out.insert("items".into(), lowered);
     }
-    for (k, v) in map {
-        if KEPT.contains(&k.as_str()) {
-            out.insert(k.clone(), v.clone());
-        } else if !HANDLED.contains(&k.as_str()) {
-            moved.insert(k.clone(), v.clone());
-        }
-    }
-    // `additionalProperties: false` is Gemini's only behaviour; anything else is a rule it
-    // cannot enforce.
-    if let Some(extra) = map.get("additionalProperties") {
-        if extra != &Value::Bool(false) {
-            moved.insert("additionalProperties".into(), extra.clone());
-        }
-    }
-    run.describe(path, &mut out, &moved);
-    Value::Object(out)
+    let mut written = Written {
+        out,
+        ..Written::default()
+    };
+    by_policy(run, node, map, path, &policy, &mut self::node, &mut written);
+    in_order(&mut written.moved, &[], &["additionalProperties"]);
+    run.describe(path, &mut written.out, &written.moved);
+    Value::Object(written.out)
 }

@@ -12,37 +12,69 @@
 use serde_json::{Map, Value};
 
 use super::pass::{Inlined, Run};
+use super::policy::{by_policy, Policy, Table, Written};
 use crate::schema::dialect::Enforcement;
 use crate::schema::node::{JsonType, Node};
 use crate::schema::Pointer;
 
-/// Keywords the grammar converter does not support at all.
-const REFUSED: &[&str] = &[
-    "not",
-    "if",
-    "then",
-    "else",
-    "dependentSchemas",
-    "patternProperties",
-];
+/// What llama.cpp's converter does with each keyword: references are inlined (the structural
+/// rewrite), what it cannot turn into a grammar is refused, what it leaves out is sent and
+/// reported, and every other keyword is sent as written. Where the answer depends on the value
+/// (a fractional range, an unanchored pattern, a format it has no rule for, `items: false`),
+/// [`policy`] refines the table.
+const TABLE: Table = Table {
+    entries: &[
+        ("not", Policy::Refuse(UNSUPPORTED)),
+        ("if", Policy::Refuse(UNSUPPORTED)),
+        ("then", Policy::Refuse(UNSUPPORTED)),
+        ("else", Policy::Refuse(UNSUPPORTED)),
+        ("dependentSchemas", Policy::Refuse(UNSUPPORTED)),
+        ("patternProperties", Policy::Refuse(UNSUPPORTED)),
+        ("$defs", Policy::Rewrite),
+        ("definitions", Policy::Rewrite),
+        ("$ref", Policy::Rewrite),
+        ("multipleOf", Policy::Unenforced),
+        ("uniqueItems", Policy::Unenforced),
+        ("contains", Policy::Unenforced),
+        ("propertyNames", Policy::Unenforced),
+        ("minProperties", Policy::Unenforced),
+        ("maxProperties", Policy::Unenforced),
+    ],
+    other: Policy::Keep,
+};
+
+const UNSUPPORTED: &str = "is not supported by llama.cpp's grammar converter";
 
 /// Formats llama.cpp's converter writes a grammar for.
 const FORMATS: &[&str] = &["date", "time", "date-time", "uuid"];
 
-/// Keywords llama.cpp's converter ignores wherever they are.
-const IGNORED: &[&str] = &[
-    "multipleOf",
-    "uniqueItems",
-    "contains",
-    "propertyNames",
-    "minProperties",
-    "maxProperties",
-];
+/// [`TABLE`]'s policy for `keyword` in `map`, refined by its value.
+fn policy(map: &Map<String, Value>, integer: bool, keyword: &str, value: &Value) -> Policy {
+    let items_false = map.get("items") == Some(&Value::Bool(false));
+    match keyword {
+        // Written as a count by the rewrite: the converter refuses a boolean schema.
+        "items" | "maxItems" if items_false => Policy::Rewrite,
+        "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" if !integer => {
+            Policy::Unenforced
+        }
+        "pattern"
+            if !value
+                .as_str()
+                .is_some_and(|p| p.starts_with('^') && p.ends_with('$')) =>
+        {
+            Policy::Unenforced
+        }
+        "format" if !value.as_str().is_some_and(|f| FORMATS.contains(&f)) => Policy::Unenforced,
+        _ => TABLE.get(keyword),
+    }
+}
 
 pub(super) fn lower(run: &mut Run, root: Node<'_>) -> Value {
     node(run, root, &Pointer::root())
 }
 
+/// One node: its reference inlined, then its keywords through [`policy`], `items: false`
+/// written as the tuple's count.
 fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
     if run.stop(path, node) {
         return Value::Object(Map::new());
@@ -55,89 +87,57 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
     if map.contains_key("properties") && (map.contains_key("anyOf") || map.contains_key("oneOf")) {
         run.fail(path, "`properties` beside `anyOf`/`oneOf` in one node: llama.cpp's grammar converter cannot mix them (move the properties into each branch)");
     }
-    for key in REFUSED {
-        if map.contains_key(*key) {
-            run.fail(
-                path,
-                format!("`{key}` is not supported by llama.cpp's grammar converter"),
-            );
-        }
-    }
-    let mut out = Map::new();
-    let mut ignored = Vec::new();
+    TABLE.refuse(run, map, path);
     let integer = node.types().contains(JsonType::Integer);
-    for (k, v) in map {
-        match k.as_str() {
-            "$defs" | "definitions" | "$ref" => {}
-            "properties" => {
-                let props = node
-                    .properties()
-                    .map(|(name, p)| {
-                        let at = path.key("properties").key(name);
-                        (name.to_owned(), self::node(run, p, &at))
-                    })
-                    .collect();
-                out.insert(k.clone(), Value::Object(props));
-            }
-            "items" if v == &Value::Bool(false) => {
-                // The converter refuses a boolean schema: no item past the tuple is a count.
-                let tuple = map
-                    .get("prefixItems")
-                    .and_then(Value::as_array)
-                    .map_or(0, Vec::len);
-                let max = map
-                    .get("maxItems")
-                    .and_then(Value::as_u64)
-                    .map_or(tuple as u64, |m| m.min(tuple as u64));
-                out.insert("maxItems".into(), Value::from(max));
-            }
-            "maxItems" if map.get("items") == Some(&Value::Bool(false)) => {}
-            "items" | "additionalProperties" | "propertyNames" | "contains" if v.is_object() => {
-                let lowered = self::node(run, node.child(v), &path.key(k));
-                out.insert(k.clone(), lowered);
-                if IGNORED.contains(&k.as_str()) {
-                    ignored.push(k.clone());
-                }
-            }
-            "anyOf" | "oneOf" | "prefixItems" => {
-                let branches = v
-                    .as_array()
-                    .map(|bs| {
-                        bs.iter()
-                            .enumerate()
-                            .map(|(i, b)| self::node(run, node.child(b), &path.key(k).index(i)))
-                            .collect()
-                    })
-                    .unwrap_or_default();
-                out.insert(k.clone(), Value::Array(branches));
-            }
-            "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" if !integer => {
-                out.insert(k.clone(), v.clone());
-                ignored.push(k.clone());
-            }
-            "pattern"
-                if !v
-                    .as_str()
-                    .is_some_and(|p| p.starts_with('^') && p.ends_with('$')) =>
-            {
-                out.insert(k.clone(), v.clone());
-                ignored.push(k.clone());
-            }
-            "format" if !v.as_str().is_some_and(|f| FORMATS.contains(&f)) => {
-                out.insert(k.clone(), v.clone());
-                ignored.push(k.clone());
-            }
-            _ => {
-                if IGNORED.contains(&k.as_str()) {
-                    ignored.push(k.clone());
-                }
-                out.insert(k.clone(), v.clone());
-            }
-        }
+    let mut written = Written::default();
+    by_policy(
+        run,
+        node,
+        map,
+        path,
+        &|keyword, value| match keyword {
+            // The count takes the place of `items: false`.
+            "items" if value == &Value::Bool(false) => Policy::Keep,
+            _ => policy(map, integer, keyword, value),
+        },
+        &mut self::node,
+        &mut written,
+    );
+    if let Some(slot) = written
+        .out
+        .get_mut("items")
+        .filter(|v| **v == Value::Bool(false))
+    {
+        *slot = Value::from(tuple_count(map));
     }
-    run.keep(path, ignored, Enforcement::Ignored);
+    if written.out.contains_key("items") && map.get("items") == Some(&Value::Bool(false)) {
+        rename_key(&mut written.out, "items", "maxItems");
+    }
+    run.keep(path, written.unenforced, Enforcement::Ignored);
     if pushed {
         run.inlining.pop();
     }
-    Value::Object(out)
+    Value::Object(written.out)
+}
+
+/// Items a list with `items: false` holds at most: its tuple's, or fewer by `maxItems`.
+fn tuple_count(map: &Map<String, Value>) -> u64 {
+    let tuple = map
+        .get("prefixItems")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len) as u64;
+    map.get("maxItems")
+        .and_then(Value::as_u64)
+        .map_or(tuple, |m| m.min(tuple))
+}
+
+/// `map` with `from` renamed `to`, in its place.
+fn rename_key(map: &mut Map<String, Value>, from: &str, to: &str) {
+    let old = std::mem::take(map);
+    for (k, v) in old {
+        match k == from {
+            true => map.insert(to.to_owned(), v),
+            false => map.insert(k, v),
+        };
+    }
 }

@@ -1,5 +1,7 @@
 //! Schema dialects: one JSON Schema in, what each provider's schema target accepts out. One file
-//! per target.
+//! per target, each a table of per-keyword policies (keep, keep but report as not enforced, move
+//! into the description, refuse: `policy.rs`) plus the few structural rewrites its target
+//! needs, run over the one walk of sub-schemas.
 //!
 //! The policy is the same for every target. A keyword the target refuses but whose meaning a
 //! model can still follow (a bound, a length, a default) is moved into the node's
@@ -42,15 +44,16 @@ mod anthropic;
 mod gbnf;
 mod gemini_json;
 mod gemini_openapi;
+mod json_schema;
 mod llama;
 mod openai;
 mod pass;
+mod policy;
 mod reshape;
 
 use serde_json::Value;
 
 use crate::schema::node::Node;
-use crate::schema::Pointer;
 use pass::Run;
 
 pub use crate::read::reshape::{ReadBackStream, Reshape};
@@ -93,61 +96,9 @@ pub fn lower_reporting(schema: &Value, target: SchemaTarget) -> Result<Lowered, 
         SchemaTarget::GeminiResponseSchema => gemini_openapi::lower(&mut run, root),
         SchemaTarget::GeminiJsonSchema => gemini_json::lower(&mut run, root),
         SchemaTarget::LlamaCpp => llama::lower(&mut run, root),
-        SchemaTarget::JsonSchema => {
-            unknown_keywords(&mut run, root, &Pointer::root());
-            schema.clone()
-        }
+        SchemaTarget::JsonSchema => json_schema::lower(&mut run, root),
     };
     run.finish(out)
-}
-
-/// Keywords whose enforcement depends on the engine behind a plain JSON Schema target (vLLM's
-/// guided decoding backends differ, and an endpoint does not say which it runs).
-const ENGINE_DEPENDENT: &[&str] = &[
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "format",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "contains",
-    "propertyNames",
-    "minProperties",
-    "maxProperties",
-    "patternProperties",
-    "not",
-    "if",
-    "dependentRequired",
-    "dependentSchemas",
-    "unevaluatedProperties",
-    "unevaluatedItems",
-];
-
-/// Records, for a schema sent as written, the keywords whose enforcement is unknown, through the
-/// one node view's children (`$ref` targets are reached through `$defs`).
-fn unknown_keywords(run: &mut Run, node: Node<'_>, path: &Pointer) {
-    if node.too_deep() {
-        return;
-    }
-    if let Some(map) = node.map() {
-        let keywords: Vec<String> = ENGINE_DEPENDENT
-            .iter()
-            .filter(|k| map.contains_key(**k))
-            .map(|k| (*k).to_owned())
-            .collect();
-        run.keep(path, keywords, Enforcement::Unknown);
-    }
-    for child in node.children() {
-        let mut at = path.clone();
-        child.push_to(&mut at);
-        unknown_keywords(run, child.node, &at);
-    }
 }
 
 #[cfg(test)]

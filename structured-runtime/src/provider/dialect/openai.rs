@@ -4,33 +4,61 @@
 use serde_json::{Map, Value};
 
 use super::pass::{soften, Run, MAX_NODES};
+use super::policy::{Policy, Table};
 use super::reshape;
 use crate::schema::node::{for_each_child_mut, Node, MAX_DEPTH};
 use crate::schema::strict::{preflight, SUPPORTED_FORMATS};
 use crate::schema::Pointer;
+
+/// What strict mode does with each keyword once the SDK's transform and the reshaping have run
+/// (structural rewrites: objects closed, maps as entries, tuples as lists, a root wrapped): the
+/// keywords it does not enforce are moved into the description, `oneOf` is read as `anyOf`, a
+/// `format` it does not know is moved ([`policy`]); every other keyword is sent as written, and
+/// the strict-mode rules then refuse what it cannot take.
+const TABLE: Table = Table {
+    entries: &[
+        ("default", Policy::Move),
+        ("minLength", Policy::Move),
+        ("maxLength", Policy::Move),
+        ("minProperties", Policy::Move),
+        ("maxProperties", Policy::Move),
+        ("uniqueItems", Policy::Move),
+        ("propertyNames", Policy::Move),
+        ("oneOf", Policy::KeepAs("anyOf")),
+    ],
+    other: Policy::Keep,
+};
+
+/// [`TABLE`]'s policy, refined: a `format` strict mode does not take (`uri`, say) is moved.
+fn policy(keyword: &str, value: &Value) -> Policy {
+    match keyword {
+        "format"
+            if value
+                .as_str()
+                .is_some_and(|f| !SUPPORTED_FORMATS.contains(&f)) =>
+        {
+            Policy::Move
+        }
+        _ => TABLE.get(keyword),
+    }
+}
 
 pub(super) fn lower(run: &mut Run, schema: &Value) -> Value {
     // Strict mode closes every object: a map goes as a list of entries (read back on arrival).
     let mut out = to_strict_json_schema(schema);
     reshape::maps_as_entries(&mut out, &Pointer::root(), 0, &mut run.reshape.entries);
     tuples_as_lists(run, &mut out, &Pointer::root(), 0);
-    soften(
-        run,
-        &mut out,
-        &[
-            "default",
-            "minLength",
-            "maxLength",
-            "minProperties",
-            "maxProperties",
-            "uniqueItems",
-            "propertyNames",
-        ],
-        &Pointer::root(),
-        0,
-    );
+    let moved: Vec<&str> = TABLE
+        .entries
+        .iter()
+        .filter(|(_, p)| *p == Policy::Move)
+        .map(|(k, _)| *k)
+        .collect();
+    soften(run, &mut out, &moved, &Pointer::root(), 0);
     soften_formats(run, &mut out, &Pointer::root(), 0);
-    rename_one_of(&mut out, 0);
+    if let Policy::KeepAs(name) = TABLE.get("oneOf") {
+        rename(&mut out, "oneOf", name, 0);
+    }
     if let Err(report) = preflight(&out) {
         for v in report.0 {
             run.fail(&v.path, v.rule.to_string());
@@ -143,8 +171,7 @@ fn soften_formats(run: &mut Run, node: &mut Value, path: &Pointer, depth: usize)
     }
     let unsupported = map
         .get("format")
-        .and_then(Value::as_str)
-        .is_some_and(|f| !SUPPORTED_FORMATS.contains(&f));
+        .is_some_and(|f| policy("format", f) == Policy::Move);
     if unsupported {
         let mut moved = Map::new();
         if let Some(format) = map.remove("format") {
@@ -189,19 +216,20 @@ fn tuples_as_lists(run: &mut Run, node: &mut Value, path: &Pointer, depth: usize
     });
 }
 
-/// `oneOf` read as `anyOf` (what both OpenAI's and Anthropic's SDKs do: the model cannot be
-/// held to "exactly one", and the value is checked locally anyway).
-fn rename_one_of(node: &mut Value, depth: usize) {
+/// `from` read as `to` wherever `to` is not already there (`oneOf` as `anyOf`: what both
+/// OpenAI's and Anthropic's SDKs do; the model cannot be held to "exactly one", and the value is
+/// checked locally anyway).
+fn rename(node: &mut Value, from: &str, to: &str, depth: usize) {
     let Value::Object(map) = node else { return };
     if depth > MAX_DEPTH {
         return;
     }
-    if !map.contains_key("anyOf") {
-        if let Some(branches) = map.remove("oneOf") {
-            map.insert("anyOf".into(), branches);
+    if !map.contains_key(to) {
+        if let Some(branches) = map.remove(from) {
+            map.insert(to.into(), branches);
         }
     }
     for_each_child_mut(map, &Pointer::root(), &mut |child, _| {
-        rename_one_of(child, depth + 1)
+        rename(child, from, to, depth + 1)
     });
 }
