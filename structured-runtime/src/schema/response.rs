@@ -11,6 +11,7 @@ use serde_json::Value;
 use super::checks::{admit, SchemaError, SchemaLimits};
 use super::guidance::{render, GuidanceFormat};
 use super::markdown::Markdown;
+use super::node::Node;
 use super::pointer::Pointer;
 use super::strict::{self, StrictReport};
 use super::validate::{preview_json, Rule, Violation, Violations};
@@ -213,7 +214,7 @@ impl ResponseSchema {
             compiled: Arc::default(),
             guidance: Arc::default(),
             layer_cache: Arc::default(),
-            schema_check: has_unique_items(&schema, 0),
+            schema_check: has_unique_items(Node::root(&schema)),
             key_aliases: Arc::new([]),
             enum_index: EnumIndex::default(),
             schema,
@@ -376,17 +377,11 @@ pub fn derived(name: &str, description: Option<&str>, schema: Value) -> Response
     ResponseSchema::unchecked(name.to_owned(), description.map(str::to_owned), schema)
 }
 
-fn has_unique_items(value: &Value, depth: usize) -> bool {
-    if depth > crate::schema::node::MAX_DEPTH {
-        return false;
-    }
-    match value {
-        Value::Object(map) => map.iter().any(|(k, v)| {
-            (k == "uniqueItems" && v == &Value::Bool(true)) || has_unique_items(v, depth + 1)
-        }),
-        Value::Array(items) => items.iter().any(|v| has_unique_items(v, depth + 1)),
-        _ => false,
-    }
+/// Whether a node of the schema (its own, or any sub-schema's) asks for `uniqueItems`.
+fn has_unique_items(node: Node<'_>) -> bool {
+    !node.too_deep()
+        && (node.get("uniqueItems") == Some(&Value::Bool(true))
+            || node.children().iter().any(|c| has_unique_items(c.node)))
 }
 
 /// The schema of a derived type `T`, with the other names serde reads for its properties.

@@ -33,7 +33,7 @@ pub(super) fn wrap_root(schema: &Value) -> Option<(Value, String)> {
         Some(Value::Object(defs)) => defs,
         _ => Map::new(),
     };
-    let value = if refers_to_root(&inner, 0) {
+    let value = if refers_to_root(Node::root(&inner)) {
         let mut name = ROOT_DEF.to_owned();
         while defs.contains_key(&name) {
             name.push('_');
@@ -75,38 +75,24 @@ fn wrapper_key(root: Node<'_>) -> String {
     key
 }
 
-fn refers_to_root(node: &Value, depth: usize) -> bool {
-    if depth > MAX_DEPTH {
-        return false;
-    }
-    match node {
-        Value::Object(map) => map
-            .iter()
-            .any(|(k, v)| (k == "$ref" && v.as_str() == Some("#")) || refers_to_root(v, depth + 1)),
-        Value::Array(items) => items.iter().any(|v| refers_to_root(v, depth + 1)),
-        _ => false,
-    }
+/// Whether a sub-schema refers to the root (`{"$ref": "#"}`).
+fn refers_to_root(node: Node<'_>) -> bool {
+    !node.too_deep()
+        && (node.reference() == Some("#") || node.children().iter().any(|c| refers_to_root(c.node)))
 }
 
+/// Every `{"$ref": "#"}` in `node` and its sub-schemas pointed at `target`.
 fn point_root_refs(node: &mut Value, target: &str, depth: usize) {
+    let Value::Object(map) = node else { return };
     if depth > MAX_DEPTH {
         return;
     }
-    match node {
-        Value::Object(map) => {
-            for (k, v) in map.iter_mut() {
-                if k == "$ref" && v.as_str() == Some("#") {
-                    *v = Value::from(target);
-                } else {
-                    point_root_refs(v, target, depth + 1);
-                }
-            }
-        }
-        Value::Array(items) => items
-            .iter_mut()
-            .for_each(|v| point_root_refs(v, target, depth + 1)),
-        _ => {}
+    if let Some(reference) = map.get_mut("$ref").filter(|r| r.as_str() == Some("#")) {
+        *reference = Value::from(target);
     }
+    for_each_child_mut(map, &Pointer::root(), &mut |child, _| {
+        point_root_refs(child, target, depth + 1)
+    });
 }
 
 /// Every map (an object node without `properties` whose `additionalProperties` is a schema)
