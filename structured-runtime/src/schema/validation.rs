@@ -5,8 +5,9 @@
 //! crate's words and with the pointer of each value that broke a rule (a missing property at the
 //! property's own pointer, the inner violation of a `T or null`); whatever the validator refused
 //! that the walk has no words for is reported from the validator's own error, so nothing it
-//! refused goes unexplained. Derived types are checked by their compiled `Validate` instead, and
-//! use the walk alone to explain a refusal.
+//! refused goes unexplained. A derived type is checked by its strict reading and compiled
+//! `Validate`; where that reading cannot vouch for a value as written (a set, a date, an enum
+//! with data, a flattened field) the validator judges the value too, and the walk only explains.
 
 use std::collections::HashSet;
 
