@@ -36,16 +36,8 @@ fn openai_strict_keeps_bounds_moves_lengths_and_defaults_and_rejects_the_rest_wi
 
 #[test]
 fn every_example_type_lowers_for_every_target() {
-    let targets = [
-        SchemaTarget::OpenAiStrict,
-        SchemaTarget::Anthropic,
-        SchemaTarget::GeminiResponseSchema,
-        SchemaTarget::GeminiJsonSchema,
-        SchemaTarget::LlamaCpp,
-        SchemaTarget::JsonSchema,
-    ];
     for schema in all_schemas() {
-        for target in targets {
+        for target in SchemaTarget::ALL {
             lower(schema.schema(), target)
                 .unwrap_or_else(|e| panic!("{} as {target:?}: {e}", schema.name()));
         }

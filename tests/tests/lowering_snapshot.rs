@@ -9,6 +9,8 @@
 //! When a lowering is meant to change, run with `UPDATE_LOWERING_SNAPSHOT=1` and say why in the
 //! commit.
 
+mod common;
+
 use std::fmt::Write as _;
 use std::path::Path;
 
@@ -29,15 +31,7 @@ fn schemas() -> Vec<(String, Value)> {
     for schema in structured_examples::all_schemas() {
         out.push((schema.name().to_owned(), schema.schema().clone()));
     }
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/json-schema-test-suite/draft2020-12");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
-    for file in &files {
+    for file in &common::suite_files() {
         let groups: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         let stem = file.file_stem().unwrap().to_string_lossy().into_owned();
         for (i, group) in groups.as_array().unwrap().iter().enumerate() {

@@ -65,14 +65,7 @@ fn disagreement(what: &str, schema: &Value, instance: &Value, theirs: bool, ours
 
 #[test]
 fn the_official_test_suite() {
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("data/json-schema-test-suite/draft2020-12");
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .unwrap()
-        .map(|e| e.unwrap().path())
-        .filter(|p| p.extension().is_some_and(|e| e == "json"))
-        .collect();
-    files.sort();
+    let files = common::suite_files();
     let (mut cases, mut agreed, mut refused_schemas, mut refused_cases) = (0, 0, 0, 0);
     let mut suite_differs = 0;
     for file in &files {
