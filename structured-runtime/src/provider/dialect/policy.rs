@@ -111,16 +111,19 @@ fn lowered(
     path: &Pointer,
     lower: &mut dyn FnMut(&mut Run, Node<'_>, &Pointer) -> Value,
 ) -> Value {
+    let Some(holds) = holds(keyword, value) else {
+        return value.clone();
+    };
     let at = path.key(keyword);
-    match (holds(keyword, value), value) {
-        (Some(Holds::One), Value::Object(_)) => lower(run, node.child(value), &at),
-        (Some(Holds::Named), Value::Object(children)) => Value::Object(
+    match (holds, value) {
+        (Holds::One, Value::Object(_)) => lower(run, node.child(value), &at),
+        (Holds::Named, Value::Object(children)) => Value::Object(
             children
                 .iter()
                 .map(|(name, c)| (name.clone(), lower(run, node.child(c), &at.key(name))))
                 .collect(),
         ),
-        (Some(Holds::Listed), Value::Array(children)) => Value::Array(
+        (Holds::Listed, Value::Array(children)) => Value::Array(
             children
                 .iter()
                 .enumerate()
