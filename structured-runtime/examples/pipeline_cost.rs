@@ -9,6 +9,8 @@
 //! Subtract the `... $p 0` total (start-up) and divide by the count.
 //!
 //! - `from_json`: `HeartbeatDecision::from_json` on the bare answer (the unit).
+//! - `from_json_checked`: `from_json` of a type with a set and an internally tagged enum, which
+//!   the validator of record judges.
 //! - `repaired`: `parse_response` on the same answer with a line of prose around it, single
 //!   quotes and trailing commas (what a weak model writes): extraction, repair, coercion,
 //!   deserialization.
@@ -50,6 +52,29 @@ fn repaired_answer() -> String {
         .replace("\n}", ",\n}");
     format!("Here it is:\n{json}\nHope this helps.")
 }
+
+/// A type whose reading cannot vouch for its value as written (a set, an enum with data): it is
+/// read as a JSON value and judged by the validator of record.
+#[derive(structured_runtime::StructuredOutput, serde::Deserialize)]
+struct Checked {
+    #[length(max = 8)]
+    tags: std::collections::BTreeSet<String>,
+    step: Step,
+    #[range(0.0, 1.0)]
+    confidence: f64,
+}
+
+#[derive(structured_runtime::StructuredOutput, serde::Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+enum Step {
+    Wait {
+        #[range(0, 3600)]
+        seconds: u32,
+    },
+    Stop,
+}
+
+const CHECKED: &str = r#"{"tags": ["vault", "night", "ops"], "step": {"kind": "wait", "seconds": 30}, "confidence": 0.8}"#;
 
 /// Answers every request with the same OpenAI Chat body.
 struct Canned(String);
@@ -116,6 +141,7 @@ fn main() {
     for _ in 0..n {
         ok += match path.as_str() {
             "from_json" => HeartbeatDecision::from_json(black_box(ANSWER)).is_ok(),
+            "from_json_checked" => Checked::from_json(black_box(CHECKED)).is_ok(),
             "repaired" => parse_response::<HeartbeatDecision>(
                 black_box(&repaired),
                 StructuredOutputMode::PromptGuided,
