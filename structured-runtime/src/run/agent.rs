@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::config::RunConfig;
 use super::ledger::{errors, Attempt, AttemptResult, Stop};
-use super::runner::{RunError, Structured};
+use super::result::{RunError, Structured};
 use super::transport::Provider;
 use crate::provider::capabilities::resolve_mode;
 use crate::provider::wire::{

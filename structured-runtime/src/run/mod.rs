@@ -6,15 +6,20 @@
 
 pub mod agent;
 pub mod config;
+mod drive;
 mod ledger;
+mod machine;
+mod result;
 mod runner;
+mod stream;
 mod transport;
 
 pub use agent::{run_agent, AgentStep};
 pub use config::{OnExhausted, RunConfig};
 pub use ledger::{Attempt, AttemptResult, PriceTable, Stop};
+pub use result::{RunError, Structured, FALLBACK_FAILED};
 pub use runner::{
     run_structured, run_structured_stream, run_value, run_value_stream, run_with_fallback,
-    RunError, StreamEvent, Structured, FALLBACK_FAILED,
 };
+pub use stream::StreamEvent;
 pub use transport::{BoxFuture, DynProvider, OnBytes, Provider, TransportError};

@@ -1,0 +1,203 @@
+//! What a run gives back: the value with how it was obtained, or the error with every attempt.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use super::ledger::Attempt;
+use super::transport::TransportError;
+use crate::provider::dialect::LowerReport;
+use crate::provider::wire::{CodecError, Usage};
+use crate::read::mode::StructuredOutputMode;
+use crate::read::parse::{Provenance, Warning};
+
+/// A value and how it was obtained.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Structured<T> {
+    /// The value.
+    pub value: T,
+    /// The mode the provider was asked in.
+    pub mode: StructuredOutputMode,
+    /// Requests made (transport retries included).
+    pub attempts: usize,
+    /// Every attempt.
+    pub ledger: Vec<Attempt>,
+    /// How the value was read from the accepted answer.
+    pub provenance: Provenance,
+    /// What was done to read it, and any policy fallback.
+    pub warnings: Vec<Warning>,
+    /// What the request could not ask of the provider (keywords it does not enforce, moved
+    /// into descriptions: [`Warning::NotEnforcedByProvider`]); the value was checked for them.
+    pub request_warnings: Vec<Warning>,
+}
+
+/// A run that produced no value.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RunError {
+    /// The schema cannot be sent to this provider (before any request).
+    #[error(transparent)]
+    InvalidSchema(LowerReport),
+    /// The request holds something the provider cannot take (a PDF by URL for OpenAI, an image
+    /// by URL for Gemini, a PDF for Ollama), refused before any request.
+    #[error("{reason}")]
+    UnsupportedInput {
+        /// What and why.
+        reason: String,
+    },
+    /// Structured output is off (`enabled = false`), so the answer is prose, and the type has
+    /// no prose reader (before any request).
+    #[error("structured output is disabled and `{schema}` has no prose reader: add #[fallback_keyword(..)] to its fields, or enable structured output")]
+    NoProseReader {
+        /// The schema's name.
+        schema: String,
+    },
+    /// Every re-ask was spent on answers that held a value that does not fit: the last value
+    /// read and every error, attempt by attempt.
+    #[error("no valid answer after {} attempt(s); last errors: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
+    RetriesExhausted {
+        /// The last value read (repaired and coerced).
+        last_value: Value,
+        /// What was wrong with each answer, in order (read from the ledger); when the fallback
+        /// policy ([`OnExhausted::DefaultsWithWarning`]) was asked for and could not give a
+        /// value, a last entry says so and why ([`FALLBACK_FAILED`]).
+        errors: Vec<String>,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
+    /// Every re-ask was spent and no answer held a value at all: plain text where a tool call
+    /// was required, empty answers, or text with no JSON and nothing the prose reader could use.
+    #[error("no structured output in {} attempt(s); last: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
+    NoStructuredOutput {
+        /// What each answer was instead, in order (read from the ledger); when the fallback
+        /// policy was asked for and could not give a value, a last entry says so and why
+        /// ([`FALLBACK_FAILED`]).
+        errors: Vec<String>,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
+    /// The model refused.
+    #[error("the model refused{}", .explanation.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
+    Refused {
+        /// The provider's explanation.
+        explanation: Option<String>,
+        /// The provider's category.
+        category: Option<String>,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
+    /// The answer was cut by the token limit.
+    #[error("the answer was truncated ({reason})")]
+    Truncated {
+        /// What was written, if anything.
+        partial: Option<String>,
+        /// The provider's reason.
+        reason: String,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
+    /// A safety or content filter stopped the answer.
+    #[error("the answer was filtered: {reason}")]
+    Filtered {
+        /// The provider's reason.
+        reason: String,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
+    /// No response after the transport retries, or a request the provider rejects.
+    #[error("transport: {error}")]
+    Transport {
+        /// The last error.
+        error: TransportError,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
+    /// A response that is not the provider's shape.
+    #[error("provider: {error}")]
+    Provider {
+        /// What was wrong with it.
+        error: CodecError,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
+    /// An agent step ([`crate::run::run_agent`]) used every step it had without a valid call of
+    /// the structured-output tool.
+    #[error("no final answer within {steps} steps")]
+    StepBudget {
+        /// The budget.
+        steps: u32,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
+    /// The run's deadline ([`RunConfig::deadline`]) passed: the request in flight, if any,
+    /// was dropped (its attempt is in the ledger as a timeout).
+    #[error("the run's deadline of {deadline:?} passed")]
+    DeadlineExceeded {
+        /// The deadline.
+        deadline: Duration,
+        /// Every attempt.
+        ledger: Vec<Attempt>,
+    },
+}
+
+impl<T> Structured<T> {
+    /// Tokens over every attempt that reported them.
+    pub fn usage(&self) -> Usage {
+        total_usage(&self.ledger)
+    }
+}
+
+/// Every attempt's usage, added up.
+pub(crate) fn total_usage(ledger: &[Attempt]) -> Usage {
+    ledger
+        .iter()
+        .filter_map(|a| a.usage)
+        .fold(Usage::default(), Usage::plus)
+}
+
+impl RunError {
+    /// Tokens spent before the run failed, over every attempt that reported them.
+    pub fn usage(&self) -> Usage {
+        total_usage(self.ledger())
+    }
+
+    /// The ledger, to add the attempts of earlier providers in a chain.
+    pub(super) fn ledger_mut(&mut self) -> Option<&mut Vec<Attempt>> {
+        match self {
+            RunError::InvalidSchema(_)
+            | RunError::NoProseReader { .. }
+            | RunError::UnsupportedInput { .. } => None,
+            RunError::RetriesExhausted { ledger, .. }
+            | RunError::NoStructuredOutput { ledger, .. }
+            | RunError::Refused { ledger, .. }
+            | RunError::Truncated { ledger, .. }
+            | RunError::Filtered { ledger, .. }
+            | RunError::Transport { ledger, .. }
+            | RunError::Provider { ledger, .. }
+            | RunError::DeadlineExceeded { ledger, .. }
+            | RunError::StepBudget { ledger, .. } => Some(ledger),
+        }
+    }
+
+    /// Every attempt made before the run failed (empty when the schema was refused before any).
+    pub fn ledger(&self) -> &[Attempt] {
+        match self {
+            RunError::InvalidSchema(_)
+            | RunError::NoProseReader { .. }
+            | RunError::UnsupportedInput { .. } => &[],
+            RunError::RetriesExhausted { ledger, .. }
+            | RunError::NoStructuredOutput { ledger, .. }
+            | RunError::Refused { ledger, .. }
+            | RunError::Truncated { ledger, .. }
+            | RunError::Filtered { ledger, .. }
+            | RunError::Transport { ledger, .. }
+            | RunError::Provider { ledger, .. }
+            | RunError::DeadlineExceeded { ledger, .. }
+            | RunError::StepBudget { ledger, .. } => ledger,
+        }
+    }
+}
+
+/// How the last entry of a failed run's `errors` begins when the fallback policy
+/// ([`OnExhausted::DefaultsWithWarning`]) was asked for and could not give a value.
+pub const FALLBACK_FAILED: &str = "the defaults policy could not apply";
