@@ -10,6 +10,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tracing::Instrument;
 
+use super::agent::Agent;
 use super::machine::{Goal, Next, Run};
 use super::result::{RunError, Structured};
 use super::stream::{Shown, StreamEvent};
@@ -36,6 +37,7 @@ pub(super) async fn drive<G: Goal, P: Provider>(
     request: &ChatRequest,
     config: &RunConfig,
     mut sink: Option<Sink<'_>>,
+    mut agent: Option<Agent<'_>>,
 ) -> Result<Structured<G::Out>, RunError> {
     let streams = sink.is_some() && provider.streams();
     let mut streamed_request;
@@ -46,7 +48,8 @@ pub(super) async fn drive<G: Goal, P: Provider>(
     } else {
         request
     };
-    let mut run = Run::start(goal, schema, provider, request, config)?;
+    let agent = agent.as_mut().map(Agent::reborrow);
+    let mut run = Run::start(goal, schema, provider, request, config, agent)?;
     // What a streamed answer is read against while it arrives: the schema as sent.
     let sent_schema = match sink {
         Some(_) => run
@@ -58,6 +61,9 @@ pub(super) async fn drive<G: Goal, P: Provider>(
     let started = Instant::now();
     let left = || config.deadline.map(|d| d.saturating_sub(started.elapsed()));
     loop {
+        if let Some(error) = run.over_budget() {
+            return Err(error);
+        }
         let body = run.ask();
         let attempt_span =
             tracing::debug_span!("attempt", n = run.ledger.attempts.len() + 1, mode = ?run.mode);

@@ -9,6 +9,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+use super::agent::Agent;
 use super::config::{OnExhausted, RunConfig};
 use super::ledger::{Attempt, AttemptResult, Ledger, Stop};
 use super::result::{RunError, Structured, FALLBACK_FAILED};
@@ -17,8 +18,8 @@ use crate::provider::cache::Fragment;
 use crate::provider::capabilities::{resolve_mode, ProviderKind};
 use crate::provider::dialect::Reshape;
 use crate::provider::wire::{
-    body_text, fragment_body, read_response, sent_target, ChatRequest, CodecError, Expect, Outcome,
-    ProviderResponse, StructuredCandidate, Turn, Usage,
+    add_caller_tools, body_text, body_with, fragment_body, read_response, sent_target, ChatRequest,
+    CodecError, Expect, Outcome, ProviderResponse, StructuredCandidate, Turn, Usage,
 };
 use crate::read::coerce::{coerce, CoercePolicy};
 use crate::read::from_text::{FromTextError, TextSource};
@@ -222,6 +223,11 @@ pub(super) struct Run<'r, G: Goal> {
     /// The schema as sent, when it differs in shape ([`Run::reshape`]): what a streamed answer
     /// is read against while it arrives.
     pub(super) sent_schema: Option<&'r Value>,
+    /// The agent step, when the caller's tools are offered beside the finalizer.
+    pub(super) agent: Option<Agent<'r>>,
+    /// The model chooses among the tools (`tool_choice: auto`) rather than being made to call
+    /// one: an agent step with extended thinking on Anthropic.
+    pub(super) choose_freely: bool,
 }
 
 impl<'r, G: Goal> Run<'r, G> {
@@ -233,6 +239,7 @@ impl<'r, G: Goal> Run<'r, G> {
         provider: &'r P,
         request: &'r ChatRequest,
         config: &'r RunConfig,
+        agent: Option<Agent<'r>>,
     ) -> Result<Self, RunError> {
         let caps = config
             .capabilities
@@ -241,12 +248,32 @@ impl<'r, G: Goal> Run<'r, G> {
         // Thinking asked in the request's own fields counts as much as the config's flag (a
         // forced tool cannot go with it on Anthropic), and the flag turns it on on the wire.
         let thinking = config.extended_thinking || asks_thinking(&request.extra);
-        let mode = resolve_mode(
-            config.outputs.enabled,
-            config.outputs.prefer_schema_enforcement,
-            thinking,
-            &caps,
-        );
+        let mode = match &agent {
+            // An agent step needs tool calls, and only lets the model choose among the tools
+            // (`auto` with thinking on Anthropic), so thinking does not rule the tool out.
+            Some(_) if caps.supports_tool_use => StructuredOutputMode::ToolUseWorkaround,
+            Some(_) => {
+                return Err(RunError::UnsupportedInput {
+                    reason: format!(
+                        "{:?} {} cannot take tool calls here: an agent step needs them",
+                        provider.kind(),
+                        provider.model()
+                    ),
+                })
+            }
+            None => resolve_mode(
+                config.outputs.enabled,
+                config.outputs.prefer_schema_enforcement,
+                thinking,
+                &caps,
+            ),
+        };
+        if let Some(reason) = agent.as_ref().and_then(|a| a.step.clash(schema.name())) {
+            return Err(RunError::UnsupportedInput { reason });
+        }
+        // With thinking on Anthropic a tool cannot be forced: the model chooses (`auto`), and
+        // the run holds it to the finalizer (the text-only bound, then a typed error).
+        let choose_freely = thinking && provider.kind() == ProviderKind::Anthropic;
         let refused = request
             .messages
             .iter()
@@ -351,24 +378,51 @@ impl<'r, G: Goal> Run<'r, G> {
             not_enforced,
             reshape,
             sent_schema,
+            agent,
+            choose_freely,
         })
     }
 
     /// The body of the next request.
     pub(super) fn ask(&self) -> String {
         tracing::debug!(attempt = self.ledger.attempts.len() + 1, "sending");
-        body_text(
+        let Some(agent) = &self.agent else {
+            return body_text(
+                self.kind,
+                self.model,
+                &self.request,
+                self.system,
+                &self.fragment,
+                &self.turns,
+            );
+        };
+        // Built as a value (not text read back) so the caller's tools can be added to it.
+        let mut body = body_with(
             self.kind,
             self.model,
             &self.request,
             self.system,
-            &self.fragment,
+            &self.fragment.value,
             &self.turns,
-        )
+        );
+        add_caller_tools(self.kind, &mut body, &agent.step.tools, self.choose_freely);
+        body.to_string()
+    }
+
+    /// The step budget spent (an agent step counts every request): the run ends here.
+    pub(super) fn over_budget(&mut self) -> Option<RunError> {
+        let steps = self.agent.as_ref()?.step.max_steps;
+        (self.ledger.attempts.len() >= steps as usize).then(|| RunError::StepBudget {
+            steps,
+            ledger: self.ledger(),
+        })
     }
 
     fn reask_budget(&self) -> u32 {
-        if self.config.outputs.retry_on_validation_failure {
+        if self.agent.is_some() {
+            // The step budget bounds an agent step's re-asks.
+            u32::MAX
+        } else if self.config.outputs.retry_on_validation_failure {
             self.config.outputs.max_retries
         } else {
             0
@@ -464,6 +518,18 @@ impl<'r, G: Goal> Run<'r, G> {
                 self.record(body, Some(text), AttemptResult::PlainText, usage);
                 self.no_structured_output(said)
             }
+            Outcome::ToolCalledWrongly { calls, inputs, .. } if self.agent.is_some() => {
+                let names = calls.iter().map(|c| c.name.clone()).collect();
+                self.record(body, Some(text), AttemptResult::CallerTools(names), usage);
+                let max_echo = self.config.max_echo_bytes;
+                let finalizer = self.schema.name();
+                if let Some(agent) = &mut self.agent {
+                    agent.text_only = 0;
+                    let turns = agent.answer(calls, inputs, finalizer, max_echo);
+                    self.turns.extend(turns);
+                }
+                Next::Ask
+            }
             Outcome::ToolCalledWrongly { reason, .. } => {
                 let result = AttemptResult::ToolCalledWrongly(reason.clone());
                 self.record(body, Some(text), result, usage);
@@ -543,6 +609,21 @@ impl<'r, G: Goal> Run<'r, G> {
 
     /// Plain text where a tool call was required, or no text at all.
     fn no_structured_output(&mut self, said: Option<String>) -> Next<G::Out> {
+        if let Some(agent) = &mut self.agent {
+            agent.text_only += 1;
+            if agent.text_only >= agent.step.max_text_only {
+                let errors = self.ledger.errors();
+                let ledger = self.ledger();
+                return done(Err(RunError::NoStructuredOutput { errors, ledger }));
+            }
+            let tool = self.schema.name();
+            self.turns
+                .push(Turn::AssistantText(said.unwrap_or_default()));
+            self.turns.push(Turn::UserText(format!(
+                "Answer by calling a tool: one of yours to gather what you need, or `{tool}` with the final answer."
+            )));
+            return Next::Ask;
+        }
         let tool_mode = self.mode == StructuredOutputMode::ToolUseWorkaround;
         if tool_mode && self.plain_texts < self.config.plain_text_retries {
             self.plain_texts += 1;
@@ -624,6 +705,9 @@ impl<'r, G: Goal> Run<'r, G> {
         usage: Option<Usage>,
         candidate: StructuredCandidate,
     ) -> Next<G::Out> {
+        if let Some(agent) = &mut self.agent {
+            agent.text_only = 0;
+        }
         let parsed = self.goal.parse(
             &candidate.answer,
             self.mode,

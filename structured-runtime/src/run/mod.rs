@@ -14,12 +14,13 @@ mod runner;
 mod stream;
 mod transport;
 
-pub use agent::{run_agent, AgentStep};
+pub use agent::AgentStep;
 pub use config::{OnExhausted, RunConfig};
 pub use ledger::{Attempt, AttemptResult, PriceTable, Stop};
 pub use result::{RunError, Structured, FALLBACK_FAILED};
 pub use runner::{
-    run_structured, run_structured_stream, run_value, run_value_stream, run_with_fallback,
+    run_agent, run_agent_value, run_structured, run_structured_stream, run_value, run_value_stream,
+    run_with_fallback,
 };
 pub use stream::StreamEvent;
 pub use transport::{BoxFuture, DynProvider, OnBytes, Provider, TransportError};

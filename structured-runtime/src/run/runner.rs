@@ -17,6 +17,7 @@ use std::time::Instant;
 use serde_json::Value;
 use tracing::Instrument;
 
+use super::agent::{Agent, AgentStep};
 use super::config::RunConfig;
 use super::drive::drive;
 use super::ledger::Attempt;
@@ -26,6 +27,7 @@ use super::stream::StreamEvent;
 use super::transport::{DynProvider, Provider};
 use crate::provider::wire::ChatRequest;
 use crate::read::output::StructuredOutput;
+use crate::read::parse::Answer;
 use crate::schema::response::ResponseSchema;
 
 /// Runs `request` against `provider` until a `T` validates or a budget runs out. The future is
@@ -87,6 +89,7 @@ pub async fn run_structured<T: StructuredOutput, P: Provider>(
         request,
         config,
         None,
+        None,
     )
     .instrument(span)
     .await
@@ -137,9 +140,17 @@ pub async fn run_value<P: Provider>(
         schema = schema.name(),
         model = provider.model()
     );
-    drive(Untyped(schema), schema, provider, request, config, None)
-        .instrument(span)
-        .await
+    drive(
+        Untyped(schema),
+        schema,
+        provider,
+        request,
+        config,
+        None,
+        None,
+    )
+    .instrument(span)
+    .await
 }
 
 /// [`run_structured`] against each provider in turn: the next is asked when one gives no
@@ -340,6 +351,7 @@ where
         request,
         config,
         Some(&mut on_event),
+        None,
     )
     .instrument(span)
     .await
@@ -365,6 +377,133 @@ where
         request,
         config,
         Some(&mut on_event),
+        None,
     )
+    .await
+}
+
+/// Runs an agent step: the model calls the caller's tools (each call answered by `handle`, with
+/// the tool's name and arguments, returning the text given back to the model) until it calls the
+/// structured-output tool alone with arguments that make a valid `T`.
+///
+/// It is the same run as [`run_structured`]'s (one state machine): the deadline, transport
+/// retries, the checks before the first request and the request's warnings hold as there. The
+/// provider must take tool calls; a caller's tool named like the finalizer (the schema's name)
+/// is refused before any request. An invalid finalizer call is answered with an error tool
+/// result naming every violation and spends a step; a finalizer called beside other tools is
+/// answered with an error asking for it alone; at most [`AgentStep::max_calls_per_answer`]
+/// calls of one answer are run. See [`crate::run::agent`] for every bound.
+///
+/// ```
+/// # use std::future::Future;
+/// # use std::sync::Mutex;
+/// # use std::time::Duration;
+/// # use structured_runtime::provider::capabilities::ProviderKind;
+/// # use structured_runtime::run::TransportError;
+/// use structured_runtime::provider::wire::Tool;
+/// use structured_runtime::run::{run_agent, AgentStep};
+/// use structured_runtime::{ChatRequest, Provider, RunConfig, StructuredOutput};
+///
+/// # struct Scripted(Mutex<Vec<&'static str>>);
+/// # impl Provider for Scripted {
+/// #     fn kind(&self) -> ProviderKind { ProviderKind::OpenAiChat }
+/// #     fn model(&self) -> &str { "gpt-4o" }
+/// #     fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+/// #         let reply = self.0.lock().unwrap().remove(0).to_owned();
+/// #         async move { Ok(reply) }
+/// #     }
+/// #     async fn wait(&self, _: Duration) {}
+/// # }
+/// # fn block_on<F: Future>(f: F) -> F::Output {
+/// #     let mut f = std::pin::pin!(f);
+/// #     let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+/// #     loop { if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) { return v; } }
+/// # }
+/// #[derive(StructuredOutput, serde::Deserialize, Debug)]
+/// struct Weather { city: String, celsius: f64 }
+///
+/// // The model looks the weather up, then answers with the finalizer.
+/// # let provider = Scripted(Mutex::new(vec![
+/// #   r#"{"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+/// #     "tool_calls": [{"id": "c1", "type": "function", "function": {"name": "lookup", "arguments": "{\"city\": \"Oslo\"}"}}]}}]}"#,
+/// #   r#"{"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
+/// #     "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"Oslo\", \"celsius\": 4.5}"}}]}}]}"#,
+/// # ]));
+/// let lookup = Tool {
+///     name: "lookup".into(),
+///     description: "Current weather for a city.".into(),
+///     parameters: serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+/// };
+/// let mut asked = Vec::new();
+/// let out = block_on(run_agent::<Weather, _, _>(
+///     &provider,
+///     &ChatRequest::user("Weather in Oslo?"),
+///     &AgentStep::new(vec![lookup]),
+///     &RunConfig::default(),
+///     |name, args| { asked.push(name.to_owned()); format!("4.5 C for {}", args.to_text()) },
+/// )).unwrap();
+/// assert_eq!((out.value.city.as_str(), out.value.celsius), ("Oslo", 4.5));
+/// assert_eq!(asked, ["lookup"]);
+/// ```
+pub async fn run_agent<T, P, F>(
+    provider: &P,
+    request: &ChatRequest,
+    step: &AgentStep,
+    config: &RunConfig,
+    mut handle: F,
+) -> Result<Structured<T>, RunError>
+where
+    T: StructuredOutput,
+    P: Provider,
+    F: FnMut(&str, &Answer) -> String + Send,
+{
+    let span = tracing::debug_span!(
+        "run_agent",
+        schema = T::schema().name(),
+        model = provider.model()
+    );
+    drive(
+        Typed::<T>(PhantomData),
+        T::schema(),
+        provider,
+        request,
+        config,
+        None,
+        Some(Agent::new(step, &mut handle)),
+    )
+    .instrument(span)
+    .await
+}
+
+/// [`run_agent`] for a schema given at run time, as [`run_value`] is for [`run_structured`]:
+/// the finalizer's arguments are checked by the schema's validator of record and returned as a
+/// `serde_json::Value`.
+pub async fn run_agent_value<P, F>(
+    provider: &P,
+    schema: &ResponseSchema,
+    request: &ChatRequest,
+    step: &AgentStep,
+    config: &RunConfig,
+    mut handle: F,
+) -> Result<Structured<Value>, RunError>
+where
+    P: Provider,
+    F: FnMut(&str, &Answer) -> String + Send,
+{
+    let span = tracing::debug_span!(
+        "run_agent_value",
+        schema = schema.name(),
+        model = provider.model()
+    );
+    drive(
+        Untyped(schema),
+        schema,
+        provider,
+        request,
+        config,
+        None,
+        Some(Agent::new(step, &mut handle)),
+    )
+    .instrument(span)
     .await
 }

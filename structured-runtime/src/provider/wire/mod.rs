@@ -254,8 +254,15 @@ pub(crate) fn fragment_body(
 }
 
 /// `body` (a request in tool mode) with the caller's `tools` offered beside the structured-output
-/// tool, and the choice opened from "that tool" to "any tool" (the model must still call one).
-pub(crate) fn add_caller_tools(kind: ProviderKind, body: &mut Value, tools: &[Tool]) {
+/// tool, and the choice opened from "that tool" to "any tool" (the model must still call one),
+/// or to "the model's choice" when `choose_freely` (Anthropic with extended thinking, which
+/// takes no forced tool choice).
+pub(crate) fn add_caller_tools(
+    kind: ProviderKind,
+    body: &mut Value,
+    tools: &[Tool],
+    choose_freely: bool,
+) {
     let Value::Object(map) = body else { return };
     let api = kind.wire_api();
     let entries: Vec<Value> = tools
@@ -291,6 +298,7 @@ pub(crate) fn add_caller_tools(kind: ProviderKind, body: &mut Value, tools: &[To
                 existing.extend(entries);
             }
             let choice = match api {
+                WireApi::Anthropic if choose_freely => serde_json::json!({"type": "auto"}),
                 WireApi::Anthropic => {
                     serde_json::json!({"type": "any", "disable_parallel_tool_use": false})
                 }

@@ -1,0 +1,420 @@
+//! The agent step is a state of the one run: every budget and check of `run_structured` holds
+//! for it, and what one answer may make it do is bounded. Each test here is a gap the agent's
+//! own loop had (its deadline, its rate-limit waits, its attachment check, its warnings, name
+//! clashes, unbounded tool calls, validation failures ending the run early, no run-time schema,
+//! extended thinking refused or sent with a forced tool).
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use structured_examples::replay::block_on;
+use structured_examples::DaimonAppraisal;
+use structured_runtime::provider::capabilities::ProviderKind;
+use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest, Tool};
+use structured_runtime::run::config::StructuredOutputsConfig;
+use structured_runtime::run::{
+    run_agent, run_agent_value, AgentStep, Provider, RunConfig, RunError, TransportError,
+};
+use structured_runtime::{ResponseSchema, StructuredOutput, Warning};
+
+/// Serves scripted replies in order (a reply of `None` never answers) and records every body.
+struct Scripted {
+    kind: ProviderKind,
+    model: &'static str,
+    replies: Mutex<VecDeque<Option<Result<String, TransportError>>>>,
+    sent: Mutex<Vec<String>>,
+    waits: Mutex<Vec<Duration>>,
+}
+
+impl Scripted {
+    fn new(
+        kind: ProviderKind,
+        model: &'static str,
+        replies: Vec<Result<String, TransportError>>,
+    ) -> Self {
+        Scripted {
+            kind,
+            model,
+            replies: Mutex::new(replies.into_iter().map(Some).collect()),
+            sent: Mutex::new(Vec::new()),
+            waits: Mutex::new(Vec::new()),
+        }
+    }
+    fn calls(&self) -> usize {
+        self.sent.lock().unwrap().len()
+    }
+    fn body(&self, i: usize) -> Value {
+        serde_json::from_str(&self.sent.lock().unwrap()[i]).unwrap()
+    }
+    fn body_len(&self, i: usize) -> usize {
+        self.sent.lock().unwrap()[i].len()
+    }
+}
+
+impl Provider for Scripted {
+    fn kind(&self) -> ProviderKind {
+        self.kind
+    }
+    fn model(&self) -> &str {
+        self.model
+    }
+    fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+        self.sent.lock().unwrap().push(body.to_owned());
+        let reply = self.replies.lock().unwrap().pop_front().unwrap_or(Some(Err(
+            TransportError::Connection("script ran out".into()),
+        )));
+        async move {
+            match reply {
+                Some(reply) => reply,
+                None => std::future::pending().await,
+            }
+        }
+    }
+    fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send {
+        self.waits.lock().unwrap().push(delay);
+        async {}
+    }
+}
+
+const GOOD: &str = r#"{"pleasure": 0.2, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
+const OUT_OF_RANGE: &str = r#"{"pleasure": 1.7, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
+
+fn finalizer() -> String {
+    DaimonAppraisal::schema().name().to_owned()
+}
+
+fn openai_calls(calls: &[(&str, &str, &str)]) -> Result<String, TransportError> {
+    let calls: Vec<Value> = calls
+        .iter()
+        .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
+        .collect();
+    Ok(
+        json!({"choices": [{"index": 0, "finish_reason": "tool_calls",
+        "message": {"role": "assistant", "content": null, "tool_calls": calls}}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+        .to_string(),
+    )
+}
+
+fn tools() -> Vec<Tool> {
+    ["funding_rate", "volume"]
+        .iter()
+        .map(|name| Tool {
+            name: (*name).into(),
+            description: format!("Look up the {name}."),
+            parameters: json!({"type": "object", "properties": {"market": {"type": "string"}}}),
+        })
+        .collect()
+}
+
+fn config(max_retries: u32) -> RunConfig {
+    RunConfig {
+        outputs: StructuredOutputsConfig {
+            max_retries,
+            ..StructuredOutputsConfig::default()
+        },
+        ..RunConfig::default()
+    }
+}
+
+fn agent(p: &Scripted, step: &AgentStep, config: &RunConfig) -> Result<DaimonAppraisal, RunError> {
+    agent_with(p, &ChatRequest::user("Appraise the market."), step, config)
+}
+
+fn agent_with(
+    p: &Scripted,
+    request: &ChatRequest,
+    step: &AgentStep,
+    config: &RunConfig,
+) -> Result<DaimonAppraisal, RunError> {
+    block_on(run_agent::<DaimonAppraisal, _, _>(
+        p,
+        request,
+        step,
+        config,
+        |name, _| format!("{name}: 0.01"),
+    ))
+    .map(|out| out.value)
+}
+
+#[test]
+fn the_agent_step_ends_at_the_runs_deadline() {
+    // The provider never answers; the run's deadline ends it (the agent's own loop waited
+    // forever).
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![]);
+    p.replies.lock().unwrap().push_back(None);
+    let config = RunConfig {
+        deadline: Some(Duration::from_secs(2)),
+        ..config(1)
+    };
+    let err = agent(&p, &AgentStep::new(tools()), &config).unwrap_err();
+    assert!(
+        matches!(err, RunError::DeadlineExceeded { deadline, .. } if deadline == Duration::from_secs(2)),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_rate_limit_asking_for_longer_than_the_run_waits_ends_the_agent_step() {
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![Err(TransportError::RateLimited {
+            retry_after: Some(Duration::from_secs(999_999)),
+        })],
+    );
+    let err = agent(&p, &AgentStep::new(tools()), &config(1)).unwrap_err();
+    assert!(matches!(err, RunError::Transport { .. }), "{err:?}");
+    assert_eq!(p.calls(), 1);
+    assert!(
+        p.waits.lock().unwrap().is_empty(),
+        "no wait of 1, 2, 4 s first"
+    );
+}
+
+#[test]
+fn an_attachment_the_provider_refuses_ends_the_agent_step_before_any_request() {
+    let mut request = ChatRequest::user("");
+    request.messages = vec![
+        ChatMessage::user("Read it.").with(Attachment::image_url("https://example.com/a.png"))
+    ];
+    let p = Scripted::new(ProviderKind::Gemini, "gemini-2.5-flash", vec![]);
+    let err = agent_with(&p, &request, &AgentStep::new(tools()), &config(1)).unwrap_err();
+    assert!(matches!(err, RunError::UnsupportedInput { .. }), "{err:?}");
+    assert_eq!(p.calls(), 0);
+}
+
+#[test]
+fn the_agent_step_says_what_the_provider_does_not_enforce() {
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-sonnet-4-5",
+        vec![Ok(
+            json!({"type": "message", "role": "assistant", "stop_reason": "tool_use",
+            "content": [{"type": "tool_use", "id": "t1", "name": finalizer(),
+                         "input": serde_json::from_str::<Value>(GOOD).unwrap()}]})
+            .to_string(),
+        )],
+    );
+    let out = block_on(run_agent::<DaimonAppraisal, _, _>(
+        &p,
+        &ChatRequest::user("Appraise."),
+        &AgentStep::new(tools()),
+        &config(1),
+        |_, _| String::new(),
+    ))
+    .unwrap();
+    assert!(
+        out.request_warnings
+            .iter()
+            .any(|w| matches!(w, Warning::NotEnforcedByProvider { .. })),
+        "{:?}",
+        out.request_warnings
+    );
+}
+
+#[test]
+fn a_callers_tool_named_like_the_finalizer_is_refused_before_any_request() {
+    let mut clashing = tools();
+    clashing[1].name = finalizer();
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![]);
+    let err = agent(&p, &AgentStep::new(clashing), &config(1)).unwrap_err();
+    match &err {
+        RunError::UnsupportedInput { reason } => {
+            assert!(reason.contains(&format!("`{}`", finalizer())), "{reason}")
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(p.calls(), 0);
+    let mut twice = tools();
+    twice[1].name = twice[0].name.clone();
+    let err = agent(&p, &AgentStep::new(twice), &config(1)).unwrap_err();
+    assert!(matches!(err, RunError::UnsupportedInput { .. }), "{err:?}");
+}
+
+#[test]
+fn the_tool_calls_one_answer_may_make_are_bounded() {
+    // 20,000 calls in one answer, half to a tool that does not exist: 8 are answered, the rest
+    // are said not to have run, and the next request stays small.
+    let calls: Vec<(String, &str, &str)> = (0..20_000)
+        .map(|i| {
+            (
+                format!("c{i}"),
+                if i % 2 == 0 { "volume" } else { "nope" },
+                r#"{"market": "ETH"}"#,
+            )
+        })
+        .collect();
+    let calls: Vec<(&str, &str, &str)> = calls
+        .iter()
+        .map(|(id, n, a)| (id.as_str(), *n, *a))
+        .collect();
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![
+            openai_calls(&calls),
+            openai_calls(&[("f", &finalizer(), GOOD)]),
+        ],
+    );
+    let mut handled = 0;
+    let out = block_on(run_agent::<DaimonAppraisal, _, _>(
+        &p,
+        &ChatRequest::user("Appraise."),
+        &AgentStep::new(tools()),
+        &config(1),
+        |_, _| {
+            handled += 1;
+            "ok".into()
+        },
+    ))
+    .unwrap();
+    assert_eq!(out.attempts, 2);
+    assert_eq!(
+        handled, 4,
+        "of the first 8 calls, the 4 to a tool that exists"
+    );
+    let second = p.body(1);
+    let messages = second["messages"].as_array().unwrap();
+    let results: Vec<&Value> = messages.iter().filter(|m| m["role"] == "tool").collect();
+    assert_eq!(results.len(), 8);
+    assert!(results
+        .iter()
+        .any(|r| r["content"] == "there is no tool `nope`"));
+    assert!(messages.iter().any(|m| m["role"] == "user"
+        && m["content"]
+            .as_str()
+            .is_some_and(|c| c.starts_with("19992 more tool calls"))));
+    assert!(p.body_len(1) < 16 * 1024, "{} bytes", p.body_len(1));
+}
+
+#[test]
+fn an_invalid_finalizer_spends_steps_not_re_asks() {
+    // One re-ask in the config; the finalizer fails three times and then fits: the step budget
+    // (10) bounds it, so the run ends with the value.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![
+            openai_calls(&[("a", &finalizer(), OUT_OF_RANGE)]),
+            openai_calls(&[("b", &finalizer(), OUT_OF_RANGE)]),
+            openai_calls(&[("c", &finalizer(), OUT_OF_RANGE)]),
+            openai_calls(&[("d", &finalizer(), GOOD)]),
+        ],
+    );
+    let value = agent(&p, &AgentStep::new(tools()), &config(1)).unwrap();
+    assert_eq!(value.primary_emotion, "anticipation");
+    assert_eq!(p.calls(), 4);
+    // Never fitting ends at the step budget, with every attempt in the ledger.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_calls(&[("a", &finalizer(), OUT_OF_RANGE)]); 12],
+    );
+    let mut step = AgentStep::new(tools());
+    step.max_steps = 4;
+    let err = agent(&p, &step, &config(1)).unwrap_err();
+    assert!(
+        matches!(err, RunError::StepBudget { steps: 4, ref ledger } if ledger.len() == 4),
+        "{err:?}"
+    );
+}
+
+#[test]
+fn a_schema_given_at_run_time_has_an_agent_step() {
+    let schema = ResponseSchema::new(
+        "trip",
+        json!({"type": "object", "properties": {"city": {"type": "string"}, "days": {"type": "integer", "minimum": 1}},
+            "required": ["city", "days"], "additionalProperties": false}),
+    )
+    .unwrap();
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![
+            openai_calls(&[("a", "volume", "{}")]),
+            openai_calls(&[("b", "trip", r#"{"city": "Oslo", "days": 0}"#)]),
+            openai_calls(&[("c", "trip", r#"{"city": "Oslo", "days": 3}"#)]),
+        ],
+    );
+    let out = block_on(run_agent_value(
+        &p,
+        &schema,
+        &ChatRequest::user("Plan a trip."),
+        &AgentStep::new(tools()),
+        &config(1),
+        |_, _| "ok".into(),
+    ))
+    .unwrap();
+    assert_eq!(out.value, json!({"city": "Oslo", "days": 3}));
+    assert_eq!(out.attempts, 3);
+}
+
+/// An Anthropic message in the shape the Messages API sends (as the recorded bodies in
+/// `tests/data/providers/anthropic` are): thinking first, then the tool call or the text.
+fn anthropic(content: Value, stop: &str) -> Result<String, TransportError> {
+    Ok(
+        json!({"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5",
+        "content": content, "stop_reason": stop, "stop_sequence": null,
+        "usage": {"input_tokens": 20, "output_tokens": 10}})
+        .to_string(),
+    )
+}
+
+#[test]
+fn with_extended_thinking_on_anthropic_the_model_chooses_and_the_run_holds_it_to_the_finalizer() {
+    let thinking =
+        json!({"type": "thinking", "thinking": "Check the volume first.", "signature": "sig"});
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-sonnet-4-5",
+        vec![
+            anthropic(
+                json!([thinking, {"type": "tool_use", "id": "t1", "name": "volume", "input": {"market": "ETH"}}]),
+                "tool_use",
+            ),
+            anthropic(
+                json!([thinking, {"type": "tool_use", "id": "t2", "name": finalizer(),
+                "input": serde_json::from_str::<Value>(GOOD).unwrap()}]),
+                "tool_use",
+            ),
+        ],
+    );
+    let thinking_on = RunConfig {
+        extended_thinking: true,
+        ..config(1)
+    };
+    let value = agent(&p, &AgentStep::new(tools()), &thinking_on).unwrap();
+    assert_eq!(value.primary_emotion, "anticipation");
+    let first = p.body(0);
+    assert_eq!(first["tool_choice"], json!({"type": "auto"}));
+    assert_eq!(first["thinking"]["type"], "enabled");
+    // Thinking asked in the request's own fields is the same setting.
+    let mut request = ChatRequest::user("Appraise.");
+    request.extra = json!({"thinking": {"type": "enabled", "budget_tokens": 2048}});
+    request.max_tokens = Some(4096);
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-sonnet-4-5",
+        vec![
+            anthropic(
+                json!([{"type": "text", "text": "It looks calm."}]),
+                "end_turn"
+            );
+            3
+        ],
+    );
+    let mut step = AgentStep::new(tools());
+    step.max_text_only = 3;
+    let err = agent_with(&p, &request, &step, &config(1)).unwrap_err();
+    // Free to answer in text, the model is asked again, then the run ends with a typed error.
+    assert!(
+        matches!(err, RunError::NoStructuredOutput { .. }),
+        "{err:?}"
+    );
+    assert_eq!(p.calls(), 3);
+    assert_eq!(p.body(0)["tool_choice"], json!({"type": "auto"}));
+}
