@@ -4,7 +4,6 @@
 use std::collections::VecDeque;
 use std::future::Future;
 use std::sync::Mutex;
-use std::time::Duration;
 
 use serde_json::{json, Value};
 use structured_runtime::provider::capabilities::ProviderKind;
@@ -109,8 +108,6 @@ impl Provider for ReplayProvider {
         };
         async move { reply }
     }
-
-    async fn wait(&self, _delay: Duration) {}
 }
 
 /// Runs a future to completion on the current thread: enough for a provider whose futures are

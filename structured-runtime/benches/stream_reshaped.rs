@@ -8,7 +8,6 @@
 use std::collections::BTreeMap;
 use std::future::Future;
 use std::hint::black_box;
-use std::time::Duration;
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde::Deserialize;
@@ -74,7 +73,6 @@ impl Provider for Recorded {
         }
         Ok(self.0.clone())
     }
-    async fn wait(&self, _: Duration) {}
 }
 
 fn block_on<F: Future>(f: F) -> F::Output {

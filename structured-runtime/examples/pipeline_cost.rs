@@ -31,7 +31,6 @@ use std::future::Future;
 use std::hint::black_box;
 use std::pin::pin;
 use std::task::{Context, Poll, Waker};
-use std::time::Duration;
 
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::ChatRequest;
@@ -91,7 +90,6 @@ impl Provider for Canned {
         let reply = self.0.clone();
         async move { Ok(reply) }
     }
-    async fn wait(&self, _: Duration) {}
 }
 
 /// Polls a future that never waits (the canned provider's) to its end.

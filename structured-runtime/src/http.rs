@@ -300,10 +300,6 @@ impl Provider for HttpProvider {
     ) -> impl Future<Output = Result<String, TransportError>> + Send + 'a {
         self.exchange(body, Some(on_bytes))
     }
-
-    async fn wait(&self, delay: Duration) {
-        tokio::time::sleep(delay).await;
-    }
 }
 
 impl HttpProvider {

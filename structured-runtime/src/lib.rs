@@ -84,7 +84,6 @@
 //!             "message": {"role": "assistant", "content": content}}]});
 //!         async move { Ok(body.to_string()) }
 //!     }
-//!     async fn wait(&self, _delay: Duration) {}
 //! }
 //!
 //! # fn block_on<F: Future>(f: F) -> F::Output {

@@ -14,6 +14,7 @@ use structured_examples::replay::block_on;
 use structured_examples::DaimonAppraisal;
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest, Tool};
+use structured_runtime::run::clock::{ManualClock, RunClock};
 use structured_runtime::run::config::StructuredOutputsConfig;
 use structured_runtime::run::{
     run_agent, run_agent_value, AgentStep, Provider, RunConfig, RunError, TransportError,
@@ -26,7 +27,6 @@ struct Scripted {
     model: &'static str,
     replies: Mutex<VecDeque<Option<Result<String, TransportError>>>>,
     sent: Mutex<Vec<String>>,
-    waits: Mutex<Vec<Duration>>,
 }
 
 impl Scripted {
@@ -40,7 +40,6 @@ impl Scripted {
             model,
             replies: Mutex::new(replies.into_iter().map(Some).collect()),
             sent: Mutex::new(Vec::new()),
-            waits: Mutex::new(Vec::new()),
         }
     }
     fn calls(&self) -> usize {
@@ -72,10 +71,6 @@ impl Provider for Scripted {
                 None => std::future::pending().await,
             }
         }
-    }
-    fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send {
-        self.waits.lock().unwrap().push(delay);
-        async {}
     }
 }
 
@@ -110,12 +105,15 @@ fn tools() -> Vec<Tool> {
         .collect()
 }
 
+/// The default run with `max_retries` re-asks, on a clock whose time moves only when the run
+/// sleeps.
 fn config(max_retries: u32) -> RunConfig {
     RunConfig {
         outputs: StructuredOutputsConfig {
             max_retries,
             ..StructuredOutputsConfig::default()
         },
+        clock: RunClock::new(ManualClock::default()),
         ..RunConfig::default()
     }
 }
@@ -166,13 +164,15 @@ fn a_rate_limit_asking_for_longer_than_the_run_waits_ends_the_agent_step() {
             retry_after: Some(Duration::from_secs(999_999)),
         })],
     );
-    let err = agent(&p, &AgentStep::new(tools()), &config(1)).unwrap_err();
+    let clock = ManualClock::default();
+    let config = RunConfig {
+        clock: RunClock::new(clock.clone()),
+        ..config(1)
+    };
+    let err = agent(&p, &AgentStep::new(tools()), &config).unwrap_err();
     assert!(matches!(err, RunError::Transport { .. }), "{err:?}");
     assert_eq!(p.calls(), 1);
-    assert!(
-        p.waits.lock().unwrap().is_empty(),
-        "no wait of 1, 2, 4 s first"
-    );
+    assert!(clock.sleeps().is_empty(), "no wait of 1, 2, 4 s first");
 }
 
 #[test]

@@ -10,6 +10,7 @@ use structured_examples::replay::block_on;
 use structured_examples::DaimonAppraisal;
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::ChatRequest;
+use structured_runtime::run::clock::{ManualClock, RunClock};
 use structured_runtime::run::config::StructuredOutputsConfig;
 use structured_runtime::run::{
     run_structured, AttemptResult, OnExhausted, Provider, RunConfig, RunError, TransportError,
@@ -22,7 +23,6 @@ struct Scripted {
     model: &'static str,
     replies: Mutex<VecDeque<Result<String, TransportError>>>,
     sent: Mutex<Vec<Value>>,
-    waits: Mutex<Vec<Duration>>,
 }
 
 impl Scripted {
@@ -36,7 +36,6 @@ impl Scripted {
             model,
             replies: Mutex::new(replies.into()),
             sent: Mutex::new(Vec::new()),
-            waits: Mutex::new(Vec::new()),
         }
     }
     fn calls(&self) -> usize {
@@ -66,10 +65,6 @@ impl Provider for Scripted {
             .pop_front()
             .unwrap_or(Err(TransportError::Connection("script ran out".into())));
         async move { reply }
-    }
-    fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send {
-        self.waits.lock().unwrap().push(delay);
-        async {}
     }
 }
 
@@ -112,12 +107,15 @@ fn run(
     ))
 }
 
+/// The default run with `max_retries` re-asks, on a clock whose time moves only when the run
+/// sleeps (a transport retry waits no real time).
 fn config(max_retries: u32) -> RunConfig {
     RunConfig {
         outputs: StructuredOutputsConfig {
             max_retries,
             ..StructuredOutputsConfig::default()
         },
+        clock: RunClock::new(ManualClock::default()),
         ..RunConfig::default()
     }
 }
@@ -298,10 +296,15 @@ fn transport_errors_retry_with_backoff_apart_from_the_re_asks() {
             openai_text(GOOD),
         ],
     );
-    let out = run(&p, &config(0)).unwrap();
+    let clock = ManualClock::default();
+    let timed = RunConfig {
+        clock: RunClock::new(clock.clone()),
+        ..config(0)
+    };
+    let out = run(&p, &timed).unwrap();
     assert_eq!(out.attempts, 4);
     assert_eq!(
-        *p.waits.lock().unwrap(),
+        clock.sleeps(),
         [
             Duration::from_secs(2),
             Duration::from_millis(1000),
@@ -509,13 +512,15 @@ fn waits_are_capped_and_a_longer_retry_after_ends_the_run() {
             openai_text(GOOD),
         ],
     );
+    let clock = ManualClock::default();
     let config = RunConfig {
         backoff: Duration::from_secs(100),
         max_wait: Duration::from_secs(30),
+        clock: RunClock::new(clock.clone()),
         ..config(0)
     };
     let err = run(&p, &config).unwrap_err();
-    assert_eq!(*p.waits.lock().unwrap(), [Duration::from_secs(30)]);
+    assert_eq!(clock.sleeps(), [Duration::from_secs(30)]);
     match err {
         RunError::Transport {
             error: TransportError::RateLimited { retry_after },
@@ -1500,4 +1505,76 @@ fn each_grammar_budget_gets_its_own_grammar() {
         let expected = compiled(budget.unwrap_or(fitted));
         assert_eq!(provider.body(0)["grammar"], expected.as_str());
     }
+}
+
+/// A provider whose answer takes a moment (its future is pending once), as any real transport's
+/// is: it keeps no timer of its own.
+struct Slow(&'static str);
+
+impl Provider for Slow {
+    fn kind(&self) -> ProviderKind {
+        ProviderKind::OpenAiChat
+    }
+    fn model(&self) -> &str {
+        "gpt-4o"
+    }
+    fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+        let reply = openai_text(self.0);
+        let mut pending_once = true;
+        std::future::poll_fn(move |cx| {
+            if std::mem::take(&mut pending_once) {
+                cx.waker().wake_by_ref();
+                return std::task::Poll::Pending;
+            }
+            std::task::Poll::Ready(reply.clone())
+        })
+    }
+}
+
+#[test]
+fn the_run_keeps_its_own_time() {
+    // A provider that takes a moment does not trip the deadline: the run's clock times it, not
+    // the provider (whose only methods are the transport's).
+    let out = block_on(run_structured::<DaimonAppraisal, _>(
+        &Slow(GOOD),
+        &ChatRequest::user("Appraise."),
+        &RunConfig::default(),
+    ))
+    .unwrap();
+    assert_eq!(out.attempts, 1);
+    // A fallback chain's deadline counts from the chain's start, and its error names the
+    // deadline as set (not the time that was left for the last provider).
+    use structured_runtime::run::{run_with_fallback, DynProvider};
+    let clock = ManualClock::default();
+    let config = RunConfig {
+        deadline: Some(Duration::from_secs(5)),
+        backoff: Duration::from_secs(2),
+        clock: RunClock::new(clock.clone()),
+        ..config(0)
+    };
+    let down = || {
+        Box::new(Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![Err(TransportError::Timeout); 4],
+        )) as Box<dyn DynProvider>
+    };
+    let chain = vec![down(), down()];
+    let err = block_on(run_with_fallback::<DaimonAppraisal>(
+        &chain,
+        &ChatRequest::user("Appraise."),
+        &config,
+    ))
+    .unwrap_err();
+    match err {
+        RunError::DeadlineExceeded {
+            deadline,
+            ref ledger,
+        } => {
+            assert_eq!(deadline, Duration::from_secs(5));
+            assert!(ledger.len() >= 2, "{}", ledger.len());
+        }
+        ref other => panic!("{other:?}"),
+    }
+    assert_eq!(err.to_string().contains("5s"), true, "{err}");
 }

@@ -733,7 +733,6 @@ impl structured_runtime::Provider for StreamingOpenAi {
             Ok(body)
         }
     }
-    async fn wait(&self, _: std::time::Duration) {}
 }
 
 /// Streamed from OpenAI strict, maps arrive as lists of entries and are shown (and returned) as

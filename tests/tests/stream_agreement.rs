@@ -10,7 +10,6 @@ use std::collections::BTreeMap;
 use common::grows::grows;
 use proptest::prelude::*;
 use std::future::Future;
-use std::time::Duration;
 
 use serde::Deserialize;
 use serde_json::{json, Value};
@@ -96,7 +95,6 @@ impl Provider for Recorded {
             Ok(body.get(..sent).unwrap_or_default().to_owned())
         }
     }
-    async fn wait(&self, _: Duration) {}
 }
 
 fn block_on<F: Future>(f: F) -> F::Output {

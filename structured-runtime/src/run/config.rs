@@ -21,6 +21,8 @@
 
 use std::time::Duration;
 
+use super::clock::RunClock;
+
 use toml::{Table, Value};
 
 use crate::provider::capabilities::{CapabilityOverrides, InferenceProfile};
@@ -95,6 +97,10 @@ pub struct RunConfig {
     /// sampling settings for structured answers. `None` (the default) sends none, leaving the
     /// provider's defaults; the README's evaluation measures `{"temperature": 0}` against them.
     pub sampling: Option<serde_json::Value>,
+    /// Where the run's time comes from: its deadline is raced and transport retries waited out
+    /// on it. The system's by default; a test gives a
+    /// [`ManualClock`](crate::run::clock::ManualClock).
+    pub clock: RunClock,
 }
 
 impl RunConfig {
@@ -127,6 +133,7 @@ impl Default for RunConfig {
             llama_cpp_request: LlamaCppRequest::default(),
             grammar_budget: None,
             sampling: None,
+            clock: RunClock::default(),
         }
     }
 }

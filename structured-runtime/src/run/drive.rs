@@ -27,6 +27,15 @@ use super::config::RunConfig;
 /// Where a streamed run's events go.
 pub(super) type Sink<'s> = &'s mut (dyn FnMut(StreamEvent<'_>) + Send);
 
+/// How one run is driven beyond its goal: where a stream's events go, the agent step, and when
+/// the run started (the runs of a fallback chain share one deadline).
+#[derive(Default)]
+pub(super) struct Options<'a> {
+    pub(super) sink: Option<Sink<'a>>,
+    pub(super) agent: Option<Agent<'a>>,
+    pub(super) started: Option<Instant>,
+}
+
 /// Runs `goal` against `provider` to its end: the state machine decides, this loop sends and
 /// waits. With a `sink`, each answer is read while it arrives and what it shows goes there (a
 /// provider that does not stream is read whole, as one piece).
@@ -36,9 +45,13 @@ pub(super) async fn drive<G: Goal, P: Provider>(
     provider: &P,
     request: &ChatRequest,
     config: &RunConfig,
-    mut sink: Option<Sink<'_>>,
-    mut agent: Option<Agent<'_>>,
+    options: Options<'_>,
 ) -> Result<Structured<G::Out>, RunError> {
+    let Options {
+        mut sink,
+        mut agent,
+        started,
+    } = options;
     let streams = sink.is_some() && provider.streams();
     let mut streamed_request;
     let request = if streams {
@@ -58,8 +71,13 @@ pub(super) async fn drive<G: Goal, P: Provider>(
         None => None,
     };
     let reader_schema = sent_schema.as_ref().unwrap_or(schema);
-    let started = Instant::now();
-    let left = || config.deadline.map(|d| d.saturating_sub(started.elapsed()));
+    let clock = &config.clock;
+    let started = started.unwrap_or_else(|| clock.now());
+    let left = || {
+        config
+            .deadline
+            .map(|d| d.saturating_sub(clock.now().saturating_duration_since(started)))
+    };
     loop {
         if let Some(error) = run.over_budget() {
             return Err(error);
@@ -72,7 +90,7 @@ pub(super) async fn drive<G: Goal, P: Provider>(
                 let send = provider.send(&body).instrument(attempt_span);
                 let sent = match left() {
                     None => Some(send.await),
-                    Some(left) => first(send, || provider.wait(left)).await,
+                    Some(left) => first(send, || clock.sleep(left)).await,
                 };
                 match sent {
                     Some(sent) => run.sent(body, sent),
@@ -100,10 +118,10 @@ pub(super) async fn drive<G: Goal, P: Provider>(
             Next::Ask => {}
             Next::Wait(delay) => match left() {
                 Some(left) if delay >= left => {
-                    provider.wait(left).await;
+                    clock.sleep(left).await;
                     return Err(run.deadline_passed_waiting());
                 }
-                _ => provider.wait(delay).await,
+                _ => clock.sleep(delay).await,
             },
             Next::Done(result) => return *result,
         }
@@ -123,6 +141,7 @@ async fn streamed<G: Goal, P: Provider>(
     sink: &mut (dyn FnMut(StreamEvent<'_>) + Send),
     left: Option<std::time::Duration>,
 ) -> Next<G::Out> {
+    let clock = &run.config.clock;
     let api = provider.kind().wire_api();
     let mut shown = Shown {
         reader: StreamReader::new(reader_schema),
@@ -154,7 +173,7 @@ async fn streamed<G: Goal, P: Provider>(
         let send = provider.send_stream(&body, &mut on_bytes);
         match left {
             None => Some(send.await),
-            Some(left) => first(send, || provider.wait(left)).await,
+            Some(left) => first(send, || clock.sleep(left)).await,
         }
     };
     match sent {
@@ -179,10 +198,9 @@ async fn streamed<G: Goal, P: Provider>(
     }
 }
 
-/// The output of `work`, or `None` when the timer ends first. The timer is made only if `work`
-/// is not done at its first poll (a provider that answers at once never starts one). Polls
-/// only the futures it is given, so it runs on any executor: the provider's own `wait` is the
-/// timer.
+/// The output of `work`, or `None` when the timer ends first. The timer (a sleep on the run's
+/// clock) is made only if `work` is not done at its first poll: a provider that answers at once
+/// never starts one.
 async fn first<F: Future, W: Future<Output = ()>>(
     work: F,
     timer: impl FnOnce() -> W,

@@ -115,7 +115,6 @@ pub struct Attempt {
 /// #             "usage": {"prompt_tokens": 1000, "completion_tokens": 10,
 /// #                       "prompt_tokens_details": {"cached_tokens": 800}}}"#.to_owned()) }
 /// #     }
-/// #     async fn wait(&self, _: Duration) {}
 /// # }
 /// # fn block_on<F: Future>(f: F) -> F::Output {
 /// #     let mut f = std::pin::pin!(f);

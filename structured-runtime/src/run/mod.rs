@@ -5,6 +5,7 @@
 //! [ledger](Attempt), or a [`RunError`] that carries the ledger too.
 
 pub mod agent;
+pub mod clock;
 pub mod config;
 mod drive;
 mod ledger;

@@ -12,14 +12,13 @@
 //! used), on success and on failure alike, and a failed run's errors are read from it.
 
 use std::marker::PhantomData;
-use std::time::Instant;
 
 use serde_json::Value;
 use tracing::Instrument;
 
 use super::agent::{Agent, AgentStep};
 use super::config::RunConfig;
-use super::drive::drive;
+use super::drive::{drive, Options};
 use super::ledger::Attempt;
 use super::machine::{Typed, Untyped};
 use super::result::{RunError, Structured};
@@ -56,7 +55,6 @@ use crate::schema::response::ResponseSchema;
 ///         async { Ok(r#"{"choices": [{"index": 0, "finish_reason": "stop",
 ///             "message": {"role": "assistant", "content": "{\"outcome\": \"pass\"}"}}]}"#.to_owned()) }
 ///     }
-///     async fn wait(&self, _: Duration) {}
 /// }
 ///
 /// # fn block_on<F: Future>(f: F) -> F::Output {
@@ -88,8 +86,7 @@ pub async fn run_structured<T: StructuredOutput, P: Provider>(
         provider,
         request,
         config,
-        None,
-        None,
+        Options::default(),
     )
     .instrument(span)
     .await
@@ -113,7 +110,6 @@ pub async fn run_structured<T: StructuredOutput, P: Provider>(
 /// #         async { Ok(r#"{"choices": [{"index": 0, "finish_reason": "stop",
 /// #             "message": {"role": "assistant", "content": "{\"city\": \"Oslo\", \"days\": 3}"}}]}"#.to_owned()) }
 /// #     }
-/// #     async fn wait(&self, _: Duration) {}
 /// # }
 /// # fn block_on<F: Future>(f: F) -> F::Output {
 /// #     let mut f = std::pin::pin!(f);
@@ -146,8 +142,7 @@ pub async fn run_value<P: Provider>(
         provider,
         request,
         config,
-        None,
-        None,
+        Options::default(),
     )
     .instrument(span)
     .await
@@ -172,7 +167,6 @@ pub async fn run_value<P: Provider>(
 /// #     fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
 /// #         async { Err(TransportError::Connection("refused".into())) }
 /// #     }
-/// #     async fn wait(&self, _: Duration) {}
 /// # }
 /// # struct Up;
 /// # impl Provider for Up {
@@ -182,7 +176,6 @@ pub async fn run_value<P: Provider>(
 /// #         async { Ok(r#"{"choices": [{"index": 0, "finish_reason": "stop",
 /// #             "message": {"role": "assistant", "content": "{\"ok\": true}"}}]}"#.to_owned()) }
 /// #     }
-/// #     async fn wait(&self, _: Duration) {}
 /// # }
 /// # fn block_on<F: Future>(f: F) -> F::Output {
 /// #     let mut f = std::pin::pin!(f);
@@ -202,15 +195,24 @@ pub async fn run_with_fallback<T: StructuredOutput>(
     request: &ChatRequest,
     config: &RunConfig,
 ) -> Result<Structured<T>, RunError> {
-    let started = Instant::now();
+    // One deadline for the whole chain, counted from its start: each provider gets what is
+    // left, and an error names the deadline as set.
+    let started = config.clock.now();
     let mut earlier: Vec<Attempt> = Vec::new();
     let mut last = None;
     for provider in providers {
-        let mut config = config.clone();
-        if let Some(deadline) = config.deadline {
-            config.deadline = Some(deadline.saturating_sub(started.elapsed()));
-        }
-        match run_structured::<T, _>(provider, request, &config).await {
+        let run = drive(
+            Typed::<T>(PhantomData),
+            T::schema(),
+            provider,
+            request,
+            config,
+            Options {
+                started: Some(started),
+                ..Options::default()
+            },
+        );
+        match run.await {
             Ok(mut out) => {
                 earlier.append(&mut out.ledger);
                 out.ledger = earlier;
@@ -294,7 +296,6 @@ pub async fn run_with_fallback<T: StructuredOutput>(
 ///             Ok(self.0.clone())
 ///         }
 ///     }
-///     async fn wait(&self, _: Duration) {}
 /// }
 /// let chunk = |text: &str| format!("data: {}\n\n", json!({"choices": [{"index": 0, "delta": {"content": text}}]}));
 /// let mut body: String = [r#"{"outcome": "pa"#, r#"ss", "reason": "all gr"#, r#"een"}"#].map(chunk).concat();
@@ -350,8 +351,10 @@ where
         provider,
         request,
         config,
-        Some(&mut on_event),
-        None,
+        Options {
+            sink: Some(&mut on_event),
+            ..Options::default()
+        },
     )
     .instrument(span)
     .await
@@ -376,8 +379,10 @@ where
         provider,
         request,
         config,
-        Some(&mut on_event),
-        None,
+        Options {
+            sink: Some(&mut on_event),
+            ..Options::default()
+        },
     )
     .await
 }
@@ -412,7 +417,6 @@ where
 /// #         let reply = self.0.lock().unwrap().remove(0).to_owned();
 /// #         async move { Ok(reply) }
 /// #     }
-/// #     async fn wait(&self, _: Duration) {}
 /// # }
 /// # fn block_on<F: Future>(f: F) -> F::Output {
 /// #     let mut f = std::pin::pin!(f);
@@ -468,8 +472,10 @@ where
         provider,
         request,
         config,
-        None,
-        Some(Agent::new(step, &mut handle)),
+        Options {
+            agent: Some(Agent::new(step, &mut handle)),
+            ..Options::default()
+        },
     )
     .instrument(span)
     .await
@@ -501,8 +507,10 @@ where
         provider,
         request,
         config,
-        None,
-        Some(Agent::new(step, &mut handle)),
+        Options {
+            agent: Some(Agent::new(step, &mut handle)),
+            ..Options::default()
+        },
     )
     .instrument(span)
     .await

@@ -5,8 +5,9 @@ use std::time::Duration;
 
 use crate::provider::capabilities::{capabilities, ProviderCapabilities, ProviderKind};
 
-/// A model endpoint. The runner builds the body (JSON text) and reads the answer; the provider
-/// only moves bytes and waits.
+/// A model endpoint. The runner builds the body (JSON text), reads the answer and keeps the
+/// time (its deadline and retry waits are on [`RunConfig::clock`](super::RunConfig::clock));
+/// the provider only moves bytes.
 ///
 /// ```
 /// use std::future::Future;
@@ -29,7 +30,6 @@ use crate::provider::capabilities::{capabilities, ProviderCapabilities, Provider
 ///         let reply = self.0.clone();
 ///         async move { Ok(reply) }
 ///     }
-///     async fn wait(&self, _delay: Duration) {}
 /// }
 /// ```
 pub trait Provider {
@@ -44,9 +44,6 @@ pub trait Provider {
     /// Sends one request body (JSON text, for the provider's chat endpoint); the response body
     /// on a 2xx status.
     fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send;
-    /// Waits before a transport retry (the runner uses no timer of its own, so it runs on any
-    /// async runtime).
-    fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send;
     /// Whether [`Provider::send_stream`] streams. When it does, a streaming run
     /// ([`crate::run::run_structured_stream`]) asks for a streamed response and reads it as it
     /// arrives; when it does not (the default), the response is read whole, as one piece.
@@ -88,7 +85,6 @@ pub trait Provider {
 /// #     fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
 /// #         async { Err(TransportError::Timeout) }
 /// #     }
-/// #     async fn wait(&self, _: Duration) {}
 /// # }
 /// let providers: Vec<Box<dyn DynProvider>> = vec![Box::new(Canned), Box::new(Canned)];
 /// fn takes_a_provider(p: &impl Provider) -> &str { p.model() }
@@ -103,8 +99,6 @@ pub trait DynProvider: Send + Sync {
     fn capabilities(&self) -> ProviderCapabilities;
     /// [`Provider::send`], boxed.
     fn send_boxed<'a>(&'a self, body: &'a str) -> BoxFuture<'a, Result<String, TransportError>>;
-    /// [`Provider::wait`], boxed.
-    fn wait_boxed(&self, delay: Duration) -> BoxFuture<'_, ()>;
     /// [`Provider::streams`].
     fn streams(&self) -> bool;
     /// [`Provider::send_stream`], boxed.
@@ -134,9 +128,6 @@ impl<P: Provider + Send + Sync> DynProvider for P {
     }
     fn send_boxed<'a>(&'a self, body: &'a str) -> BoxFuture<'a, Result<String, TransportError>> {
         Box::pin(self.send(body))
-    }
-    fn wait_boxed(&self, delay: Duration) -> BoxFuture<'_, ()> {
-        Box::pin(self.wait(delay))
     }
     fn streams(&self) -> bool {
         Provider::streams(self)
@@ -168,9 +159,6 @@ macro_rules! dyn_provider {
                 let body = body.to_owned();
                 let provider: &dyn DynProvider = &**self;
                 async move { provider.send_boxed(&body).await }
-            }
-            fn wait(&self, delay: Duration) -> impl Future<Output = ()> + Send {
-                DynProvider::wait_boxed(&**self, delay)
             }
             fn streams(&self) -> bool {
                 DynProvider::streams(&**self)
