@@ -1576,5 +1576,5 @@ fn the_run_keeps_its_own_time() {
         }
         ref other => panic!("{other:?}"),
     }
-    assert_eq!(err.to_string().contains("5s"), true, "{err}");
+    assert!(err.to_string().contains("5s"), "{err}");
 }
