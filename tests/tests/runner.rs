@@ -1578,3 +1578,20 @@ fn the_run_keeps_its_own_time() {
     }
     assert!(err.to_string().contains("5s"), "{err}");
 }
+
+#[test]
+fn a_re_ask_sends_the_newest_answer_only_however_many_came_before() {
+    // Thirty answers out of range, each with 12 KB of text in a field: every re-ask repeats the
+    // newest answer and its correction only, so the 31st request is no larger than the 2nd.
+    let long = OUT_OF_RANGE.replace("funding flipped", &"x".repeat(12_000));
+    let mut replies = vec![openai_text(&long); 30];
+    replies.push(openai_text(GOOD));
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", replies);
+    let out = run(&p, &config(30)).unwrap();
+    assert_eq!(out.attempts, 31);
+    let size = |i: usize| p.body(i).to_string().len();
+    assert!(size(30) <= size(1), "{} then {}", size(1), size(30));
+    assert!(size(30) < 2 * 16 * 1024, "{}", size(30));
+    let messages = p.body(30)["messages"].as_array().unwrap().len();
+    assert_eq!(messages, p.body(1)["messages"].as_array().unwrap().len());
+}

@@ -409,6 +409,15 @@ impl<'r, G: Goal> Run<'r, G> {
         body.to_string()
     }
 
+    /// A re-ask sends the newest answer and its correction only, so a request stays bounded
+    /// however many attempts came before (an agent step keeps its history: its tools' results
+    /// are what the model works from).
+    fn forget_earlier_reasks(&mut self) {
+        if self.agent.is_none() {
+            self.turns.clear();
+        }
+    }
+
     /// The step budget spent (an agent step counts every request): the run ends here.
     pub(super) fn over_budget(&mut self) -> Option<RunError> {
         let steps = self.agent.as_ref()?.step.max_steps;
@@ -535,6 +544,7 @@ impl<'r, G: Goal> Run<'r, G> {
                 self.record(body, Some(text), result, usage);
                 if self.reasks < self.reask_budget() {
                     self.reasks += 1;
+                    self.forget_earlier_reasks();
                     let tool = self.expect.tool_name.as_deref().unwrap_or("the tool");
                     self.turns.push(Turn::UserText(format!(
                         "{reason}. Call only `{tool}`, once."
@@ -627,6 +637,7 @@ impl<'r, G: Goal> Run<'r, G> {
         let tool_mode = self.mode == StructuredOutputMode::ToolUseWorkaround;
         if tool_mode && self.plain_texts < self.config.plain_text_retries {
             self.plain_texts += 1;
+            self.forget_earlier_reasks();
             let tool = self.expect.tool_name.as_deref().unwrap_or("the tool");
             let correction = format!(
                 "Answer by calling the `{tool}` tool once, with arguments that match its schema. Do not answer in text."
@@ -645,6 +656,7 @@ impl<'r, G: Goal> Run<'r, G> {
             } else {
                 "Your answer was empty. Answer with the JSON value the schema describes."
             };
+            self.forget_earlier_reasks();
             self.turns.push(Turn::UserText(ask.into()));
             return Next::Ask;
         }
@@ -785,6 +797,7 @@ impl<'r, G: Goal> Run<'r, G> {
         self.record(body, Some(text), result, usage);
         if self.reasks < self.reask_budget() {
             self.reasks += 1;
+            self.forget_earlier_reasks();
             push_reask(
                 &mut self.turns,
                 candidate,
@@ -933,6 +946,7 @@ impl<G: Goal> Run<'_, G> {
                 answer: Answer::Text(reader.text().unwrap_or_default().to_owned()),
                 tool_call: None,
             };
+            self.forget_earlier_reasks();
             push_reask(
                 &mut self.turns,
                 candidate,
