@@ -26,6 +26,8 @@ pub use reqwest;
 
 use crate::provider::capabilities::{capabilities, ProviderCapabilities, ProviderKind};
 use crate::provider::wire::shorten;
+use crate::read::mode::StructuredOutputMode;
+use crate::run::config::ProviderSpec;
 use crate::run::{OnBytes, Provider, TransportError};
 
 /// An HTTP endpoint for one provider and model.
@@ -44,6 +46,8 @@ pub struct HttpProvider {
     model: String,
     /// What the model supports, when the caller knows better than the built-in matrix.
     capabilities: Option<ProviderCapabilities>,
+    /// The mode its owner chose for it, if any.
+    mode: Option<StructuredOutputMode>,
     max_body_bytes: usize,
     /// Headers the caller adds to every request (a gateway's key, an organisation id).
     headers: reqwest::header::HeaderMap,
@@ -128,6 +132,9 @@ pub enum HttpConfigError {
     /// `STRUCTURED_PROVIDER` names no provider this crate knows.
     #[error("STRUCTURED_PROVIDER={0:?}: expected one of openai, openai-responses, anthropic, gemini, venice, openrouter, ollama, vllm, llamacpp, passthrough")]
     UnknownProvider(String),
+    /// The environment variable a config entry names for the API key is not set.
+    #[error("{0} (the API key's variable) is not set")]
+    MissingKey(String),
     /// The HTTP client could not be built.
     #[error("HTTP client: {0}")]
     Client(String),
@@ -150,6 +157,7 @@ impl HttpProvider {
             api_key,
             model: model.into(),
             capabilities: None,
+            mode: None,
             max_body_bytes: DEFAULT_MAX_BODY_BYTES,
             headers: reqwest::header::HeaderMap::new(),
         })
@@ -210,15 +218,50 @@ impl HttpProvider {
         let var = |name: &'static str| std::env::var(name).ok().filter(|v| !v.is_empty());
         let provider =
             var("STRUCTURED_PROVIDER").ok_or(HttpConfigError::Missing("STRUCTURED_PROVIDER"))?;
-        let kind = parse_kind(&provider).ok_or(HttpConfigError::UnknownProvider(provider))?;
+        let kind: ProviderKind = provider
+            .parse()
+            .map_err(|_| HttpConfigError::UnknownProvider(provider))?;
         let model = var("STRUCTURED_MODEL").ok_or(HttpConfigError::Missing("STRUCTURED_MODEL"))?;
         let base_url = match var("STRUCTURED_BASE_URL") {
             Some(url) => url,
-            None => default_base_url(kind)
+            None => kind
+                .default_base_url()
                 .ok_or(HttpConfigError::Missing("STRUCTURED_BASE_URL"))?
                 .to_owned(),
         };
         HttpProvider::new(kind, base_url, var("STRUCTURED_API_KEY"), model)
+    }
+
+    /// The provider a config file's entry describes ([`ProviderSpec`]): its endpoint (the
+    /// provider's public one when the entry names none), the key from the environment variable
+    /// it names (an error when that variable is not set), its mode.
+    pub fn from_spec(spec: &ProviderSpec) -> Result<Self, HttpConfigError> {
+        let base_url = match &spec.base_url {
+            Some(url) => url.clone(),
+            None => spec
+                .kind
+                .default_base_url()
+                .ok_or(HttpConfigError::Missing("base_url"))?
+                .to_owned(),
+        };
+        let api_key = match &spec.api_key_env {
+            Some(name) => Some(
+                std::env::var(name)
+                    .ok()
+                    .filter(|v| !v.is_empty())
+                    .ok_or_else(|| HttpConfigError::MissingKey(name.clone()))?,
+            ),
+            None => None,
+        };
+        let mut provider = HttpProvider::new(spec.kind, base_url, api_key, spec.model.clone())?;
+        provider.mode = spec.mode;
+        Ok(provider)
+    }
+
+    /// The same endpoint, asked in `mode` unless the run's config says otherwise.
+    pub fn with_mode(mut self, mode: StructuredOutputMode) -> Self {
+        self.mode = Some(mode);
+        self
     }
 
     /// The URL a request is posted to.
@@ -283,6 +326,10 @@ impl Provider for HttpProvider {
     fn capabilities(&self) -> ProviderCapabilities {
         self.capabilities
             .unwrap_or_else(|| capabilities(self.kind, &self.model))
+    }
+
+    fn mode(&self) -> Option<StructuredOutputMode> {
+        self.mode
     }
 
     fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
@@ -395,32 +442,4 @@ fn transport(e: reqwest::Error) -> TransportError {
     } else {
         TransportError::Connection(e.to_string())
     }
-}
-
-fn parse_kind(name: &str) -> Option<ProviderKind> {
-    Some(match name.to_ascii_lowercase().as_str() {
-        "openai" => ProviderKind::OpenAiChat,
-        "openai-responses" => ProviderKind::OpenAiResponses,
-        "anthropic" => ProviderKind::Anthropic,
-        "gemini" => ProviderKind::Gemini,
-        "venice" => ProviderKind::Venice,
-        "openrouter" => ProviderKind::OpenRouter,
-        "ollama" => ProviderKind::Ollama,
-        "vllm" => ProviderKind::Vllm,
-        "llamacpp" | "llama.cpp" => ProviderKind::LlamaCpp,
-        "passthrough" => ProviderKind::Passthrough,
-        _ => return None,
-    })
-}
-
-fn default_base_url(kind: ProviderKind) -> Option<&'static str> {
-    Some(match kind {
-        ProviderKind::OpenAiChat | ProviderKind::OpenAiResponses => "https://api.openai.com/v1",
-        ProviderKind::Anthropic => "https://api.anthropic.com",
-        ProviderKind::Gemini => "https://generativelanguage.googleapis.com",
-        ProviderKind::Venice => "https://api.venice.ai/api/v1",
-        ProviderKind::OpenRouter => "https://openrouter.ai/api/v1",
-        ProviderKind::Ollama => "http://localhost:11434",
-        ProviderKind::Vllm | ProviderKind::LlamaCpp | ProviderKind::Passthrough => return None,
-    })
 }

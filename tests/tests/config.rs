@@ -284,3 +284,78 @@ fn the_llama_cpp_form_and_the_grammar_budget_are_settings() {
         .unwrap_err();
     assert!(err.to_string().contains("llama_cpp_request"), "{err}");
 }
+
+/// An application's providers, their order the fallback chain, in its own TOML: kinds, prices
+/// and modes read without glue.
+#[test]
+fn providers_prices_and_modes_come_from_the_config_file() {
+    use structured_runtime::http::HttpProvider;
+    use structured_runtime::provider::capabilities::ProviderKind;
+    use structured_runtime::run::config::{ConfigError, ProviderSpec};
+    use structured_runtime::run::{Provider, RunConfig};
+    use structured_runtime::StructuredOutputMode;
+
+    for kind in ProviderKind::ALL {
+        assert_eq!(kind.to_string().parse::<ProviderKind>(), Ok(kind));
+        let json = serde_json::to_string(&kind).unwrap();
+        assert_eq!(serde_json::from_str::<ProviderKind>(&json).unwrap(), kind);
+    }
+    assert_eq!("llama.cpp".parse(), Ok(ProviderKind::LlamaCpp));
+    assert_eq!("Anthropic".parse(), Ok(ProviderKind::Anthropic));
+
+    std::env::set_var("STRUCTURED_TEST_KEY_PROVIDERS", "sk-test");
+    let text = r#"
+        [inference.structured_outputs]
+        max_retries = 2
+        mode = "tool_use_workaround"
+
+        [[inference.providers]]
+        kind = "openai"
+        model = "gpt-4o"
+        api_key_env = "STRUCTURED_TEST_KEY_PROVIDERS"
+        prices = { input = 2.5, output = 10.0, cached_input = 1.25 }
+
+        [[inference.providers]]
+        kind = "llamacpp"
+        model = "smollm2"
+        base_url = "http://127.0.0.1:8080"
+        mode = "prompt_guided"
+    "#;
+    let config = RunConfig::from_toml(text).unwrap();
+    assert_eq!(config.mode, Some(StructuredOutputMode::ToolUseWorkaround));
+    let specs = ProviderSpec::list_from_toml(text).unwrap();
+    let chain: Vec<HttpProvider> = specs
+        .iter()
+        .map(|s| HttpProvider::from_spec(s).unwrap())
+        .collect();
+    assert_eq!(
+        chain[0].endpoint(),
+        "https://api.openai.com/v1/chat/completions"
+    );
+    assert_eq!(chain[1].mode(), Some(StructuredOutputMode::PromptGuided));
+    assert_eq!(chain[0].mode(), None);
+    let prices = ProviderSpec::prices_of(&specs);
+    assert_eq!(prices.get("gpt-4o").unwrap().cached_input, Some(1.25));
+    assert!(prices.get("smollm2").is_none());
+
+    // A typo is named with the entry it is in; a key variable that is not set is an error.
+    let bad = "[[inference.providers]]\nkind = \"openia\"\nmodel = \"m\"";
+    match ProviderSpec::list_from_toml(bad) {
+        Err(ConfigError::Entry { key, message }) => {
+            assert_eq!(key, "inference.providers[0]");
+            assert!(message.contains("openia"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let unset = ProviderSpec {
+        api_key_env: Some("STRUCTURED_TEST_KEY_NOT_SET".into()),
+        ..specs[0].clone()
+    };
+    assert!(HttpProvider::from_spec(&unset).is_err());
+    assert!(
+        RunConfig::from_toml("[inference.structured_outputs]\nmode = \"guess\"")
+            .unwrap_err()
+            .to_string()
+            .contains("mode")
+    );
+}

@@ -1595,3 +1595,59 @@ fn a_re_ask_sends_the_newest_answer_only_however_many_came_before() {
     let messages = p.body(30)["messages"].as_array().unwrap().len();
     assert_eq!(messages, p.body(1)["messages"].as_array().unwrap().len());
 }
+
+#[test]
+fn a_mode_chosen_in_the_config_or_by_the_provider_is_the_mode_asked() {
+    use structured_runtime::run::DynProvider;
+    // The config's mode over the one the capabilities would choose (schema enforced).
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![Ok(json!({"choices": [{"index": 0, "finish_reason": "tool_calls",
+            "message": {"role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function",
+                "function": {"name": DaimonAppraisal::schema().name(), "arguments": GOOD}}]}}]})
+        .to_string())],
+    );
+    let forced = RunConfig {
+        mode: Some(StructuredOutputMode::ToolUseWorkaround),
+        ..config(0)
+    };
+    let out = run(&p, &forced).unwrap();
+    assert_eq!(out.mode, StructuredOutputMode::ToolUseWorkaround);
+    assert!(p.body(0).get("tools").is_some());
+    assert!(p.body(0).get("response_format").is_none());
+    // A mode the provider cannot take ends the run before any request.
+    let p = Scripted::new(ProviderKind::Ollama, "llama3.1", vec![]);
+    let err = run(&p, &forced).unwrap_err();
+    assert!(matches!(err, RunError::UnsupportedInput { .. }), "{err:?}");
+    assert_eq!(p.calls(), 0);
+    // A provider's own mode (a config file's entry for it), when the run's config sets none.
+    struct Guided(Scripted);
+    impl Provider for Guided {
+        fn kind(&self) -> ProviderKind {
+            Provider::kind(&self.0)
+        }
+        fn model(&self) -> &str {
+            Provider::model(&self.0)
+        }
+        fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+            self.0.send(body)
+        }
+        fn mode(&self) -> Option<StructuredOutputMode> {
+            Some(StructuredOutputMode::PromptGuided)
+        }
+    }
+    let p = Guided(Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(GOOD)],
+    ));
+    let boxed: Box<dyn DynProvider> = Box::new(p);
+    let out = block_on(run_structured::<DaimonAppraisal, _>(
+        &boxed,
+        &ChatRequest::user("Appraise."),
+        &config(0),
+    ))
+    .unwrap();
+    assert_eq!(out.mode, StructuredOutputMode::PromptGuided);
+}

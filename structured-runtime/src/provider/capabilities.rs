@@ -52,6 +52,94 @@ pub enum ProviderKind {
     Passthrough,
 }
 
+impl ProviderKind {
+    /// Every kind.
+    pub const ALL: [ProviderKind; 10] = [
+        ProviderKind::OpenAiChat,
+        ProviderKind::OpenAiResponses,
+        ProviderKind::Anthropic,
+        ProviderKind::Gemini,
+        ProviderKind::Venice,
+        ProviderKind::OpenRouter,
+        ProviderKind::Ollama,
+        ProviderKind::Vllm,
+        ProviderKind::LlamaCpp,
+        ProviderKind::Passthrough,
+    ];
+
+    /// The name a config file or the environment gives it (`openai`, `openai-responses`,
+    /// `anthropic`, `gemini`, `venice`, `openrouter`, `ollama`, `vllm`, `llamacpp`,
+    /// `passthrough`); `Display` writes it, `FromStr` and serde read it (case-insensitive;
+    /// `llama.cpp` too).
+    pub fn name(self) -> &'static str {
+        match self {
+            ProviderKind::OpenAiChat => "openai",
+            ProviderKind::OpenAiResponses => "openai-responses",
+            ProviderKind::Anthropic => "anthropic",
+            ProviderKind::Gemini => "gemini",
+            ProviderKind::Venice => "venice",
+            ProviderKind::OpenRouter => "openrouter",
+            ProviderKind::Ollama => "ollama",
+            ProviderKind::Vllm => "vllm",
+            ProviderKind::LlamaCpp => "llamacpp",
+            ProviderKind::Passthrough => "passthrough",
+        }
+    }
+
+    /// The public endpoint of a hosted provider; `None` for a server the user runs.
+    pub fn default_base_url(self) -> Option<&'static str> {
+        Some(match self {
+            ProviderKind::OpenAiChat | ProviderKind::OpenAiResponses => "https://api.openai.com/v1",
+            ProviderKind::Anthropic => "https://api.anthropic.com",
+            ProviderKind::Gemini => "https://generativelanguage.googleapis.com",
+            ProviderKind::Venice => "https://api.venice.ai/api/v1",
+            ProviderKind::OpenRouter => "https://openrouter.ai/api/v1",
+            ProviderKind::Ollama => "http://localhost:11434",
+            ProviderKind::Vllm | ProviderKind::LlamaCpp | ProviderKind::Passthrough => return None,
+        })
+    }
+}
+
+impl std::fmt::Display for ProviderKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A provider name no kind has.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0:?} is no provider: expected one of openai, openai-responses, anthropic, gemini, venice, openrouter, ollama, vllm, llamacpp, passthrough")]
+pub struct UnknownProvider(pub String);
+
+impl std::str::FromStr for ProviderKind {
+    type Err = UnknownProvider;
+    fn from_str(name: &str) -> Result<Self, Self::Err> {
+        let lower = name.to_ascii_lowercase();
+        let lower = if lower == "llama.cpp" {
+            "llamacpp"
+        } else {
+            lower.as_str()
+        };
+        ProviderKind::ALL
+            .into_iter()
+            .find(|k| k.name() == lower)
+            .ok_or_else(|| UnknownProvider(name.to_owned()))
+    }
+}
+
+impl serde::Serialize for ProviderKind {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for ProviderKind {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        name.parse().map_err(serde::de::Error::custom)
+    }
+}
+
 /// What one provider and model support.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub struct ProviderCapabilities {

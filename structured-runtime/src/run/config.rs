@@ -22,6 +22,11 @@
 use std::time::Duration;
 
 use super::clock::RunClock;
+use super::ledger::PriceTable;
+use crate::provider::capabilities::ProviderKind;
+use crate::provider::wire::Prices;
+use crate::read::mode::StructuredOutputMode;
+use serde::Deserialize as _;
 
 use toml::{Table, Value};
 
@@ -101,6 +106,12 @@ pub struct RunConfig {
     /// on it. The system's by default; a test gives a
     /// [`ManualClock`](crate::run::clock::ManualClock).
     pub clock: RunClock,
+    /// The mode every request of the run is asked in, over the one chosen from the provider's
+    /// capabilities (and over a provider's own, [`Provider::mode`](super::Provider::mode));
+    /// `None` (the default): chosen. A mode the provider cannot take ends the run before any
+    /// request. TOML key `mode` (`"schema_enforced"`, `"tool_use_workaround"`,
+    /// `"prompt_guided"`).
+    pub mode: Option<StructuredOutputMode>,
 }
 
 impl RunConfig {
@@ -134,6 +145,7 @@ impl Default for RunConfig {
             grammar_budget: None,
             sampling: None,
             clock: RunClock::default(),
+            mode: None,
         }
     }
 }
@@ -154,6 +166,7 @@ const RUN_KEYS: &[&str] = &[
     "llama_cpp_request",
     "string_budget",
     "items_budget",
+    "mode",
 ];
 
 impl RunConfig {
@@ -241,6 +254,21 @@ impl RunConfig {
                 })
             }
         };
+        let mode = match section.get("mode") {
+            None => defaults.mode,
+            Some(Value::String(s)) => Some(mode_named(s).ok_or_else(|| ConfigError::Value {
+                key: named("mode"),
+                expected: "\"schema_enforced\", \"tool_use_workaround\" or \"prompt_guided\"",
+                found: format!("the string {s:?}"),
+            })?),
+            Some(other) => {
+                return Err(ConfigError::Value {
+                    key: named("mode"),
+                    expected: "a mode's name",
+                    found: describe(other),
+                })
+            }
+        };
         let strings = count("string_budget", 1 << 20)?;
         let items = count("items_budget", 1 << 16)?;
         let grammar_budget = match (strings, items) {
@@ -255,6 +283,7 @@ impl RunConfig {
             }
         };
         Ok(RunConfig {
+            mode,
             llama_cpp_request,
             grammar_budget,
             stop_stream_on_violation,
@@ -341,6 +370,14 @@ pub enum ConfigError {
         expected: &'static str,
         /// What was there.
         found: String,
+    },
+    /// An entry of a list (`inference.providers[1]`) that does not read: its index and why.
+    #[error("{key}: {message}")]
+    Entry {
+        /// Where the entry sits (`inference.providers[1]`).
+        key: String,
+        /// What is wrong with it.
+        message: String,
     },
     /// A key the section does not have (a typo, most likely).
     #[error("{key}: unknown key (the section takes {known})")]
@@ -480,6 +517,11 @@ impl<'de> serde::Deserialize<'de> for StructuredOutputsConfig {
 /// More re-asks than this is a configuration mistake: each one is a paid model call.
 const MAX_RETRIES: u32 = 10;
 
+/// The mode a config names (serde's spelling).
+fn mode_named(name: &str) -> Option<StructuredOutputMode> {
+    serde_json::from_value(serde_json::Value::from(name)).ok()
+}
+
 fn parse_toml(text: &str) -> Result<Table, ConfigError> {
     text.parse()
         .map_err(|e: toml::de::Error| ConfigError::Syntax(e.message().to_owned()))
@@ -512,5 +554,101 @@ fn describe(value: &Value) -> String {
         Value::Datetime(d) => format!("the datetime {d}"),
         Value::Array(_) => "an array".to_owned(),
         Value::Table(_) => "a table".to_owned(),
+    }
+}
+
+/// One provider of an application's list (`[[inference.providers]]`): which API, which model,
+/// where, the environment variable holding its key (the key itself never sits in the file), the
+/// mode to ask it in and its prices. Read with [`ProviderSpec::list_from_toml`]; an HTTP
+/// provider is built from it with `HttpProvider::from_spec` (feature `http`), and the list's
+/// prices are [`ProviderSpec::prices_of`]. The list's order is the fallback chain's.
+///
+/// ```
+/// use structured_runtime::provider::capabilities::ProviderKind;
+/// use structured_runtime::run::config::ProviderSpec;
+/// use structured_runtime::StructuredOutputMode;
+///
+/// let specs = ProviderSpec::list_from_toml(r#"
+///     [[inference.providers]]
+///     kind = "anthropic"
+///     model = "claude-sonnet-4-5"
+///     api_key_env = "ANTHROPIC_API_KEY"
+///     prices = { input = 3.0, output = 15.0 }
+///
+///     [[inference.providers]]
+///     kind = "llamacpp"
+///     model = "smollm2"
+///     base_url = "http://127.0.0.1:8080"
+///     mode = "prompt_guided"
+/// "#).unwrap();
+/// assert_eq!(specs[0].kind, ProviderKind::Anthropic);
+/// assert_eq!(specs[1].mode, Some(StructuredOutputMode::PromptGuided));
+/// let prices = ProviderSpec::prices_of(&specs);
+/// assert_eq!(prices.get("claude-sonnet-4-5").unwrap().output, 15.0);
+///
+/// let typo = ProviderSpec::list_from_toml("[[inference.providers]]\nkind = \"openia\"\nmodel = \"m\"");
+/// assert!(typo.unwrap_err().to_string().contains("openia"));
+/// ```
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProviderSpec {
+    /// The API.
+    pub kind: ProviderKind,
+    /// The model asked.
+    pub model: String,
+    /// The endpoint; the provider's public one when unset (required for servers the user
+    /// runs: vLLM, llama.cpp, a pass-through gateway).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// The environment variable holding the API key; none sent when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key_env: Option<String>,
+    /// The mode to ask it in; chosen from its capabilities when unset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub mode: Option<StructuredOutputMode>,
+    /// Its prices, to cost runs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prices: Option<Prices>,
+}
+
+impl ProviderSpec {
+    /// The `[[inference.providers]]` list of a TOML file (empty when it has none); an error
+    /// names the entry and the key.
+    pub fn list_from_toml(text: &str) -> Result<Vec<ProviderSpec>, ConfigError> {
+        let file = parse_toml(text)?;
+        let Some(inference) = file.get("inference") else {
+            return Ok(Vec::new());
+        };
+        let Some(list) = expect_table(inference, "inference")?.get("providers") else {
+            return Ok(Vec::new());
+        };
+        let Value::Array(entries) = list else {
+            return Err(ConfigError::Value {
+                key: "inference.providers".into(),
+                expected: "an array of tables ([[inference.providers]])",
+                found: describe(list),
+            });
+        };
+        entries
+            .iter()
+            .enumerate()
+            .map(|(i, entry)| {
+                ProviderSpec::deserialize(entry.clone()).map_err(|e| ConfigError::Entry {
+                    key: format!("inference.providers[{i}]"),
+                    message: e.message().to_owned(),
+                })
+            })
+            .collect()
+    }
+
+    /// The prices the list gives, by model.
+    pub fn prices_of(specs: &[ProviderSpec]) -> PriceTable {
+        let mut table = PriceTable::new();
+        for spec in specs {
+            if let Some(prices) = spec.prices {
+                table.set(&spec.model, prices);
+            }
+        }
+        table
     }
 }

@@ -133,7 +133,8 @@ pub struct Attempt {
 /// let cost = prices.cost(&out.ledger).unwrap();
 /// assert!((cost - 0.0016).abs() < 1e-12);
 /// ```
-#[derive(Debug, Clone, Default, PartialEq)]
+#[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(transparent)]
 pub struct PriceTable {
     by_model: std::collections::BTreeMap<String, Prices>,
 }

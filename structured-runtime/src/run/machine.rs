@@ -261,12 +261,33 @@ impl<'r, G: Goal> Run<'r, G> {
                     ),
                 })
             }
-            None => resolve_mode(
-                config.outputs.enabled,
-                config.outputs.prefer_schema_enforcement,
-                thinking,
-                &caps,
-            ),
+            None => match config.mode.or(provider.mode()) {
+                Some(asked) if config.outputs.enabled => {
+                    let forced_tool =
+                        caps.supports_tool_use && (!thinking || caps.forced_tool_with_thinking);
+                    let takes = match asked {
+                        StructuredOutputMode::SchemaEnforced => caps.supports_response_schema,
+                        StructuredOutputMode::ToolUseWorkaround => forced_tool,
+                        StructuredOutputMode::PromptGuided | StructuredOutputMode::None => true,
+                    };
+                    if !takes {
+                        return Err(RunError::UnsupportedInput {
+                            reason: format!(
+                                "the mode {asked:?} was asked, and {:?} {} cannot take it",
+                                provider.kind(),
+                                provider.model()
+                            ),
+                        });
+                    }
+                    asked
+                }
+                _ => resolve_mode(
+                    config.outputs.enabled,
+                    config.outputs.prefer_schema_enforcement,
+                    thinking,
+                    &caps,
+                ),
+            },
         };
         if let Some(reason) = agent.as_ref().and_then(|a| a.step.clash(schema.name())) {
             return Err(RunError::UnsupportedInput { reason });

@@ -4,6 +4,7 @@ use std::future::Future;
 use std::time::Duration;
 
 use crate::provider::capabilities::{capabilities, ProviderCapabilities, ProviderKind};
+use crate::read::mode::StructuredOutputMode;
 
 /// A model endpoint. The runner builds the body (JSON text), reads the answer and keeps the
 /// time (its deadline and retry waits are on [`RunConfig::clock`](super::RunConfig::clock));
@@ -44,6 +45,12 @@ pub trait Provider {
     /// Sends one request body (JSON text, for the provider's chat endpoint); the response body
     /// on a 2xx status.
     fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send;
+    /// The mode this endpoint is asked in, when its owner chose one (a config file's `mode`
+    /// for it, [`crate::run::config::ProviderSpec`]); `None` (the default): chosen from its
+    /// capabilities. [`RunConfig::mode`](super::RunConfig::mode) wins over it.
+    fn mode(&self) -> Option<StructuredOutputMode> {
+        None
+    }
     /// Whether [`Provider::send_stream`] streams. When it does, a streaming run
     /// ([`crate::run::run_structured_stream`]) asks for a streamed response and reads it as it
     /// arrives; when it does not (the default), the response is read whole, as one piece.
@@ -99,6 +106,8 @@ pub trait DynProvider: Send + Sync {
     fn capabilities(&self) -> ProviderCapabilities;
     /// [`Provider::send`], boxed.
     fn send_boxed<'a>(&'a self, body: &'a str) -> BoxFuture<'a, Result<String, TransportError>>;
+    /// [`Provider::mode`].
+    fn mode(&self) -> Option<StructuredOutputMode>;
     /// [`Provider::streams`].
     fn streams(&self) -> bool;
     /// [`Provider::send_stream`], boxed.
@@ -128,6 +137,9 @@ impl<P: Provider + Send + Sync> DynProvider for P {
     }
     fn send_boxed<'a>(&'a self, body: &'a str) -> BoxFuture<'a, Result<String, TransportError>> {
         Box::pin(self.send(body))
+    }
+    fn mode(&self) -> Option<StructuredOutputMode> {
+        Provider::mode(self)
     }
     fn streams(&self) -> bool {
         Provider::streams(self)
@@ -159,6 +171,9 @@ macro_rules! dyn_provider {
                 let body = body.to_owned();
                 let provider: &dyn DynProvider = &**self;
                 async move { provider.send_boxed(&body).await }
+            }
+            fn mode(&self) -> Option<StructuredOutputMode> {
+                DynProvider::mode(&**self)
             }
             fn streams(&self) -> bool {
                 DynProvider::streams(&**self)

@@ -174,13 +174,15 @@ impl Usage {
 /// // 600 × 2.5 + 400 × 1.25 + 200 × 10, per million.
 /// assert!((usage.cost(&prices) - 0.004).abs() < 1e-12);
 /// ```
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Prices {
     /// Per million prompt tokens.
     pub input: f64,
     /// Per million completion tokens.
     pub output: f64,
     /// Per million cached prompt tokens (the input price when `None`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_input: Option<f64>,
 }
 
