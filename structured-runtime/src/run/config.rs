@@ -112,6 +112,9 @@ pub struct RunConfig {
     /// request. TOML key `mode` (`"schema_enforced"`, `"tool_use_workaround"`,
     /// `"prompt_guided"`).
     pub mode: Option<StructuredOutputMode>,
+    /// Record each request's body and answer on its span (`gen_ai.input.messages`,
+    /// `gen_ai.output.messages`): off by default, as they hold the user's data.
+    pub trace_bodies: bool,
 }
 
 impl RunConfig {
@@ -146,6 +149,7 @@ impl Default for RunConfig {
             sampling: None,
             clock: RunClock::default(),
             mode: None,
+            trace_bodies: false,
         }
     }
 }

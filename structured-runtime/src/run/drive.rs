@@ -14,6 +14,7 @@ use super::agent::Agent;
 use super::machine::{Goal, Next, Run};
 use super::result::{RunError, Structured};
 use super::stream::{Shown, StreamEvent};
+use super::telemetry;
 use super::transport::Provider;
 use crate::provider::wire::{
     read_response, stream_fields, ChatRequest, CodecError, Outcome, StreamDecoder,
@@ -40,6 +41,23 @@ pub(super) struct Options<'a> {
 /// waits. With a `sink`, each answer is read while it arrives and what it shows goes there (a
 /// provider that does not stream is read whole, as one piece).
 pub(super) async fn drive<G: Goal, P: Provider>(
+    goal: G,
+    schema: &ResponseSchema,
+    provider: &P,
+    request: &ChatRequest,
+    config: &RunConfig,
+    options: Options<'_>,
+) -> Result<Structured<G::Out>, RunError> {
+    let span = telemetry::run_span(schema.name(), provider.kind(), provider.model());
+    let result = run_loop(goal, schema, provider, request, config, options)
+        .instrument(span.clone())
+        .await;
+    telemetry::record_run(&span, &result);
+    result
+}
+
+/// [`drive`] inside the run's span.
+async fn run_loop<G: Goal, P: Provider>(
     goal: G,
     schema: &ResponseSchema,
     provider: &P,
@@ -83,8 +101,14 @@ pub(super) async fn drive<G: Goal, P: Provider>(
             return Err(error);
         }
         let body = run.ask();
-        let attempt_span =
-            tracing::debug_span!("attempt", n = run.ledger.attempts.len() + 1, mode = ?run.mode);
+        let attempt_span = telemetry::attempt_span(
+            run.kind,
+            run.model,
+            run.ledger.attempts.len() + 1,
+            run.mode,
+            run.request.max_tokens,
+        );
+        let recorded = attempt_span.clone();
         let next = match sink.as_deref_mut() {
             None => {
                 let send = provider.send(&body).instrument(attempt_span);
@@ -114,6 +138,22 @@ pub(super) async fn drive<G: Goal, P: Provider>(
                 attempt.instrument(attempt_span).await
             }
         };
+        let last = match &next {
+            Next::Done(result) => match result.as_ref() {
+                Ok(out) => out.ledger.last(),
+                Err(error) => error.ledger().last(),
+            },
+            _ => run.ledger.attempts.last(),
+        };
+        if let Some(attempt) = last {
+            telemetry::record_attempt(
+                &recorded,
+                attempt,
+                run.last_finish.as_deref(),
+                run.ledger.tool.as_deref(),
+                config.trace_bodies,
+            );
+        }
         match next {
             Next::Ask => {}
             Next::Wait(delay) => match left() {

@@ -223,6 +223,8 @@ pub(super) struct Run<'r, G: Goal> {
     /// The schema as sent, when it differs in shape ([`Run::reshape`]): what a streamed answer
     /// is read against while it arrives.
     pub(super) sent_schema: Option<&'r Value>,
+    /// The provider's own stop or finish reason for the last answer, as sent.
+    pub(super) last_finish: Option<String>,
     /// The agent step, when the caller's tools are offered beside the finalizer.
     pub(super) agent: Option<Agent<'r>>,
     /// The model chooses among the tools (`tool_choice: auto`) rather than being made to call
@@ -399,6 +401,7 @@ impl<'r, G: Goal> Run<'r, G> {
             not_enforced,
             reshape,
             sent_schema,
+            last_finish: None,
             agent,
             choose_freely,
         })
@@ -500,6 +503,7 @@ impl<'r, G: Goal> Run<'r, G> {
         text: String,
         response: Result<ProviderResponse, CodecError>,
     ) -> Next<G::Out> {
+        self.last_finish = None;
         let response = match response {
             Ok(r) => r,
             Err(error) => {
@@ -509,6 +513,7 @@ impl<'r, G: Goal> Run<'r, G> {
             }
         };
         let usage = response.usage;
+        self.last_finish = response.stop_reason;
         match response.outcome {
             Outcome::Candidate(candidate) => self.answered(body, text, usage, candidate),
             Outcome::Refused {

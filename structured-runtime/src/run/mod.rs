@@ -13,6 +13,7 @@ mod machine;
 mod result;
 mod runner;
 mod stream;
+mod telemetry;
 mod transport;
 
 pub use agent::AgentStep;

@@ -14,7 +14,6 @@
 use std::marker::PhantomData;
 
 use serde_json::Value;
-use tracing::Instrument;
 
 use super::agent::{Agent, AgentStep};
 use super::config::RunConfig;
@@ -75,11 +74,6 @@ pub async fn run_structured<T: StructuredOutput, P: Provider>(
     request: &ChatRequest,
     config: &RunConfig,
 ) -> Result<Structured<T>, RunError> {
-    let span = tracing::debug_span!(
-        "run_structured",
-        schema = T::schema().name(),
-        model = provider.model()
-    );
     drive(
         Typed::<T>(PhantomData),
         T::schema(),
@@ -88,7 +82,6 @@ pub async fn run_structured<T: StructuredOutput, P: Provider>(
         config,
         Options::default(),
     )
-    .instrument(span)
     .await
 }
 
@@ -131,11 +124,6 @@ pub async fn run_value<P: Provider>(
     request: &ChatRequest,
     config: &RunConfig,
 ) -> Result<Structured<Value>, RunError> {
-    let span = tracing::debug_span!(
-        "run_value",
-        schema = schema.name(),
-        model = provider.model()
-    );
     drive(
         Untyped(schema),
         schema,
@@ -144,7 +132,6 @@ pub async fn run_value<P: Provider>(
         config,
         Options::default(),
     )
-    .instrument(span)
     .await
 }
 
@@ -340,11 +327,6 @@ where
     P: Provider,
     F: FnMut(StreamEvent<'_>) + Send,
 {
-    let span = tracing::debug_span!(
-        "run_structured_stream",
-        schema = T::schema().name(),
-        model = provider.model()
-    );
     drive(
         Typed::<T>(PhantomData),
         T::schema(),
@@ -356,7 +338,6 @@ where
             ..Options::default()
         },
     )
-    .instrument(span)
     .await
 }
 
@@ -461,11 +442,6 @@ where
     P: Provider,
     F: FnMut(&str, &Answer) -> String + Send,
 {
-    let span = tracing::debug_span!(
-        "run_agent",
-        schema = T::schema().name(),
-        model = provider.model()
-    );
     drive(
         Typed::<T>(PhantomData),
         T::schema(),
@@ -477,7 +453,6 @@ where
             ..Options::default()
         },
     )
-    .instrument(span)
     .await
 }
 
@@ -496,11 +471,6 @@ where
     P: Provider,
     F: FnMut(&str, &Answer) -> String + Send,
 {
-    let span = tracing::debug_span!(
-        "run_agent_value",
-        schema = schema.name(),
-        model = provider.model()
-    );
     drive(
         Untyped(schema),
         schema,
@@ -512,6 +482,5 @@ where
             ..Options::default()
         },
     )
-    .instrument(span)
     .await
 }
