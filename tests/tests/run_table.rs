@@ -1,0 +1,258 @@
+//! Every budget and check of a run × every entry point (plain, streamed, agent; a derived type
+//! and a schema given at run time): each holds for each, since all of them drive the one state
+//! machine through the one loop.
+
+use std::collections::VecDeque;
+use std::future::Future;
+use std::sync::Mutex;
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use structured_examples::replay::block_on;
+use structured_runtime::provider::capabilities::ProviderKind;
+use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest, Tool};
+use structured_runtime::run::clock::{ManualClock, RunClock};
+use structured_runtime::run::{
+    run_agent, run_agent_value, run_structured, run_structured_stream, run_value, run_value_stream,
+    AgentStep, Provider, RunConfig, RunError, TransportError,
+};
+use structured_runtime::{StructuredOutput, Warning};
+
+/// A note; its length rule is one OpenAI strict mode does not enforce (moved into the
+/// description, and said with the value).
+#[derive(StructuredOutput, serde::Deserialize, Debug)]
+struct Note {
+    #[length(max = 40)]
+    text: String,
+}
+
+const NOTE: &str = r#"{"text": "all calm"}"#;
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Entry {
+    Plain,
+    PlainValue,
+    Stream,
+    StreamValue,
+    Agent,
+    AgentValue,
+}
+
+const ENTRIES: [Entry; 6] = [
+    Entry::Plain,
+    Entry::PlainValue,
+    Entry::Stream,
+    Entry::StreamValue,
+    Entry::Agent,
+    Entry::AgentValue,
+];
+
+/// Replies in order; `None` never answers.
+struct Scripted {
+    kind: ProviderKind,
+    model: &'static str,
+    replies: Mutex<VecDeque<Option<Result<String, TransportError>>>>,
+    calls: Mutex<usize>,
+}
+
+impl Scripted {
+    fn new(
+        kind: ProviderKind,
+        model: &'static str,
+        replies: Vec<Option<Result<String, TransportError>>>,
+    ) -> Self {
+        Scripted {
+            kind,
+            model,
+            replies: Mutex::new(replies.into()),
+            calls: Mutex::new(0),
+        }
+    }
+    fn calls(&self) -> usize {
+        *self.calls.lock().unwrap()
+    }
+}
+
+impl Provider for Scripted {
+    fn kind(&self) -> ProviderKind {
+        self.kind
+    }
+    fn model(&self) -> &str {
+        self.model
+    }
+    fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+        *self.calls.lock().unwrap() += 1;
+        let reply = self.replies.lock().unwrap().pop_front().unwrap_or(Some(Err(
+            TransportError::Connection("script ran out".into()),
+        )));
+        async move {
+            match reply {
+                Some(reply) => reply,
+                None => std::future::pending().await,
+            }
+        }
+    }
+}
+
+/// A valid answer as the entry's mode takes it: the JSON as text, or the finalizer's call.
+fn good(entry: Entry) -> Result<String, TransportError> {
+    let message = match entry {
+        Entry::Agent | Entry::AgentValue => json!({"role": "assistant", "content": null,
+            "tool_calls": [{"id": "c", "type": "function", "function": {"name": Note::schema().name(), "arguments": NOTE}}]}),
+        _ => json!({"role": "assistant", "content": NOTE, "refusal": null}),
+    };
+    Ok(
+        json!({"choices": [{"index": 0, "finish_reason": "stop", "message": message}],
+        "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
+        .to_string(),
+    )
+}
+
+/// What a run through `entry` came to: its request warnings and attempts, or its error.
+fn run(
+    entry: Entry,
+    p: &Scripted,
+    request: &ChatRequest,
+    config: &RunConfig,
+) -> Result<(Vec<Warning>, usize), RunError> {
+    let step = AgentStep::new(vec![Tool {
+        name: "lookup".into(),
+        description: "Look it up.".into(),
+        parameters: json!({"type": "object", "properties": {}}),
+    }]);
+    let schema = Note::schema();
+    let typed =
+        |out: structured_runtime::run::Structured<Note>| (out.request_warnings, out.attempts);
+    let value =
+        |out: structured_runtime::run::Structured<Value>| (out.request_warnings, out.attempts);
+    match entry {
+        Entry::Plain => block_on(run_structured::<Note, _>(p, request, config)).map(typed),
+        Entry::PlainValue => block_on(run_value(p, schema, request, config)).map(value),
+        Entry::Stream => block_on(run_structured_stream::<Note, _, _>(
+            p,
+            request,
+            config,
+            |_| {},
+        ))
+        .map(typed),
+        Entry::StreamValue => {
+            block_on(run_value_stream(p, schema, request, config, |_| {})).map(value)
+        }
+        Entry::Agent => block_on(run_agent::<Note, _, _>(
+            p,
+            request,
+            &step,
+            config,
+            |_, _| "ok".into(),
+        ))
+        .map(typed),
+        Entry::AgentValue => block_on(run_agent_value(
+            p,
+            schema,
+            request,
+            &step,
+            config,
+            |_, _| "ok".into(),
+        ))
+        .map(value),
+    }
+}
+
+fn timed(clock: &ManualClock) -> RunConfig {
+    RunConfig {
+        clock: RunClock::new(clock.clone()),
+        ..RunConfig::default()
+    }
+}
+
+#[test]
+fn every_budget_and_check_holds_for_every_entry_point() {
+    let ask = ChatRequest::user("Note the state.");
+    for entry in ENTRIES {
+        // The deadline ends a run whose provider never answers, naming the deadline as set.
+        let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![None]);
+        let config = RunConfig {
+            deadline: Some(Duration::from_secs(2)),
+            ..timed(&ManualClock::default())
+        };
+        let err = run(entry, &p, &ask, &config).unwrap_err();
+        assert!(
+            matches!(err, RunError::DeadlineExceeded { deadline, .. } if deadline == Duration::from_secs(2)),
+            "{entry:?}: {err:?}"
+        );
+
+        // A rate limit asking for longer than the run waits ends it at once, with no wait.
+        let clock = ManualClock::default();
+        let p = Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![Some(Err(TransportError::RateLimited {
+                retry_after: Some(Duration::from_secs(999_999)),
+            }))],
+        );
+        let err = run(entry, &p, &ask, &timed(&clock)).unwrap_err();
+        assert!(
+            matches!(err, RunError::Transport { .. }),
+            "{entry:?}: {err:?}"
+        );
+        assert_eq!((p.calls(), clock.sleeps().len()), (1, 0), "{entry:?}");
+
+        // Transport retries back off (0.5, 1, 2 s) and run out after three.
+        let clock = ManualClock::default();
+        let p = Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![Some(Err(TransportError::Timeout)); 10],
+        );
+        let err = run(entry, &p, &ask, &timed(&clock)).unwrap_err();
+        assert!(
+            matches!(err, RunError::Transport { .. }),
+            "{entry:?}: {err:?}"
+        );
+        assert_eq!(p.calls(), 4, "{entry:?}");
+        assert_eq!(
+            clock.sleeps(),
+            [500, 1000, 2000].map(Duration::from_millis),
+            "{entry:?}"
+        );
+
+        // An attachment the provider cannot take ends the run before any request.
+        let mut with_url = ChatRequest::user("");
+        with_url.messages =
+            vec![ChatMessage::user("Read it.")
+                .with(Attachment::image_url("https://example.com/a.png"))];
+        let p = Scripted::new(ProviderKind::Gemini, "gemini-2.5-flash", vec![]);
+        let err = run(entry, &p, &with_url, &timed(&ManualClock::default())).unwrap_err();
+        assert!(
+            matches!(err, RunError::UnsupportedInput { .. }),
+            "{entry:?}: {err:?}"
+        );
+        assert_eq!(p.calls(), 0, "{entry:?}");
+
+        // What the provider is not asked to enforce is said with the value.
+        let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![Some(good(entry))]);
+        let (warnings, attempts) = run(entry, &p, &ask, &timed(&ManualClock::default()))
+            .unwrap_or_else(|e| panic!("{entry:?}: {e:?}"));
+        assert_eq!(attempts, 1, "{entry:?}");
+        assert!(
+            warnings
+                .iter()
+                .any(|w| matches!(w, Warning::NotEnforcedByProvider { moved, .. }
+                    if moved.iter().any(|m| m.keywords.iter().any(|k| k == "maxLength")))),
+            "{entry:?}: {warnings:?}"
+        );
+
+        // A mode the provider cannot take ends the run before any request.
+        let p = Scripted::new(ProviderKind::Ollama, "llama3.1", vec![]);
+        let config = RunConfig {
+            mode: Some(structured_runtime::StructuredOutputMode::ToolUseWorkaround),
+            ..timed(&ManualClock::default())
+        };
+        let err = run(entry, &p, &ask, &config).unwrap_err();
+        assert!(
+            matches!(err, RunError::UnsupportedInput { .. }),
+            "{entry:?}: {err:?}"
+        );
+        assert_eq!(p.calls(), 0, "{entry:?}");
+    }
+}
