@@ -821,18 +821,28 @@ impl<'r, G: Goal> Run<'r, G> {
                 .unwrap_or_default(),
         };
         self.record(body, Some(text), result, usage);
+        self.reask_or_end(candidate, &problem, candidate_text.as_deref())
+    }
+
+    /// Asks again with `problem` (the newest answer repeated, cut to the echo cap) while
+    /// re-asks last; then the fallback policy on `said`, the last answer; then the end.
+    fn reask_or_end(
+        &mut self,
+        candidate: StructuredCandidate,
+        problem: &str,
+        said: Option<&str>,
+    ) -> Next<G::Out> {
         if self.reasks < self.reask_budget() {
             self.reasks += 1;
             self.forget_earlier_reasks();
             push_reask(
                 &mut self.turns,
                 candidate,
-                &problem,
+                problem,
                 self.config.max_echo_bytes,
             );
             return Next::Ask;
         }
-        let said = candidate_text.as_deref();
         match self.fallback(said) {
             Ok(next) => next,
             Err(why) => self.exhausted(why),
@@ -966,24 +976,10 @@ impl<G: Goal> Run<'_, G> {
             AttemptResult::StreamStopped(violations),
             None,
         );
-        if self.reasks < self.reask_budget() {
-            self.reasks += 1;
-            let candidate = StructuredCandidate {
-                answer: Answer::Text(reader.text().unwrap_or_default().to_owned()),
-                tool_call: None,
-            };
-            self.forget_earlier_reasks();
-            push_reask(
-                &mut self.turns,
-                candidate,
-                &problem,
-                self.config.max_echo_bytes,
-            );
-            return Next::Ask;
-        }
-        match self.fallback(reader.text()) {
-            Ok(next) => next,
-            Err(why) => self.exhausted(why),
-        }
+        let candidate = StructuredCandidate {
+            answer: Answer::Text(reader.text().unwrap_or_default().to_owned()),
+            tool_call: None,
+        };
+        self.reask_or_end(candidate, &problem, reader.text())
     }
 }
