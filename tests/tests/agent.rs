@@ -4,12 +4,12 @@
 //! clashes, unbounded tool calls, validation failures ending the run early, no run-time schema,
 //! extended thinking refused or sent with a forced tool).
 
-use std::collections::VecDeque;
-use std::future::Future;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+mod common;
+
+use common::scripted::Scripted;
 use structured_examples::replay::block_on;
 use structured_examples::DaimonAppraisal;
 use structured_runtime::provider::capabilities::ProviderKind;
@@ -17,62 +17,9 @@ use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest, T
 use structured_runtime::run::clock::{ManualClock, RunClock};
 use structured_runtime::run::config::StructuredOutputsConfig;
 use structured_runtime::run::{
-    run_agent, run_agent_value, AgentStep, Provider, RunConfig, RunError, TransportError,
+    run_agent, run_agent_value, AgentStep, RunConfig, RunError, TransportError,
 };
 use structured_runtime::{ResponseSchema, StructuredOutput, Warning};
-
-/// Serves scripted replies in order (a reply of `None` never answers) and records every body.
-struct Scripted {
-    kind: ProviderKind,
-    model: &'static str,
-    replies: Mutex<VecDeque<Option<Result<String, TransportError>>>>,
-    sent: Mutex<Vec<String>>,
-}
-
-impl Scripted {
-    fn new(
-        kind: ProviderKind,
-        model: &'static str,
-        replies: Vec<Result<String, TransportError>>,
-    ) -> Self {
-        Scripted {
-            kind,
-            model,
-            replies: Mutex::new(replies.into_iter().map(Some).collect()),
-            sent: Mutex::new(Vec::new()),
-        }
-    }
-    fn calls(&self) -> usize {
-        self.sent.lock().unwrap().len()
-    }
-    fn body(&self, i: usize) -> Value {
-        serde_json::from_str(&self.sent.lock().unwrap()[i]).unwrap()
-    }
-    fn body_len(&self, i: usize) -> usize {
-        self.sent.lock().unwrap()[i].len()
-    }
-}
-
-impl Provider for Scripted {
-    fn kind(&self) -> ProviderKind {
-        self.kind
-    }
-    fn model(&self) -> &str {
-        self.model
-    }
-    fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
-        self.sent.lock().unwrap().push(body.to_owned());
-        let reply = self.replies.lock().unwrap().pop_front().unwrap_or(Some(Err(
-            TransportError::Connection("script ran out".into()),
-        )));
-        async move {
-            match reply {
-                Some(reply) => reply,
-                None => std::future::pending().await,
-            }
-        }
-    }
-}
 
 const GOOD: &str = r#"{"pleasure": 0.2, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
 const OUT_OF_RANGE: &str = r#"{"pleasure": 1.7, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
@@ -142,8 +89,7 @@ fn agent_with(
 fn the_agent_step_ends_at_the_runs_deadline() {
     // The provider never answers; the run's deadline ends it (the agent's own loop waited
     // forever).
-    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![]);
-    p.replies.lock().unwrap().push_back(None);
+    let p = Scripted::silent(ProviderKind::OpenAiChat, "gpt-4o");
     let config = RunConfig {
         deadline: Some(Duration::from_secs(2)),
         ..config(1)

@@ -2,19 +2,19 @@
 //! and a schema given at run time): each holds for each, since all of them drive the one state
 //! machine through the one loop.
 
-use std::collections::VecDeque;
-use std::future::Future;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+mod common;
+
+use common::scripted::Scripted;
 use structured_examples::replay::block_on;
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest, Tool};
 use structured_runtime::run::clock::{ManualClock, RunClock};
 use structured_runtime::run::{
     run_agent, run_agent_value, run_structured, run_structured_stream, run_value, run_value_stream,
-    AgentStep, Provider, RunConfig, RunError, TransportError,
+    AgentStep, RunConfig, RunError, TransportError,
 };
 use structured_runtime::{StructuredOutput, Warning};
 
@@ -46,53 +46,6 @@ const ENTRIES: [Entry; 6] = [
     Entry::Agent,
     Entry::AgentValue,
 ];
-
-/// Replies in order; `None` never answers.
-struct Scripted {
-    kind: ProviderKind,
-    model: &'static str,
-    replies: Mutex<VecDeque<Option<Result<String, TransportError>>>>,
-    calls: Mutex<usize>,
-}
-
-impl Scripted {
-    fn new(
-        kind: ProviderKind,
-        model: &'static str,
-        replies: Vec<Option<Result<String, TransportError>>>,
-    ) -> Self {
-        Scripted {
-            kind,
-            model,
-            replies: Mutex::new(replies.into()),
-            calls: Mutex::new(0),
-        }
-    }
-    fn calls(&self) -> usize {
-        *self.calls.lock().unwrap()
-    }
-}
-
-impl Provider for Scripted {
-    fn kind(&self) -> ProviderKind {
-        self.kind
-    }
-    fn model(&self) -> &str {
-        self.model
-    }
-    fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
-        *self.calls.lock().unwrap() += 1;
-        let reply = self.replies.lock().unwrap().pop_front().unwrap_or(Some(Err(
-            TransportError::Connection("script ran out".into()),
-        )));
-        async move {
-            match reply {
-                Some(reply) => reply,
-                None => std::future::pending().await,
-            }
-        }
-    }
-}
 
 /// A valid answer as the entry's mode takes it: the JSON as text, or the finalizer's call.
 fn good(entry: Entry) -> Result<String, TransportError> {
@@ -170,7 +123,7 @@ fn every_budget_and_check_holds_for_every_entry_point() {
     let ask = ChatRequest::user("Note the state.");
     for entry in ENTRIES {
         // The deadline ends a run whose provider never answers, naming the deadline as set.
-        let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![None]);
+        let p = Scripted::silent(ProviderKind::OpenAiChat, "gpt-4o");
         let config = RunConfig {
             deadline: Some(Duration::from_secs(2)),
             ..timed(&ManualClock::default())
@@ -186,9 +139,9 @@ fn every_budget_and_check_holds_for_every_entry_point() {
         let p = Scripted::new(
             ProviderKind::OpenAiChat,
             "gpt-4o",
-            vec![Some(Err(TransportError::RateLimited {
+            vec![Err(TransportError::RateLimited {
                 retry_after: Some(Duration::from_secs(999_999)),
-            }))],
+            })],
         );
         let err = run(entry, &p, &ask, &timed(&clock)).unwrap_err();
         assert!(
@@ -202,7 +155,7 @@ fn every_budget_and_check_holds_for_every_entry_point() {
         let p = Scripted::new(
             ProviderKind::OpenAiChat,
             "gpt-4o",
-            vec![Some(Err(TransportError::Timeout)); 10],
+            vec![Err(TransportError::Timeout); 10],
         );
         let err = run(entry, &p, &ask, &timed(&clock)).unwrap_err();
         assert!(
@@ -230,7 +183,7 @@ fn every_budget_and_check_holds_for_every_entry_point() {
         assert_eq!(p.calls(), 0, "{entry:?}");
 
         // What the provider is not asked to enforce is said with the value.
-        let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![Some(good(entry))]);
+        let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![good(entry)]);
         let (warnings, attempts) = run(entry, &p, &ask, &timed(&ManualClock::default()))
             .unwrap_or_else(|e| panic!("{entry:?}: {e:?}"));
         assert_eq!(attempts, 1, "{entry:?}");

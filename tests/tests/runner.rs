@@ -1,11 +1,12 @@
 //! The retry runner against a scripted provider: every path the seeds name.
 
-use std::collections::VecDeque;
 use std::future::Future;
-use std::sync::Mutex;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+mod common;
+
+use common::scripted::Scripted;
 use structured_examples::replay::block_on;
 use structured_examples::DaimonAppraisal;
 use structured_runtime::provider::capabilities::ProviderKind;
@@ -16,57 +17,6 @@ use structured_runtime::run::{
     run_structured, AttemptResult, OnExhausted, Provider, RunConfig, RunError, TransportError,
 };
 use structured_runtime::{Provenance, StructuredOutput, StructuredOutputMode, Validate, Warning};
-
-/// Serves scripted replies in order and records every body sent and every wait.
-struct Scripted {
-    kind: ProviderKind,
-    model: &'static str,
-    replies: Mutex<VecDeque<Result<String, TransportError>>>,
-    sent: Mutex<Vec<Value>>,
-}
-
-impl Scripted {
-    fn new(
-        kind: ProviderKind,
-        model: &'static str,
-        replies: Vec<Result<String, TransportError>>,
-    ) -> Self {
-        Scripted {
-            kind,
-            model,
-            replies: Mutex::new(replies.into()),
-            sent: Mutex::new(Vec::new()),
-        }
-    }
-    fn calls(&self) -> usize {
-        self.sent.lock().unwrap().len()
-    }
-    fn body(&self, i: usize) -> Value {
-        self.sent.lock().unwrap()[i].clone()
-    }
-}
-
-impl Provider for Scripted {
-    fn kind(&self) -> ProviderKind {
-        self.kind
-    }
-    fn model(&self) -> &str {
-        self.model
-    }
-    fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
-        self.sent
-            .lock()
-            .unwrap()
-            .push(serde_json::from_str(body).expect("the runner sends JSON"));
-        let reply = self
-            .replies
-            .lock()
-            .unwrap()
-            .pop_front()
-            .unwrap_or(Err(TransportError::Connection("script ran out".into())));
-        async move { reply }
-    }
-}
 
 const GOOD: &str = r#"{"pleasure": 0.2, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
 const OUT_OF_RANGE: &str = r#"{"pleasure": 1.7, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
