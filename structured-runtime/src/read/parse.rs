@@ -597,9 +597,11 @@ pub fn parse_answer_value_reshaped(
     }
 }
 
-/// What a candidate is read into: a derived type (checked by its compiled rules) or a value
-/// (checked by a schema's validator of record).
-trait Target {
+/// What an answer is read into: a derived type (checked by its compiled rules) or a value
+/// (checked by a schema's validator of record). The one goal of every reading and every run:
+/// the pipeline reads candidates with the first methods, and a run reads each answer with
+/// [`Target::parse_answer`] and falls back with the last ones.
+pub(crate) trait Target {
     type Out;
     /// The schema coercion fits values to.
     fn schema(&self) -> &ResponseSchema;
@@ -620,16 +622,38 @@ trait Target {
     fn shape_recoveries(&self, _value: &Value) -> Vec<Recovery> {
         Vec::new()
     }
+    /// A whole answer (text, or a tool call's value) read as the options allow, in the shape
+    /// `reshape` says it was sent in: what a run reads each answer with.
+    fn parse_answer(
+        &self,
+        answer: &Answer,
+        mode: StructuredOutputMode,
+        options: &ParseOptions,
+        reshape: &Reshape,
+    ) -> Result<Parsed<Self::Out>, ParseError>;
+    /// A value taken without its rules (validation off), when it has the right shape.
+    fn unchecked(&self, value: &Value) -> Option<Self::Out>;
+    /// A value that keeps every rule.
+    fn checked(&self, value: &Value) -> Option<Self::Out>;
+    /// The value read from prose by the type's keywords, with a warning per field that took
+    /// its declared default; `None` without a prose reader.
+    fn read_prose(&self, _text: &str) -> Option<(Self::Out, Vec<Warning>)> {
+        None
+    }
+    /// Whether prose can be read at all.
+    fn reads_prose(&self) -> bool {
+        false
+    }
 }
 
-struct Typed<T> {
+pub(crate) struct Typed<T> {
     /// The type's schema describes an object (every derived struct).
     object_root: bool,
     _type: PhantomData<fn() -> T>,
 }
 
 impl<T: StructuredOutput> Typed<T> {
-    fn new() -> Self {
+    pub(crate) fn new() -> Self {
         Typed {
             object_root: object_root(T::schema()),
             _type: PhantomData,
@@ -688,9 +712,45 @@ impl<T: StructuredOutput> Target for Typed<T> {
             Err(violations) => Err((value, violations)),
         }
     }
+    fn parse_answer(
+        &self,
+        answer: &Answer,
+        mode: StructuredOutputMode,
+        options: &ParseOptions,
+        reshape: &Reshape,
+    ) -> Result<Parsed<T>, ParseError> {
+        parse_answer_reshaped::<T>(answer, mode, options, reshape)
+    }
+    fn unchecked(&self, value: &Value) -> Option<T> {
+        T::deserialize(value).ok()
+    }
+    fn checked(&self, value: &Value) -> Option<T> {
+        T::from_value(value).ok()
+    }
+    fn read_prose(&self, text: &str) -> Option<(T, Vec<Warning>)> {
+        let read = T::from_text(text).ok()?;
+        let defaulted = read
+            .report
+            .fields()
+            .iter()
+            .filter_map(|f| match &f.source {
+                TextSource::Default { reason } => Some(Warning::FromText {
+                    field: f.field.clone(),
+                    reason: format!(
+                        "not read from the answer ({reason:?}); its declared default was used"
+                    ),
+                }),
+                _ => None,
+            })
+            .collect();
+        Some((read.value, defaulted))
+    }
+    fn reads_prose(&self) -> bool {
+        !matches!(T::from_text(""), Err(FromTextError::NotSupported { .. }))
+    }
 }
 
-struct Untyped<'s>(&'s ResponseSchema);
+pub(crate) struct Untyped<'s>(pub(crate) &'s ResponseSchema);
 
 impl Untyped<'_> {
     /// The validator of record's verdict, without working out why.
@@ -737,6 +797,21 @@ impl Target for Untyped<'_> {
             Ok(()) => Ok(value),
             Err(violations) => Err((value, violations)),
         }
+    }
+    fn parse_answer(
+        &self,
+        answer: &Answer,
+        mode: StructuredOutputMode,
+        options: &ParseOptions,
+        reshape: &Reshape,
+    ) -> Result<Parsed<Value>, ParseError> {
+        parse_answer_value_reshaped(answer, self.0, mode, options, reshape)
+    }
+    fn unchecked(&self, value: &Value) -> Option<Value> {
+        Some(value.clone())
+    }
+    fn checked(&self, value: &Value) -> Option<Value> {
+        self.0.check_instance(value).is_ok().then(|| value.clone())
     }
 }
 
@@ -825,6 +900,22 @@ impl<G: Target> Target for Reshaped<'_, G> {
                 path,
             })
             .collect()
+    }
+    /// An answer in the shape sent is read back from it: `reshape` is this target's own.
+    fn parse_answer(
+        &self,
+        answer: &Answer,
+        mode: StructuredOutputMode,
+        options: &ParseOptions,
+        _reshape: &Reshape,
+    ) -> Result<Parsed<G::Out>, ParseError> {
+        self.inner.parse_answer(answer, mode, options, self.reshape)
+    }
+    fn unchecked(&self, value: &Value) -> Option<G::Out> {
+        self.inner.unchecked(value)
+    }
+    fn checked(&self, value: &Value) -> Option<G::Out> {
+        self.inner.checked(value)
     }
 }
 

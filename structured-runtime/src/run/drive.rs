@@ -11,7 +11,7 @@ use serde_json::Value;
 use tracing::Instrument;
 
 use super::agent::Agent;
-use super::machine::{Goal, Next, Run};
+use super::machine::{Next, Run};
 use super::result::{RunError, Structured};
 use super::stream::{Shown, StreamEvent};
 use super::telemetry;
@@ -19,6 +19,7 @@ use super::transport::Provider;
 use crate::provider::wire::{
     read_response, stream_fields, ChatRequest, CodecError, Outcome, StreamDecoder,
 };
+use crate::read::parse::Target;
 use crate::read::reshape::ReadBackStream;
 use crate::read::stream::StreamReader;
 use crate::schema::response::{derived, ResponseSchema};
@@ -40,7 +41,7 @@ pub(super) struct Options<'a> {
 /// Runs `goal` against `provider` to its end: the state machine decides, this loop sends and
 /// waits. With a `sink`, each answer is read while it arrives and what it shows goes there (a
 /// provider that does not stream is read whole, as one piece).
-pub(super) async fn drive<G: Goal, P: Provider>(
+pub(super) async fn drive<G: Target, P: Provider>(
     goal: G,
     schema: &ResponseSchema,
     provider: &P,
@@ -57,7 +58,7 @@ pub(super) async fn drive<G: Goal, P: Provider>(
 }
 
 /// [`drive`] inside the run's span.
-async fn run_loop<G: Goal, P: Provider>(
+async fn run_loop<G: Target, P: Provider>(
     goal: G,
     schema: &ResponseSchema,
     provider: &P,
@@ -171,7 +172,7 @@ async fn run_loop<G: Goal, P: Provider>(
 /// One attempt whose answer is read while it arrives (or whole, from a provider that does not
 /// stream), what it shows sent to `sink`; then judged by the state machine like any other.
 #[allow(clippy::too_many_arguments)]
-async fn streamed<G: Goal, P: Provider>(
+async fn streamed<G: Target, P: Provider>(
     run: &mut Run<'_, G>,
     provider: &P,
     reader_schema: &ResponseSchema,

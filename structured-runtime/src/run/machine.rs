@@ -3,7 +3,6 @@
 //! into the next step: ask again, wait and send again, or finish. Every attempt goes into the
 //! ledger, and every budget and check lives here, so every way of driving a run keeps them.
 
-use std::marker::PhantomData;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -22,13 +21,8 @@ use crate::provider::wire::{
     CodecError, Expect, Outcome, ProviderResponse, StructuredCandidate, Turn, Usage,
 };
 use crate::read::coerce::{coerce, CoercePolicy};
-use crate::read::from_text::{FromTextError, TextSource};
 use crate::read::mode::StructuredOutputMode;
-use crate::read::output::StructuredOutput;
-use crate::read::parse::{
-    parse_answer_reshaped, parse_answer_value_reshaped, Answer, ParseError, ParseOptions, Parsed,
-    Provenance, Warning,
-};
+use crate::read::parse::{Answer, ParseError, Provenance, Target, Warning};
 use crate::read::stream::StreamReader;
 use crate::schema::response::ResponseSchema;
 use crate::schema::validate::Violation;
@@ -89,97 +83,6 @@ fn completed<'r>(
     std::borrow::Cow::Owned(owned)
 }
 
-/// What a run reads an answer into: a derived type, or a value for a schema given at run time.
-pub(super) trait Goal {
-    type Out;
-    /// The answer read, as the parse options allow.
-    fn parse(
-        &self,
-        answer: &Answer,
-        mode: StructuredOutputMode,
-        options: &ParseOptions,
-        reshape: &Reshape,
-    ) -> Result<Parsed<Self::Out>, ParseError>;
-    /// A value taken without its rules (validation off), when it has the right shape.
-    fn unchecked(&self, value: &Value) -> Option<Self::Out>;
-    /// A value that keeps every rule.
-    fn checked(&self, value: &Value) -> Option<Self::Out>;
-    /// The value read from prose by the type's keywords, with a warning per field that took
-    /// its declared default; `None` without a prose reader.
-    fn read_prose(&self, text: &str) -> Option<(Self::Out, Vec<Warning>)>;
-    /// Whether prose can be read at all.
-    fn reads_prose(&self) -> bool;
-}
-
-pub(super) struct Typed<T>(pub(super) PhantomData<fn() -> T>);
-
-impl<T: StructuredOutput> Goal for Typed<T> {
-    type Out = T;
-    fn parse(
-        &self,
-        answer: &Answer,
-        mode: StructuredOutputMode,
-        options: &ParseOptions,
-        reshape: &Reshape,
-    ) -> Result<Parsed<T>, ParseError> {
-        parse_answer_reshaped::<T>(answer, mode, options, reshape)
-    }
-    fn unchecked(&self, value: &Value) -> Option<T> {
-        T::deserialize(value).ok()
-    }
-    fn checked(&self, value: &Value) -> Option<T> {
-        T::from_value(value).ok()
-    }
-    fn read_prose(&self, text: &str) -> Option<(T, Vec<Warning>)> {
-        let read = T::from_text(text).ok()?;
-        let defaulted = read
-            .report
-            .fields()
-            .iter()
-            .filter_map(|f| match &f.source {
-                TextSource::Default { reason } => Some(Warning::FromText {
-                    field: f.field.clone(),
-                    reason: format!(
-                        "not read from the answer ({reason:?}); its declared default was used"
-                    ),
-                }),
-                _ => None,
-            })
-            .collect();
-        Some((read.value, defaulted))
-    }
-    fn reads_prose(&self) -> bool {
-        !matches!(T::from_text(""), Err(FromTextError::NotSupported { .. }))
-    }
-}
-
-pub(super) struct Untyped<'s>(pub(super) &'s ResponseSchema);
-
-impl Goal for Untyped<'_> {
-    type Out = Value;
-    fn parse(
-        &self,
-        answer: &Answer,
-        mode: StructuredOutputMode,
-        options: &ParseOptions,
-        reshape: &Reshape,
-    ) -> Result<Parsed<Value>, ParseError> {
-        parse_answer_value_reshaped(answer, self.0, mode, options, reshape)
-    }
-    fn unchecked(&self, value: &Value) -> Option<Value> {
-        Some(value.clone())
-    }
-    fn checked(&self, value: &Value) -> Option<Value> {
-        self.0.check_instance(value).is_ok().then(|| value.clone())
-    }
-    fn read_prose(&self, _: &str) -> Option<(Value, Vec<Warning>)> {
-        None
-    }
-    fn reads_prose(&self) -> bool {
-        false
-    }
-}
-
 /// What the run does after an attempt.
 pub(super) enum Next<T> {
     /// Send the next request now.
@@ -192,7 +95,7 @@ pub(super) enum Next<T> {
 
 /// The state of one run: what is asked and how, what was said so far, and what is left of each
 /// budget.
-pub(super) struct Run<'r, G: Goal> {
+pub(super) struct Run<'r, G: Target> {
     /// What the answer is read into.
     pub(super) goal: G,
     pub(super) schema: &'r ResponseSchema,
@@ -232,7 +135,7 @@ pub(super) struct Run<'r, G: Goal> {
     pub(super) choose_freely: bool,
 }
 
-impl<'r, G: Goal> Run<'r, G> {
+impl<'r, G: Target> Run<'r, G> {
     /// The mode for this provider, and the request fragment for it (the schema lowered once
     /// per target and kept).
     pub(super) fn start<P: Provider>(
@@ -746,7 +649,7 @@ impl<'r, G: Goal> Run<'r, G> {
         if let Some(agent) = &mut self.agent {
             agent.text_only = 0;
         }
-        let parsed = self.goal.parse(
+        let parsed = self.goal.parse_answer(
             &candidate.answer,
             self.mode,
             &self.config.parse,
@@ -929,7 +832,7 @@ fn echo_cut(text: &str, max: usize) -> String {
 /// The type's defaults: the last value with every field that broke a rule taken out, then
 /// filled with typed defaults (missing-field recovery, forced on). `None` when a field has no
 /// default that fits (an enum, or a range that excludes zero). The value is read where it is.
-fn defaults<G: Goal>(
+fn defaults<G: Target>(
     goal: &G,
     schema: &ResponseSchema,
     last: Option<&(Value, Violations)>,
@@ -957,7 +860,7 @@ fn defaults<G: Goal>(
     goal.checked(&value)
 }
 
-impl<G: Goal> Run<'_, G> {
+impl<G: Target> Run<'_, G> {
     /// The answer was stopped where a completed value broke a rule: recorded as invalid with
     /// those violations, and re-asked with them (the answer so far repeated) while re-asks last.
     pub(super) fn stopped_on(

@@ -11,21 +11,19 @@
 //! attempt goes into the ledger (what was sent, what came back, what it came to, the tokens
 //! used), on success and on failure alike, and a failed run's errors are read from it.
 
-use std::marker::PhantomData;
-
 use serde_json::Value;
 
 use super::agent::{Agent, AgentStep};
 use super::config::RunConfig;
 use super::drive::{drive, Options};
 use super::ledger::Attempt;
-use super::machine::{Typed, Untyped};
 use super::result::{RunError, Structured};
 use super::stream::StreamEvent;
 use super::transport::{DynProvider, Provider};
 use crate::provider::wire::ChatRequest;
 use crate::read::output::StructuredOutput;
 use crate::read::parse::Answer;
+use crate::read::parse::{Typed, Untyped};
 use crate::schema::response::ResponseSchema;
 
 /// Runs `request` against `provider` until a `T` validates or a budget runs out. The future is
@@ -75,7 +73,7 @@ pub async fn run_structured<T: StructuredOutput, P: Provider>(
     config: &RunConfig,
 ) -> Result<Structured<T>, RunError> {
     drive(
-        Typed::<T>(PhantomData),
+        Typed::<T>::new(),
         T::schema(),
         provider,
         request,
@@ -189,7 +187,7 @@ pub async fn run_with_fallback<T: StructuredOutput>(
     let mut last = None;
     for provider in providers {
         let run = drive(
-            Typed::<T>(PhantomData),
+            Typed::<T>::new(),
             T::schema(),
             provider,
             request,
@@ -328,7 +326,7 @@ where
     F: FnMut(StreamEvent<'_>) + Send,
 {
     drive(
-        Typed::<T>(PhantomData),
+        Typed::<T>::new(),
         T::schema(),
         provider,
         request,
@@ -443,7 +441,7 @@ where
     F: FnMut(&str, &Answer) -> String + Send,
 {
     drive(
-        Typed::<T>(PhantomData),
+        Typed::<T>::new(),
         T::schema(),
         provider,
         request,
