@@ -88,6 +88,9 @@ pub(super) fn record_attempt(
     tool: Option<&str>,
     bodies: bool,
 ) {
+    if span.is_disabled() {
+        return;
+    }
     span.record("structured.result", result_name(&attempt.result));
     if let AttemptResult::Accepted(provenance) = &attempt.result {
         span.record("structured.provenance", tracing::field::debug(provenance));
@@ -110,6 +113,9 @@ pub(super) fn record_attempt(
 
 /// How the run ended, on its span.
 pub(super) fn record_run<T>(span: &Span, result: &Result<Structured<T>, RunError>) {
+    if span.is_disabled() {
+        return;
+    }
     match result {
         Ok(out) => {
             span.record("structured.mode", tracing::field::debug(out.mode));
