@@ -322,7 +322,7 @@ pub use read::{
 };
 pub use run::{
     run_structured, run_value, run_with_fallback, DynProvider, Provider, RunConfig, RunError,
-    Structured,
+    RunErrorKind, Structured,
 };
 pub use schema::{
     GuidanceFormat, HasPartial, Pointer, ResponseSchema, Rule, SchemaError, SchemaLimits, Validate,

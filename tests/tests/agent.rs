@@ -17,7 +17,7 @@ use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest, T
 use structured_runtime::run::clock::{ManualClock, RunClock};
 use structured_runtime::run::config::StructuredOutputsConfig;
 use structured_runtime::run::{
-    run_agent, run_agent_value, AgentStep, RunConfig, RunError, TransportError,
+    run_agent, run_agent_value, AgentStep, RunConfig, RunError, RunErrorKind, TransportError,
 };
 use structured_runtime::{ResponseSchema, StructuredOutput, Warning};
 
@@ -96,7 +96,7 @@ fn the_agent_step_ends_at_the_runs_deadline() {
     };
     let err = agent(&p, &AgentStep::new(tools()), &config).unwrap_err();
     assert!(
-        matches!(err, RunError::DeadlineExceeded { deadline, .. } if deadline == Duration::from_secs(2)),
+        matches!(err, RunError { kind: RunErrorKind::DeadlineExceeded { deadline, .. }, .. } if deadline == Duration::from_secs(2)),
         "{err:?}"
     );
 }
@@ -116,7 +116,16 @@ fn a_rate_limit_asking_for_longer_than_the_run_waits_ends_the_agent_step() {
         ..config(1)
     };
     let err = agent(&p, &AgentStep::new(tools()), &config).unwrap_err();
-    assert!(matches!(err, RunError::Transport { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::Transport { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert_eq!(p.calls(), 1);
     assert!(clock.sleeps().is_empty(), "no wait of 1, 2, 4 s first");
 }
@@ -129,7 +138,16 @@ fn an_attachment_the_provider_refuses_ends_the_agent_step_before_any_request() {
     ];
     let p = Scripted::new(ProviderKind::Gemini, "gemini-2.5-flash", vec![]);
     let err = agent_with(&p, &request, &AgentStep::new(tools()), &config(1)).unwrap_err();
-    assert!(matches!(err, RunError::UnsupportedInput { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::UnsupportedInput { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert_eq!(p.calls(), 0);
 }
 
@@ -169,7 +187,10 @@ fn a_callers_tool_named_like_the_finalizer_is_refused_before_any_request() {
     let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![]);
     let err = agent(&p, &AgentStep::new(clashing), &config(1)).unwrap_err();
     match &err {
-        RunError::UnsupportedInput { reason } => {
+        RunError {
+            kind: RunErrorKind::UnsupportedInput { reason },
+            ..
+        } => {
             assert!(reason.contains(&format!("`{}`", finalizer())), "{reason}")
         }
         other => panic!("{other:?}"),
@@ -178,7 +199,16 @@ fn a_callers_tool_named_like_the_finalizer_is_refused_before_any_request() {
     let mut twice = tools();
     twice[1].name = twice[0].name.clone();
     let err = agent(&p, &AgentStep::new(twice), &config(1)).unwrap_err();
-    assert!(matches!(err, RunError::UnsupportedInput { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::UnsupportedInput { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 #[test]
@@ -264,7 +294,7 @@ fn an_invalid_finalizer_spends_steps_not_re_asks() {
     step.max_steps = 4;
     let err = agent(&p, &step, &config(1)).unwrap_err();
     assert!(
-        matches!(err, RunError::StepBudget { steps: 4, ref ledger } if ledger.len() == 4),
+        matches!(err, RunError { kind: RunErrorKind::StepBudget { steps: 4 }, ref ledger } if ledger.len() == 4),
         "{err:?}"
     );
 }
@@ -358,7 +388,13 @@ fn with_extended_thinking_on_anthropic_the_model_chooses_and_the_run_holds_it_to
     let err = agent_with(&p, &request, &step, &config(1)).unwrap_err();
     // Free to answer in text, the model is asked again, then the run ends with a typed error.
     assert!(
-        matches!(err, RunError::NoStructuredOutput { .. }),
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::NoStructuredOutput { .. },
+                ..
+            }
+        ),
         "{err:?}"
     );
     assert_eq!(p.calls(), 3);

@@ -10,7 +10,7 @@ use serde::Deserialize;
 use structured_runtime::http::HttpProvider;
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::ChatRequest;
-use structured_runtime::run::{run_structured, RunConfig, RunError, TransportError};
+use structured_runtime::run::{run_structured, RunConfig, RunError, RunErrorKind, TransportError};
 use structured_runtime::StructuredOutput;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpListener;
@@ -174,8 +174,11 @@ async fn a_rejected_request_is_not_sent_again() {
     assert!(
         matches!(
             err,
-            RunError::Transport {
-                error: TransportError::Rejected { status: 400, .. },
+            RunError {
+                kind: RunErrorKind::Transport {
+                    error: TransportError::Rejected { status: 400, .. },
+                    ..
+                },
                 ..
             }
         ),
@@ -196,7 +199,16 @@ async fn recorded_refusal_and_truncation_end_the_run() {
     let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
         .await
         .unwrap_err();
-    assert!(matches!(err, RunError::Refused { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::Refused { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     let (url, _) = serve(vec![Reply::Http(
         200,
         "",
@@ -207,7 +219,16 @@ async fn recorded_refusal_and_truncation_end_the_run() {
     let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
         .await
         .unwrap_err();
-    assert!(matches!(err, RunError::Truncated { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::Truncated { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
 }
 
 #[tokio::test]
@@ -265,7 +286,16 @@ async fn gemini_posts_to_the_models_generate_content() {
     let err = run_structured::<OrderItem, _>(&provider, &ChatRequest::user("x"), &quick())
         .await
         .unwrap_err();
-    assert!(matches!(err, RunError::Filtered { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::Filtered { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     let seen = seen.lock().unwrap();
     let head = seen[0].0.to_ascii_lowercase();
     assert!(
@@ -295,8 +325,11 @@ async fn nothing_listening_is_a_connection_error_after_the_retries() {
         .await
         .unwrap_err();
     match err {
-        RunError::Transport {
-            error: TransportError::Connection(_),
+        RunError {
+            kind:
+                RunErrorKind::Transport {
+                    error: TransportError::Connection(_),
+                },
             ledger,
         } => assert_eq!(ledger.len(), 4),
         other => panic!("{other:?}"),
@@ -323,8 +356,11 @@ async fn a_server_that_never_answers_is_a_timeout_after_the_retries() {
         .await
         .unwrap_err();
     match err {
-        RunError::Transport {
-            error: TransportError::Timeout,
+        RunError {
+            kind:
+                RunErrorKind::Transport {
+                    error: TransportError::Timeout,
+                },
             ledger,
         } => assert_eq!(ledger.len(), 4),
         other => panic!("{other:?}"),
@@ -370,8 +406,11 @@ async fn a_redirect_to_another_origin_is_refused_and_the_key_stays_home() {
             .await
             .unwrap_err();
         match &err {
-            RunError::Transport {
-                error: TransportError::Redirect(reason),
+            RunError {
+                kind:
+                    RunErrorKind::Transport {
+                        error: TransportError::Redirect(reason),
+                    },
                 ledger,
             } => {
                 assert!(reason.contains(&elsewhere), "{reason}");
@@ -421,7 +460,7 @@ async fn a_body_over_the_cap_is_refused_declared_or_not() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, RunError::Transport { error: TransportError::TooLarge { limit: 1000 }, ledger } if ledger.len() == 1),
+        matches!(&err, RunError { kind: RunErrorKind::Transport { error: TransportError::TooLarge { limit: 1000 } }, ledger } if ledger.len() == 1),
         "{err:?}"
     );
 
@@ -449,8 +488,11 @@ async fn a_body_over_the_cap_is_refused_declared_or_not() {
     assert!(
         matches!(
             &err,
-            RunError::Transport {
-                error: TransportError::TooLarge { .. },
+            RunError {
+                kind: RunErrorKind::Transport {
+                    error: TransportError::TooLarge { .. },
+                    ..
+                },
                 ..
             }
         ),
@@ -474,8 +516,11 @@ async fn a_retry_after_beyond_the_cap_ends_the_run_with_the_servers_wait() {
         .unwrap_err();
     assert!(started.elapsed() < Duration::from_secs(30));
     match err {
-        RunError::Transport {
-            error: TransportError::RateLimited { retry_after },
+        RunError {
+            kind:
+                RunErrorKind::Transport {
+                    error: TransportError::RateLimited { retry_after },
+                },
             ledger,
         } => {
             assert_eq!(retry_after, Some(Duration::from_secs(999999)));
@@ -507,7 +552,10 @@ async fn the_run_deadline_ends_a_request_that_never_answers() {
         .await
         .unwrap_err();
     match err {
-        RunError::DeadlineExceeded { deadline, ledger } => {
+        RunError {
+            kind: RunErrorKind::DeadlineExceeded { deadline },
+            ledger,
+        } => {
             assert_eq!(deadline, Duration::from_millis(300));
             assert_eq!(ledger.len(), 1);
             assert_eq!(
@@ -611,8 +659,12 @@ async fn a_caller_client_that_follows_any_redirect_still_gets_no_answer_from_els
         .await
         .unwrap_err();
     match err {
-        RunError::Transport {
-            error: TransportError::Redirect(reason),
+        RunError {
+            kind:
+                RunErrorKind::Transport {
+                    error: TransportError::Redirect(reason),
+                    ..
+                },
             ..
         } => assert!(reason.contains("the answer came from"), "{reason}"),
         other => panic!("{other:?}"),
@@ -704,7 +756,7 @@ async fn what_a_provider_cannot_take_is_refused_before_any_request() {
         .await
         .unwrap_err();
     assert!(
-        matches!(&err, RunError::UnsupportedInput { reason } if reason.contains("Gemini")),
+        matches!(&err, RunError { kind: RunErrorKind::UnsupportedInput { reason }, .. } if reason.contains("Gemini")),
         "{err}"
     );
     assert!(seen.lock().unwrap().is_empty());
@@ -892,8 +944,19 @@ async fn a_refusal_a_truncation_and_a_cut_stream_end_the_streaming_run_as_typed_
         .await;
         let ok = matches!(
             (&result, expected),
-            (Err(RunError::Refused { .. }), "refused")
-                | (Err(RunError::Truncated { .. }), "truncated")
+            (
+                Err(RunError {
+                    kind: RunErrorKind::Refused { .. },
+                    ..
+                }),
+                "refused"
+            ) | (
+                Err(RunError {
+                    kind: RunErrorKind::Truncated { .. },
+                    ..
+                }),
+                "truncated"
+            )
         );
         assert!(ok, "{file}: {result:?}");
     }
@@ -910,7 +973,10 @@ async fn a_refusal_a_truncation_and_a_cut_stream_end_the_streaming_run_as_typed_
     )
     .await;
     match result {
-        Err(RunError::Provider { error, .. }) => {
+        Err(RunError {
+            kind: RunErrorKind::Provider { error, .. },
+            ..
+        }) => {
             assert!(error.to_string().contains("cut"), "{error}")
         }
         other => panic!("{other:?}"),

@@ -32,7 +32,7 @@ use structured_runtime::provider::capabilities::{
 };
 use structured_runtime::provider::dialect::grammar;
 use structured_runtime::provider::wire::LlamaCppRequest;
-use structured_runtime::run::{AttemptResult, RunConfig, RunError, Structured};
+use structured_runtime::run::{AttemptResult, RunConfig, RunError, RunErrorKind, Structured};
 use structured_runtime::Warning;
 use structured_runtime::{
     run_structured, ChatRequest, Provenance, StructuredOutput, StructuredOutputMode, Validate,
@@ -192,9 +192,16 @@ fn check_outcome<T: StructuredOutput + Validate>(
             assert!(
                 matches!(
                     e,
-                    RunError::RetriesExhausted { .. }
-                        | RunError::NoStructuredOutput { .. }
-                        | RunError::Truncated { .. }
+                    RunError {
+                        kind: RunErrorKind::RetriesExhausted { .. },
+                        ..
+                    } | RunError {
+                        kind: RunErrorKind::NoStructuredOutput { .. },
+                        ..
+                    } | RunError {
+                        kind: RunErrorKind::Truncated { .. },
+                        ..
+                    }
                 ),
                 "an answer can only fail to fit, hold no value, or be cut: {e}"
             );
@@ -302,7 +309,11 @@ fn a_small_type_comes_back_valid_or_with_every_violation() {
                 );
             }
         }
-        if let Err(RunError::RetriesExhausted { errors, .. }) = &result {
+        if let Err(RunError {
+            kind: RunErrorKind::RetriesExhausted { errors, .. },
+            ..
+        }) = &result
+        {
             assert_eq!(errors.len(), bodies.len());
         }
         eprintln!("schema enforced, Verdict: {}", summary(&result));
@@ -470,7 +481,10 @@ fn a_forced_tool_is_refused_before_any_request() {
         config.outputs.prefer_schema_enforcement = false;
         let result = run::<DaimonAppraisal>(&provider, &request(tag, "Appraise.", 32), &config);
         match result {
-            Err(RunError::InvalidSchema(report)) => {
+            Err(RunError {
+                kind: RunErrorKind::InvalidSchema(report),
+                ..
+            }) => {
                 assert!(
                     report.to_string().contains("cannot force a tool call"),
                     "{report}"
@@ -491,7 +505,10 @@ fn max_tokens_cuts_the_answer_and_the_run_says_so() {
         let request = request(tag, "Assess the vault as JSON.", 6);
         let result = run::<HeartbeatDecision>(&provider, &request, &config());
         match &result {
-            Err(RunError::Truncated { reason, ledger, .. }) => {
+            Err(RunError {
+                kind: RunErrorKind::Truncated { reason, .. },
+                ledger,
+            }) => {
                 assert_eq!(reason, "length");
                 assert_eq!(ledger.len(), 1, "a cut answer is not asked again");
                 assert!(matches!(ledger[0].result, AttemptResult::Stopped(_)));
@@ -561,9 +578,16 @@ fn a_streamed_answer_arrives_in_pieces_that_only_grow() {
             Err(e) => assert!(
                 matches!(
                     e,
-                    RunError::RetriesExhausted { .. }
-                        | RunError::NoStructuredOutput { .. }
-                        | RunError::Truncated { .. }
+                    RunError {
+                        kind: RunErrorKind::RetriesExhausted { .. },
+                        ..
+                    } | RunError {
+                        kind: RunErrorKind::NoStructuredOutput { .. },
+                        ..
+                    } | RunError {
+                        kind: RunErrorKind::Truncated { .. },
+                        ..
+                    }
                 ),
                 "{e}"
             ),

@@ -14,7 +14,7 @@ use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest, T
 use structured_runtime::run::clock::{ManualClock, RunClock};
 use structured_runtime::run::{
     run_agent, run_agent_value, run_structured, run_structured_stream, run_value, run_value_stream,
-    AgentStep, RunConfig, RunError, TransportError,
+    AgentStep, RunConfig, RunError, RunErrorKind, TransportError,
 };
 use structured_runtime::{StructuredOutput, Warning};
 
@@ -130,7 +130,7 @@ fn every_budget_and_check_holds_for_every_entry_point() {
         };
         let err = run(entry, &p, &ask, &config).unwrap_err();
         assert!(
-            matches!(err, RunError::DeadlineExceeded { deadline, .. } if deadline == Duration::from_secs(2)),
+            matches!(err, RunError { kind: RunErrorKind::DeadlineExceeded { deadline, .. }, .. } if deadline == Duration::from_secs(2)),
             "{entry:?}: {err:?}"
         );
 
@@ -145,7 +145,13 @@ fn every_budget_and_check_holds_for_every_entry_point() {
         );
         let err = run(entry, &p, &ask, &timed(&clock)).unwrap_err();
         assert!(
-            matches!(err, RunError::Transport { .. }),
+            matches!(
+                err,
+                RunError {
+                    kind: RunErrorKind::Transport { .. },
+                    ..
+                }
+            ),
             "{entry:?}: {err:?}"
         );
         assert_eq!((p.calls(), clock.sleeps().len()), (1, 0), "{entry:?}");
@@ -159,7 +165,13 @@ fn every_budget_and_check_holds_for_every_entry_point() {
         );
         let err = run(entry, &p, &ask, &timed(&clock)).unwrap_err();
         assert!(
-            matches!(err, RunError::Transport { .. }),
+            matches!(
+                err,
+                RunError {
+                    kind: RunErrorKind::Transport { .. },
+                    ..
+                }
+            ),
             "{entry:?}: {err:?}"
         );
         assert_eq!(p.calls(), 4, "{entry:?}");
@@ -177,7 +189,13 @@ fn every_budget_and_check_holds_for_every_entry_point() {
         let p = Scripted::new(ProviderKind::Gemini, "gemini-2.5-flash", vec![]);
         let err = run(entry, &p, &with_url, &timed(&ManualClock::default())).unwrap_err();
         assert!(
-            matches!(err, RunError::UnsupportedInput { .. }),
+            matches!(
+                err,
+                RunError {
+                    kind: RunErrorKind::UnsupportedInput { .. },
+                    ..
+                }
+            ),
             "{entry:?}: {err:?}"
         );
         assert_eq!(p.calls(), 0, "{entry:?}");
@@ -203,7 +221,13 @@ fn every_budget_and_check_holds_for_every_entry_point() {
         };
         let err = run(entry, &p, &ask, &config).unwrap_err();
         assert!(
-            matches!(err, RunError::UnsupportedInput { .. }),
+            matches!(
+                err,
+                RunError {
+                    kind: RunErrorKind::UnsupportedInput { .. },
+                    ..
+                }
+            ),
             "{entry:?}: {err:?}"
         );
         assert_eq!(p.calls(), 0, "{entry:?}");

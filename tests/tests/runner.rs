@@ -14,7 +14,8 @@ use structured_runtime::provider::wire::ChatRequest;
 use structured_runtime::run::clock::{ManualClock, RunClock};
 use structured_runtime::run::config::StructuredOutputsConfig;
 use structured_runtime::run::{
-    run_structured, AttemptResult, OnExhausted, Provider, RunConfig, RunError, TransportError,
+    run_structured, AttemptResult, OnExhausted, Provider, RunConfig, RunError, RunErrorKind,
+    TransportError,
 };
 use structured_runtime::{Provenance, StructuredOutput, StructuredOutputMode, Validate, Warning};
 
@@ -161,9 +162,8 @@ fn exhaustion_keeps_the_last_value_and_every_error() {
         vec![openai_text(OUT_OF_RANGE); 3],
     );
     match run(&p, &config(2)) {
-        Err(RunError::RetriesExhausted {
-            last_value,
-            errors,
+        Err(RunError {
+            kind: RunErrorKind::RetriesExhausted { last_value, errors },
             ledger,
         }) => {
             assert_eq!(p.calls(), 3, "max_retries + 1");
@@ -183,7 +183,10 @@ fn zero_retries_is_one_call() {
     );
     assert!(matches!(
         run(&p, &config(0)),
-        Err(RunError::RetriesExhausted { .. })
+        Err(RunError {
+            kind: RunErrorKind::RetriesExhausted { .. },
+            ..
+        })
     ));
     assert_eq!(p.calls(), 1);
 }
@@ -199,10 +202,9 @@ fn refusal_and_truncation_are_terminal_and_spend_no_re_ask() {
         vec![refusal, openai_text(GOOD)],
     );
     match run(&p, &config(3)) {
-        Err(RunError::Refused {
-            explanation,
+        Err(RunError {
+            kind: RunErrorKind::Refused { explanation, .. },
             ledger,
-            ..
         }) => {
             assert_eq!(explanation.as_deref(), Some("I can't help with that."));
             assert_eq!(ledger.len(), 1);
@@ -218,8 +220,11 @@ fn refusal_and_truncation_are_terminal_and_spend_no_re_ask() {
         vec![cut, openai_text(GOOD)],
     );
     match run(&p, &config(3)) {
-        Err(RunError::Truncated {
-            partial, reason, ..
+        Err(RunError {
+            kind: RunErrorKind::Truncated {
+                partial, reason, ..
+            },
+            ..
         }) => {
             assert_eq!(reason, "length");
             assert!(partial.unwrap().ends_with("\"arou"));
@@ -272,7 +277,10 @@ fn transport_errors_retry_with_backoff_apart_from_the_re_asks() {
     );
     assert!(matches!(
         run(&p, &config(2)),
-        Err(RunError::Transport { .. })
+        Err(RunError {
+            kind: RunErrorKind::Transport { .. },
+            ..
+        })
     ));
     assert_eq!(p.calls(), 1);
     // Retries run out.
@@ -283,8 +291,11 @@ fn transport_errors_retry_with_backoff_apart_from_the_re_asks() {
     );
     assert!(matches!(
         run(&p, &config(2)),
-        Err(RunError::Transport {
-            error: TransportError::Timeout,
+        Err(RunError {
+            kind: RunErrorKind::Transport {
+                error: TransportError::Timeout,
+                ..
+            },
             ..
         })
     ));
@@ -309,7 +320,10 @@ fn plain_text_in_tool_mode_is_re_asked_a_bounded_number_of_times() {
         vec![anthropic_text("no"); 5],
     );
     match run(&p, &config(0)) {
-        Err(RunError::NoStructuredOutput { errors, ledger, .. }) => {
+        Err(RunError {
+            kind: RunErrorKind::NoStructuredOutput { errors, .. },
+            ledger,
+        }) => {
             assert_eq!((errors.len(), ledger.len()), (3, 3));
             assert!(errors[0].contains("expected a call to"), "{errors:?}");
         }
@@ -405,7 +419,10 @@ fn an_empty_answer_spends_a_re_ask_outside_tool_mode() {
     );
     assert!(matches!(
         run(&p, &config(0)),
-        Err(RunError::NoStructuredOutput { .. })
+        Err(RunError {
+            kind: RunErrorKind::NoStructuredOutput { .. },
+            ..
+        })
     ));
     assert_eq!(p.calls(), 1);
 }
@@ -472,8 +489,11 @@ fn waits_are_capped_and_a_longer_retry_after_ends_the_run() {
     let err = run(&p, &config).unwrap_err();
     assert_eq!(clock.sleeps(), [Duration::from_secs(30)]);
     match err {
-        RunError::Transport {
-            error: TransportError::RateLimited { retry_after },
+        RunError {
+            kind:
+                RunErrorKind::Transport {
+                    error: TransportError::RateLimited { retry_after },
+                },
             ledger,
         } => {
             assert_eq!(retry_after, Some(Duration::from_secs(3600)));
@@ -566,7 +586,10 @@ fn a_fallback_chain_asks_the_next_provider_after_a_refusal_or_no_response() {
         &ChatRequest::user("Appraise."),
         &config(0),
     )) {
-        Err(RunError::RetriesExhausted { ledger, .. }) => assert_eq!(ledger.len(), 1),
+        Err(RunError {
+            kind: RunErrorKind::RetriesExhausted { .. },
+            ledger,
+        }) => assert_eq!(ledger.len(), 1),
         other => panic!("{other:?}"),
     }
     // Every provider failing: the last error, with every attempt.
@@ -587,7 +610,10 @@ fn a_fallback_chain_asks_the_next_provider_after_a_refusal_or_no_response() {
         &ChatRequest::user("Appraise."),
         &config(0),
     )) {
-        Err(RunError::Refused { ledger, .. }) => assert_eq!(ledger.len(), 2),
+        Err(RunError {
+            kind: RunErrorKind::Refused { .. },
+            ledger,
+        }) => assert_eq!(ledger.len(), 2),
         other => panic!("{other:?}"),
     }
 }
@@ -697,8 +723,12 @@ fn a_schema_given_at_run_time_is_run_like_a_type() {
         &ChatRequest::user("File it."),
         &config(1),
     )) {
-        Err(RunError::RetriesExhausted {
-            last_value, errors, ..
+        Err(RunError {
+            kind:
+                RunErrorKind::RetriesExhausted {
+                    last_value, errors, ..
+                },
+            ..
         }) => {
             assert_eq!(last_value["priority"], 9);
             assert_eq!(errors.len(), 2);
@@ -720,8 +750,17 @@ fn a_schema_given_at_run_time_is_run_like_a_type() {
         &ChatRequest::user("File it."),
         &policy,
     )) {
-        Err(e @ RunError::RetriesExhausted { .. }) => {
-            let RunError::RetriesExhausted { errors, ledger, .. } = &e else {
+        Err(
+            e @ RunError {
+                kind: RunErrorKind::RetriesExhausted { .. },
+                ..
+            },
+        ) => {
+            let RunError {
+                kind: RunErrorKind::RetriesExhausted { errors, .. },
+                ledger,
+            } = &e
+            else {
                 unreachable!()
             };
             // One error per answer, then why the policy could not apply.
@@ -1000,7 +1039,16 @@ fn with_structured_output_off_a_type_without_a_prose_reader_is_refused_at_the_st
         &off,
     ))
     .unwrap_err();
-    assert!(matches!(err, RunError::NoProseReader { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::NoProseReader { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert_eq!(p.calls(), 0, "nothing was sent");
     // A type with one reads the prose.
     let p = Scripted::new(
@@ -1036,7 +1084,16 @@ fn ollama_gets_images_beside_the_text_and_refuses_a_pdf() {
         &config(0),
     ))
     .unwrap_err();
-    assert!(matches!(err, RunError::UnsupportedInput { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::UnsupportedInput { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert_eq!(p.calls(), 0);
 }
 
@@ -1149,7 +1206,13 @@ fn an_agent_step_is_bounded_by_text_only_answers_and_by_steps() {
     ))
     .unwrap_err();
     assert!(
-        matches!(err, RunError::NoStructuredOutput { .. }),
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::NoStructuredOutput { .. },
+                ..
+            }
+        ),
         "{err:?}"
     );
     assert_eq!(p.calls(), 10, "4 + a tool call + 5");
@@ -1168,7 +1231,7 @@ fn an_agent_step_is_bounded_by_text_only_answers_and_by_steps() {
     ))
     .unwrap_err();
     assert!(
-        matches!(err, RunError::StepBudget { steps: 10, ref ledger } if ledger.len() == 10),
+        matches!(err, RunError { kind: RunErrorKind::StepBudget { steps: 10 }, ref ledger } if ledger.len() == 10),
         "{err:?}"
     );
     // The finalizer beside another tool is answered with an error asking for it alone.
@@ -1302,7 +1365,10 @@ fn tools_in_the_requests_extra_fields_are_refused_in_tool_mode() {
     ))
     .unwrap_err();
     match err {
-        RunError::UnsupportedInput { reason } => assert!(reason.contains("run_agent"), "{reason}"),
+        RunError {
+            kind: RunErrorKind::UnsupportedInput { reason },
+            ..
+        } => assert!(reason.contains("run_agent"), "{reason}"),
         other => panic!("{other:?}"),
     }
     assert_eq!(p.calls(), 0);
@@ -1517,8 +1583,8 @@ fn the_run_keeps_its_own_time() {
     ))
     .unwrap_err();
     match err {
-        RunError::DeadlineExceeded {
-            deadline,
+        RunError {
+            kind: RunErrorKind::DeadlineExceeded { deadline },
             ref ledger,
         } => {
             assert_eq!(deadline, Duration::from_secs(5));
@@ -1569,7 +1635,16 @@ fn a_mode_chosen_in_the_config_or_by_the_provider_is_the_mode_asked() {
     // A mode the provider cannot take ends the run before any request.
     let p = Scripted::new(ProviderKind::Ollama, "llama3.1", vec![]);
     let err = run(&p, &forced).unwrap_err();
-    assert!(matches!(err, RunError::UnsupportedInput { .. }), "{err:?}");
+    assert!(
+        matches!(
+            err,
+            RunError {
+                kind: RunErrorKind::UnsupportedInput { .. },
+                ..
+            }
+        ),
+        "{err:?}"
+    );
     assert_eq!(p.calls(), 0);
     // A provider's own mode (a config file's entry for it), when the run's config sets none.
     struct Guided(Scripted);

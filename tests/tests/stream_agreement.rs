@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::run::{
-    run_structured, run_structured_stream, RunError, StreamEvent, TransportError,
+    run_structured, run_structured_stream, RunError, RunErrorKind, StreamEvent, TransportError,
 };
 use structured_runtime::{ChatRequest, Provenance, Provider, RunConfig, StructuredOutput};
 
@@ -214,7 +214,13 @@ fn a_stopped_stream_is_refused_by_the_final_reading_too() {
         },
     ));
     assert!(
-        matches!(plain, Err(RunError::RetriesExhausted { .. })),
+        matches!(
+            plain,
+            Err(RunError {
+                kind: RunErrorKind::RetriesExhausted { .. },
+                ..
+            })
+        ),
         "{plain:?}"
     );
 }

@@ -20,7 +20,7 @@ use structured_examples::{live, DaimonAppraisal, HeartbeatDecision, TicketTriage
 use structured_runtime::http::HttpProvider;
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::LlamaCppRequest;
-use structured_runtime::run::{RunConfig, RunError, Structured};
+use structured_runtime::run::{RunConfig, RunError, RunErrorKind, Structured};
 use structured_runtime::{
     run_structured, ChatRequest, ParseOptions, Provenance, Provider, StructuredOutput, Validate,
 };
@@ -80,14 +80,38 @@ impl Row {
             }
             Err(e) => {
                 let kind = match e {
-                    RunError::RetriesExhausted { .. } => "invalid after re-asks",
-                    RunError::NoStructuredOutput { .. } => "no value in any answer",
-                    RunError::Truncated { .. } => "truncated",
-                    RunError::Refused { .. } => "refused",
-                    RunError::Filtered { .. } => "filtered",
-                    RunError::Transport { .. } => "transport",
-                    RunError::Provider { .. } => "not the provider's shape",
-                    RunError::InvalidSchema(_) => "schema refused",
+                    RunError {
+                        kind: RunErrorKind::RetriesExhausted { .. },
+                        ..
+                    } => "invalid after re-asks",
+                    RunError {
+                        kind: RunErrorKind::NoStructuredOutput { .. },
+                        ..
+                    } => "no value in any answer",
+                    RunError {
+                        kind: RunErrorKind::Truncated { .. },
+                        ..
+                    } => "truncated",
+                    RunError {
+                        kind: RunErrorKind::Refused { .. },
+                        ..
+                    } => "refused",
+                    RunError {
+                        kind: RunErrorKind::Filtered { .. },
+                        ..
+                    } => "filtered",
+                    RunError {
+                        kind: RunErrorKind::Transport { .. },
+                        ..
+                    } => "transport",
+                    RunError {
+                        kind: RunErrorKind::Provider { .. },
+                        ..
+                    } => "not the provider's shape",
+                    RunError {
+                        kind: RunErrorKind::InvalidSchema(_),
+                        ..
+                    } => "schema refused",
                     _ => "other",
                 };
                 (Verdict::Failed(kind), e.ledger())

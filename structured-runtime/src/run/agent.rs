@@ -9,7 +9,7 @@
 //! not run, and a call to a tool that does not exist is answered with an error. An invalid
 //! finalizer call is answered with an error tool result naming every violation and spends a
 //! step; plain-text answers are asked again up to a bound of consecutive ones; the step budget
-//! ends the run with [`RunError::StepBudget`](super::RunError::StepBudget), never with a value
+//! ends the run with [`RunErrorKind::StepBudget`](super::RunErrorKind::StepBudget), never with a value
 //! that was not given.
 
 use crate::provider::wire::{Tool, ToolCall, Turn};

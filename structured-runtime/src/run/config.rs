@@ -39,7 +39,7 @@ use crate::schema::response::ResponseSchema;
 /// What to do when every validation re-ask was spent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum OnExhausted {
-    /// Fail with [`RunError::RetriesExhausted`](crate::RunError::RetriesExhausted) (the
+    /// Fail with [`RunErrorKind::RetriesExhausted`](crate::RunErrorKind::RetriesExhausted) (the
     /// default).
     #[default]
     Fail,
@@ -75,7 +75,7 @@ pub struct RunConfig {
     pub max_wait: Duration,
     /// The whole run, every request and wait included; `None` for no limit. When it passes,
     /// the request in flight is dropped and the run ends with
-    /// [`RunError::DeadlineExceeded`](crate::RunError::DeadlineExceeded).
+    /// [`RunErrorKind::DeadlineExceeded`](crate::RunErrorKind::DeadlineExceeded).
     pub deadline: Option<Duration>,
     /// The token limit of every answer when the request names none (`ChatRequest::max_tokens`
     /// wins): without one, a model that loops writes until its context is full. `None` sends

@@ -11,7 +11,7 @@ use serde_json::Value;
 use super::agent::Agent;
 use super::config::{OnExhausted, RunConfig};
 use super::ledger::{Attempt, AttemptResult, Ledger, Stop};
-use super::result::{RunError, Structured, FALLBACK_FAILED};
+use super::result::{RunError, RunErrorKind, Structured, FALLBACK_FAILED};
 use super::transport::{Provider, TransportError};
 use crate::provider::cache::Fragment;
 use crate::provider::capabilities::{resolve_mode, ProviderKind};
@@ -158,13 +158,13 @@ impl<'r, G: Target> Run<'r, G> {
             // (`auto` with thinking on Anthropic), so thinking does not rule the tool out.
             Some(_) if caps.supports_tool_use => StructuredOutputMode::ToolUseWorkaround,
             Some(_) => {
-                return Err(RunError::UnsupportedInput {
+                return Err(RunError::from(RunErrorKind::UnsupportedInput {
                     reason: format!(
                         "{:?} {} cannot take tool calls here: an agent step needs them",
                         provider.kind(),
                         provider.model()
                     ),
-                })
+                }))
             }
             None => match config.mode.or(provider.mode()) {
                 Some(asked) if config.outputs.enabled => {
@@ -176,13 +176,13 @@ impl<'r, G: Target> Run<'r, G> {
                         StructuredOutputMode::PromptGuided | StructuredOutputMode::None => true,
                     };
                     if !takes {
-                        return Err(RunError::UnsupportedInput {
+                        return Err(RunError::from(RunErrorKind::UnsupportedInput {
                             reason: format!(
                                 "the mode {asked:?} was asked, and {:?} {} cannot take it",
                                 provider.kind(),
                                 provider.model()
                             ),
-                        });
+                        }));
                     }
                     asked
                 }
@@ -195,7 +195,7 @@ impl<'r, G: Target> Run<'r, G> {
             },
         };
         if let Some(reason) = agent.as_ref().and_then(|a| a.step.clash(schema.name())) {
-            return Err(RunError::UnsupportedInput { reason });
+            return Err(RunError::from(RunErrorKind::UnsupportedInput { reason }));
         }
         // With thinking on Anthropic a tool cannot be forced: the model chooses (`auto`), and
         // the run holds it to the finalizer (the text-only bound, then a typed error).
@@ -206,7 +206,7 @@ impl<'r, G: Target> Run<'r, G> {
             .flat_map(|m| &m.attachments)
             .find_map(|a| a.refused_by(provider.kind()));
         if let Some(reason) = refused {
-            return Err(RunError::UnsupportedInput { reason });
+            return Err(RunError::from(RunErrorKind::UnsupportedInput { reason }));
         }
         // Tools in the request's own fields would replace the structured-output tool while the
         // choice still names it: the caller's tools go through `run_agent`.
@@ -214,20 +214,18 @@ impl<'r, G: Target> Run<'r, G> {
             .into_iter()
             .find(|k| request.extra.get(k).is_some());
         if let (StructuredOutputMode::ToolUseWorkaround, Some(key)) = (mode, clash) {
-            return Err(RunError::UnsupportedInput {
-                reason: format!(
+            return Err(RunError::from(RunErrorKind::UnsupportedInput { reason: format!(
                     "`{key}` in the request's extra fields would replace the structured-output tool: offer your tools with run_agent"
-                ),
-            });
+                ) }));
         }
         if mode == StructuredOutputMode::None && !goal.reads_prose() {
-            return Err(RunError::NoProseReader {
+            return Err(RunError::from(RunErrorKind::NoProseReader {
                 schema: schema.name().to_owned(),
-            });
+            }));
         }
         let constraint = config.constraint(request.max_tokens.or(config.max_tokens));
         let fragment = fragment_body(provider.kind(), mode, schema, &caps, &constraint)
-            .map_err(RunError::InvalidSchema)?;
+            .map_err(|report| RunError::from(RunErrorKind::InvalidSchema(report)))?;
         // What the request leaves to local checks, said with the value.
         let target = sent_target(&caps, schema);
         let not_enforced: Vec<Warning> = match mode {
@@ -348,10 +346,8 @@ impl<'r, G: Target> Run<'r, G> {
     /// The step budget spent (an agent step counts every request): the run ends here.
     pub(super) fn over_budget(&mut self) -> Option<RunError> {
         let steps = self.agent.as_ref()?.step.max_steps;
-        (self.ledger.attempts.len() >= steps as usize).then(|| RunError::StepBudget {
-            steps,
-            ledger: self.ledger(),
-        })
+        (self.ledger.attempts.len() >= steps as usize)
+            .then(|| RunError::new(RunErrorKind::StepBudget { steps }, self.ledger()))
     }
 
     fn reask_budget(&self) -> u32 {
@@ -412,7 +408,7 @@ impl<'r, G: Target> Run<'r, G> {
             Err(error) => {
                 self.record(body, Some(text), AttemptResult::Codec(error.clone()), None);
                 let ledger = self.ledger();
-                return done(Err(RunError::Provider { error, ledger }));
+                return done(Err(RunError::new(RunErrorKind::Provider { error }, ledger)));
             }
         };
         let usage = response.usage;
@@ -430,27 +426,34 @@ impl<'r, G: Target> Run<'r, G> {
                     usage,
                 );
                 let ledger = self.ledger();
-                done(Err(RunError::Refused {
-                    explanation,
-                    category,
+                done(Err(RunError::new(
+                    RunErrorKind::Refused {
+                        explanation,
+                        category,
+                    },
                     ledger,
-                }))
+                )))
             }
             Outcome::Truncated { partial, reason } => {
                 let stop = Stop::Truncated(reason.clone());
                 self.record(body, Some(text), AttemptResult::Stopped(stop), usage);
                 let ledger = self.ledger();
-                done(Err(RunError::Truncated {
-                    partial: partial.map(|p| p.answer.to_text().into_owned()),
-                    reason,
+                done(Err(RunError::new(
+                    RunErrorKind::Truncated {
+                        partial: partial.map(|p| p.answer.to_text().into_owned()),
+                        reason,
+                    },
                     ledger,
-                }))
+                )))
             }
             Outcome::Filtered { reason, .. } => {
                 let stop = Stop::Filtered(reason.clone());
                 self.record(body, Some(text), AttemptResult::Stopped(stop), usage);
                 let ledger = self.ledger();
-                done(Err(RunError::Filtered { reason, ledger }))
+                done(Err(RunError::new(
+                    RunErrorKind::Filtered { reason },
+                    ledger,
+                )))
             }
             Outcome::NoStructuredOutput { text: said } => {
                 self.record(body, Some(text), AttemptResult::PlainText, usage);
@@ -498,7 +501,10 @@ impl<'r, G: Target> Run<'r, G> {
                     retry_after: Some(d),
                 } if *d > self.config.max_wait => {
                     let ledger = self.ledger();
-                    return done(Err(RunError::Transport { error, ledger }));
+                    return done(Err(RunError::new(
+                        RunErrorKind::Transport { error },
+                        ledger,
+                    )));
                 }
                 TransportError::RateLimited {
                     retry_after: Some(d),
@@ -514,7 +520,10 @@ impl<'r, G: Target> Run<'r, G> {
             return Next::Wait(delay);
         }
         let ledger = self.ledger();
-        done(Err(RunError::Transport { error, ledger }))
+        done(Err(RunError::new(
+            RunErrorKind::Transport { error },
+            ledger,
+        )))
     }
 
     /// The deadline passed while `body` was in flight: the attempt is recorded as a timeout.
@@ -535,7 +544,7 @@ impl<'r, G: Target> Run<'r, G> {
         if let Some(AttemptResult::Transport(error @ TransportError::RateLimited { .. })) = last {
             let error = error.clone();
             let ledger = self.ledger();
-            return RunError::Transport { error, ledger };
+            return RunError::new(RunErrorKind::Transport { error }, ledger);
         }
         self.deadline_exceeded()
     }
@@ -543,7 +552,7 @@ impl<'r, G: Target> Run<'r, G> {
     fn deadline_exceeded(&mut self) -> RunError {
         let ledger = self.ledger();
         let deadline = self.config.deadline.unwrap_or_default();
-        RunError::DeadlineExceeded { deadline, ledger }
+        RunError::new(RunErrorKind::DeadlineExceeded { deadline }, ledger)
     }
 
     /// Plain text where a tool call was required, or no text at all.
@@ -553,7 +562,10 @@ impl<'r, G: Target> Run<'r, G> {
             if agent.text_only >= agent.step.max_text_only {
                 let errors = self.ledger.errors();
                 let ledger = self.ledger();
-                return done(Err(RunError::NoStructuredOutput { errors, ledger }));
+                return done(Err(RunError::new(
+                    RunErrorKind::NoStructuredOutput { errors },
+                    ledger,
+                )));
             }
             let tool = self.schema.name();
             self.turns
@@ -679,11 +691,13 @@ impl<'r, G: Target> Run<'r, G> {
                 let stop = AttemptResult::Stopped(Stop::Truncated(reason.clone()));
                 self.record(body, Some(text), stop, usage);
                 let ledger = self.ledger();
-                return done(Err(RunError::Truncated {
-                    partial: Some(candidate.answer.to_text().into_owned()),
-                    reason,
+                return done(Err(RunError::new(
+                    RunErrorKind::Truncated {
+                        partial: Some(candidate.answer.to_text().into_owned()),
+                        reason,
+                    },
                     ledger,
-                }));
+                )));
             }
             Err(ParseError::Invalid {
                 violations, value, ..
@@ -761,12 +775,17 @@ impl<'r, G: Target> Run<'r, G> {
         errors.extend(fallback_failed.map(|why| format!("{FALLBACK_FAILED}: {why}")));
         let ledger = self.ledger();
         match self.last_value.take() {
-            Some((value, _)) => done(Err(RunError::RetriesExhausted {
-                last_value: value,
-                errors,
+            Some((value, _)) => done(Err(RunError::new(
+                RunErrorKind::RetriesExhausted {
+                    last_value: value,
+                    errors,
+                },
                 ledger,
-            })),
-            None => done(Err(RunError::NoStructuredOutput { errors, ledger })),
+            ))),
+            None => done(Err(RunError::new(
+                RunErrorKind::NoStructuredOutput { errors },
+                ledger,
+            ))),
         }
     }
 }

@@ -19,7 +19,7 @@ mod transport;
 pub use agent::AgentStep;
 pub use config::{OnExhausted, RunConfig};
 pub use ledger::{Attempt, AttemptResult, PriceTable, Stop};
-pub use result::{RunError, Structured, FALLBACK_FAILED};
+pub use result::{RunError, RunErrorKind, Structured, FALLBACK_FAILED};
 pub use runner::{
     run_agent, run_agent_value, run_structured, run_structured_stream, run_value, run_value_stream,
     run_with_fallback,

@@ -31,10 +31,10 @@ pub struct Structured<T> {
     pub request_warnings: Vec<Warning>,
 }
 
-/// A run that produced no value.
+/// What kind of failure ended a run (the attempts are beside it, in [`RunError::ledger`]).
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 #[non_exhaustive]
-pub enum RunError {
+pub enum RunErrorKind {
     /// The schema cannot be sent to this provider (before any request).
     #[error(transparent)]
     InvalidSchema(LowerReport),
@@ -54,7 +54,7 @@ pub enum RunError {
     },
     /// Every re-ask was spent on answers that held a value that does not fit: the last value
     /// read and every error, attempt by attempt.
-    #[error("no valid answer after {} attempt(s); last errors: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
+    #[error("no valid answer after {} answer(s); last errors: {}", .errors.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
     RetriesExhausted {
         /// The last value read (repaired and coerced).
         last_value: Value,
@@ -62,19 +62,15 @@ pub enum RunError {
         /// policy ([`OnExhausted::DefaultsWithWarning`]) was asked for and could not give a
         /// value, a last entry says so and why ([`FALLBACK_FAILED`]).
         errors: Vec<String>,
-        /// Every attempt.
-        ledger: Vec<Attempt>,
     },
     /// Every re-ask was spent and no answer held a value at all: plain text where a tool call
     /// was required, empty answers, or text with no JSON and nothing the prose reader could use.
-    #[error("no structured output in {} attempt(s); last: {}", .ledger.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
+    #[error("no structured output in {} answer(s); last: {}", .errors.len(), .errors.last().map(String::as_str).unwrap_or("none"))]
     NoStructuredOutput {
         /// What each answer was instead, in order (read from the ledger); when the fallback
         /// policy was asked for and could not give a value, a last entry says so and why
         /// ([`FALLBACK_FAILED`]).
         errors: Vec<String>,
-        /// Every attempt.
-        ledger: Vec<Attempt>,
     },
     /// The model refused.
     #[error("the model refused{}", .explanation.as_ref().map(|e| format!(": {e}")).unwrap_or_default())]
@@ -83,8 +79,6 @@ pub enum RunError {
         explanation: Option<String>,
         /// The provider's category.
         category: Option<String>,
-        /// Every attempt.
-        ledger: Vec<Attempt>,
     },
     /// The answer was cut by the token limit.
     #[error("the answer was truncated ({reason})")]
@@ -93,32 +87,24 @@ pub enum RunError {
         partial: Option<String>,
         /// The provider's reason.
         reason: String,
-        /// Every attempt.
-        ledger: Vec<Attempt>,
     },
     /// A safety or content filter stopped the answer.
     #[error("the answer was filtered: {reason}")]
     Filtered {
         /// The provider's reason.
         reason: String,
-        /// Every attempt.
-        ledger: Vec<Attempt>,
     },
     /// No response after the transport retries, or a request the provider rejects.
     #[error("transport: {error}")]
     Transport {
         /// The last error.
         error: TransportError,
-        /// Every attempt.
-        ledger: Vec<Attempt>,
     },
     /// A response that is not the provider's shape.
     #[error("provider: {error}")]
     Provider {
         /// What was wrong with it.
         error: CodecError,
-        /// Every attempt.
-        ledger: Vec<Attempt>,
     },
     /// An agent step ([`crate::run::run_agent`]) used every step it had without a valid call of
     /// the structured-output tool.
@@ -126,8 +112,6 @@ pub enum RunError {
     StepBudget {
         /// The budget.
         steps: u32,
-        /// Every attempt.
-        ledger: Vec<Attempt>,
     },
     /// The run's deadline ([`RunConfig::deadline`]) passed: the request in flight, if any,
     /// was dropped (its attempt is in the ledger as a timeout).
@@ -135,9 +119,68 @@ pub enum RunError {
     DeadlineExceeded {
         /// The deadline.
         deadline: Duration,
-        /// Every attempt.
-        ledger: Vec<Attempt>,
     },
+}
+
+/// A run that produced no value: what kind of failure, and every attempt made before it (empty
+/// when the run ended before any request). `Display` says what the kind says, counting the
+/// attempts.
+///
+/// ```
+/// use structured_runtime::run::{RunError, RunErrorKind};
+///
+/// let error = RunError::new(RunErrorKind::UnsupportedInput { reason: "no PDF by URL".into() }, Vec::new());
+/// assert!(matches!(error.kind, RunErrorKind::UnsupportedInput { .. }));
+/// assert!(error.ledger.is_empty());
+/// assert_eq!(error.to_string(), "no PDF by URL");
+/// ```
+#[derive(Debug, Clone, PartialEq)]
+pub struct RunError {
+    /// What ended the run.
+    pub kind: RunErrorKind,
+    /// Every attempt, in order.
+    pub ledger: Vec<Attempt>,
+}
+
+impl RunError {
+    /// `kind`, after the attempts in `ledger`.
+    pub fn new(kind: RunErrorKind, ledger: Vec<Attempt>) -> Self {
+        RunError { kind, ledger }
+    }
+}
+
+impl From<RunErrorKind> for RunError {
+    /// A failure before any request.
+    fn from(kind: RunErrorKind) -> Self {
+        RunError::new(kind, Vec::new())
+    }
+}
+
+impl std::fmt::Display for RunError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let last = |errors: &[String]| errors.last().cloned().unwrap_or_else(|| "none".into());
+        match &self.kind {
+            RunErrorKind::RetriesExhausted { errors, .. } => write!(
+                f,
+                "no valid answer after {} attempt(s); last errors: {}",
+                self.ledger.len(),
+                last(errors)
+            ),
+            RunErrorKind::NoStructuredOutput { errors } => write!(
+                f,
+                "no structured output in {} attempt(s); last: {}",
+                self.ledger.len(),
+                last(errors)
+            ),
+            kind => kind.fmt(f),
+        }
+    }
+}
+
+impl std::error::Error for RunError {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        std::error::Error::source(&self.kind)
+    }
 }
 
 impl<T> Structured<T> {
@@ -161,40 +204,9 @@ impl RunError {
         total_usage(self.ledger())
     }
 
-    /// The ledger, to add the attempts of earlier providers in a chain.
-    pub(super) fn ledger_mut(&mut self) -> Option<&mut Vec<Attempt>> {
-        match self {
-            RunError::InvalidSchema(_)
-            | RunError::NoProseReader { .. }
-            | RunError::UnsupportedInput { .. } => None,
-            RunError::RetriesExhausted { ledger, .. }
-            | RunError::NoStructuredOutput { ledger, .. }
-            | RunError::Refused { ledger, .. }
-            | RunError::Truncated { ledger, .. }
-            | RunError::Filtered { ledger, .. }
-            | RunError::Transport { ledger, .. }
-            | RunError::Provider { ledger, .. }
-            | RunError::DeadlineExceeded { ledger, .. }
-            | RunError::StepBudget { ledger, .. } => Some(ledger),
-        }
-    }
-
-    /// Every attempt made before the run failed (empty when the schema was refused before any).
+    /// Every attempt made before the run failed (empty when it ended before any).
     pub fn ledger(&self) -> &[Attempt] {
-        match self {
-            RunError::InvalidSchema(_)
-            | RunError::NoProseReader { .. }
-            | RunError::UnsupportedInput { .. } => &[],
-            RunError::RetriesExhausted { ledger, .. }
-            | RunError::NoStructuredOutput { ledger, .. }
-            | RunError::Refused { ledger, .. }
-            | RunError::Truncated { ledger, .. }
-            | RunError::Filtered { ledger, .. }
-            | RunError::Transport { ledger, .. }
-            | RunError::Provider { ledger, .. }
-            | RunError::DeadlineExceeded { ledger, .. }
-            | RunError::StepBudget { ledger, .. } => ledger,
-        }
+        &self.ledger
     }
 }
 

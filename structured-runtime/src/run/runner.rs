@@ -17,7 +17,7 @@ use super::agent::{Agent, AgentStep};
 use super::config::RunConfig;
 use super::drive::{drive, Options};
 use super::ledger::Attempt;
-use super::result::{RunError, Structured};
+use super::result::{RunError, RunErrorKind, Structured};
 use super::stream::StreamEvent;
 use super::transport::{DynProvider, Provider};
 use crate::provider::wire::ChatRequest;
@@ -206,19 +206,15 @@ pub async fn run_with_fallback<T: StructuredOutput>(
             }
             Err(mut error) => {
                 let move_on = matches!(
-                    error,
-                    RunError::Transport { .. }
-                        | RunError::Refused { .. }
-                        | RunError::InvalidSchema(_)
-                        | RunError::UnsupportedInput { .. }
+                    error.kind,
+                    RunErrorKind::Transport { .. }
+                        | RunErrorKind::Refused { .. }
+                        | RunErrorKind::InvalidSchema(_)
+                        | RunErrorKind::UnsupportedInput { .. }
                 );
-                if let Some(ledger) = error.ledger_mut() {
-                    earlier.append(ledger);
-                }
+                earlier.append(&mut error.ledger);
                 if !move_on {
-                    if let Some(ledger) = error.ledger_mut() {
-                        *ledger = earlier;
-                    }
+                    error.ledger = earlier;
                     return Err(error);
                 }
                 last = Some(error);
@@ -227,15 +223,15 @@ pub async fn run_with_fallback<T: StructuredOutput>(
     }
     match last {
         Some(mut error) => {
-            if let Some(ledger) = error.ledger_mut() {
-                *ledger = earlier;
-            }
+            error.ledger = earlier;
             Err(error)
         }
-        None => Err(RunError::NoStructuredOutput {
-            errors: vec!["no provider to ask".into()],
-            ledger: Vec::new(),
-        }),
+        None => Err(RunError::new(
+            RunErrorKind::NoStructuredOutput {
+                errors: vec!["no provider to ask".into()],
+            },
+            Vec::new(),
+        )),
     }
 }
 

@@ -19,7 +19,7 @@ use tracing::field::Empty;
 use tracing::Span;
 
 use super::ledger::{Attempt, AttemptResult};
-use super::result::{RunError, Structured};
+use super::result::{RunError, RunErrorKind, Structured};
 use crate::provider::capabilities::ProviderKind;
 use crate::provider::wire::Usage;
 use crate::read::mode::StructuredOutputMode;
@@ -127,7 +127,7 @@ pub(super) fn record_run<T>(span: &Span, result: &Result<Structured<T>, RunError
             record_usage(span, out.usage());
         }
         Err(error) => {
-            span.record("structured.attempts", error.ledger().len());
+            span.record("structured.attempts", error.ledger.len());
             span.record("error.type", error_type(error));
             record_usage(span, error.usage());
         }
@@ -156,18 +156,18 @@ fn result_name(result: &AttemptResult) -> &'static str {
 
 /// `error.type`: the error's kind.
 fn error_type(error: &RunError) -> &'static str {
-    match error {
-        RunError::InvalidSchema(_) => "invalid_schema",
-        RunError::NoProseReader { .. } => "no_prose_reader",
-        RunError::UnsupportedInput { .. } => "unsupported_input",
-        RunError::RetriesExhausted { .. } => "retries_exhausted",
-        RunError::NoStructuredOutput { .. } => "no_structured_output",
-        RunError::Refused { .. } => "refused",
-        RunError::Truncated { .. } => "truncated",
-        RunError::Filtered { .. } => "filtered",
-        RunError::Transport { .. } => "transport",
-        RunError::Provider { .. } => "provider",
-        RunError::DeadlineExceeded { .. } => "deadline_exceeded",
-        RunError::StepBudget { .. } => "step_budget",
+    match &error.kind {
+        RunErrorKind::InvalidSchema(_) => "invalid_schema",
+        RunErrorKind::NoProseReader { .. } => "no_prose_reader",
+        RunErrorKind::UnsupportedInput { .. } => "unsupported_input",
+        RunErrorKind::RetriesExhausted { .. } => "retries_exhausted",
+        RunErrorKind::NoStructuredOutput { .. } => "no_structured_output",
+        RunErrorKind::Refused { .. } => "refused",
+        RunErrorKind::Truncated { .. } => "truncated",
+        RunErrorKind::Filtered { .. } => "filtered",
+        RunErrorKind::Transport { .. } => "transport",
+        RunErrorKind::Provider { .. } => "provider",
+        RunErrorKind::DeadlineExceeded { .. } => "deadline_exceeded",
+        RunErrorKind::StepBudget { .. } => "step_budget",
     }
 }
