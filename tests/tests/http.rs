@@ -173,12 +173,9 @@ async fn a_rejected_request_is_not_sent_again() {
         .unwrap_err();
     assert!(
         matches!(
-            err,
-            RunError {
-                kind: RunErrorKind::Transport {
-                    error: TransportError::Rejected { status: 400, .. },
-                    ..
-                },
+            err.kind,
+            RunErrorKind::Transport {
+                error: TransportError::Rejected { status: 400, .. },
                 ..
             }
         ),
@@ -199,16 +196,7 @@ async fn recorded_refusal_and_truncation_end_the_run() {
     let err = run_structured::<Location, _>(&provider, &ChatRequest::user("x"), &quick())
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            RunError {
-                kind: RunErrorKind::Refused { .. },
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert!(matches!(err.kind, RunErrorKind::Refused { .. }), "{err:?}");
     let (url, _) = serve(vec![Reply::Http(
         200,
         "",
@@ -220,13 +208,7 @@ async fn recorded_refusal_and_truncation_end_the_run() {
         .await
         .unwrap_err();
     assert!(
-        matches!(
-            err,
-            RunError {
-                kind: RunErrorKind::Truncated { .. },
-                ..
-            }
-        ),
+        matches!(err.kind, RunErrorKind::Truncated { .. }),
         "{err:?}"
     );
 }
@@ -286,16 +268,7 @@ async fn gemini_posts_to_the_models_generate_content() {
     let err = run_structured::<OrderItem, _>(&provider, &ChatRequest::user("x"), &quick())
         .await
         .unwrap_err();
-    assert!(
-        matches!(
-            err,
-            RunError {
-                kind: RunErrorKind::Filtered { .. },
-                ..
-            }
-        ),
-        "{err:?}"
-    );
+    assert!(matches!(err.kind, RunErrorKind::Filtered { .. }), "{err:?}");
     let seen = seen.lock().unwrap();
     let head = seen[0].0.to_ascii_lowercase();
     assert!(
@@ -487,12 +460,9 @@ async fn a_body_over_the_cap_is_refused_declared_or_not() {
         .unwrap_err();
     assert!(
         matches!(
-            &err,
-            RunError {
-                kind: RunErrorKind::Transport {
-                    error: TransportError::TooLarge { .. },
-                    ..
-                },
+            err.kind,
+            RunErrorKind::Transport {
+                error: TransportError::TooLarge { .. },
                 ..
             }
         ),

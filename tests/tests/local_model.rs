@@ -191,17 +191,10 @@ fn check_outcome<T: StructuredOutput + Validate>(
         Err(e) => {
             assert!(
                 matches!(
-                    e,
-                    RunError {
-                        kind: RunErrorKind::RetriesExhausted { .. },
-                        ..
-                    } | RunError {
-                        kind: RunErrorKind::NoStructuredOutput { .. },
-                        ..
-                    } | RunError {
-                        kind: RunErrorKind::Truncated { .. },
-                        ..
-                    }
+                    e.kind,
+                    RunErrorKind::RetriesExhausted { .. }
+                        | RunErrorKind::NoStructuredOutput { .. }
+                        | RunErrorKind::Truncated { .. }
                 ),
                 "an answer can only fail to fit, hold no value, or be cut: {e}"
             );
@@ -577,17 +570,10 @@ fn a_streamed_answer_arrives_in_pieces_that_only_grow() {
             }
             Err(e) => assert!(
                 matches!(
-                    e,
-                    RunError {
-                        kind: RunErrorKind::RetriesExhausted { .. },
-                        ..
-                    } | RunError {
-                        kind: RunErrorKind::NoStructuredOutput { .. },
-                        ..
-                    } | RunError {
-                        kind: RunErrorKind::Truncated { .. },
-                        ..
-                    }
+                    e.kind,
+                    RunErrorKind::RetriesExhausted { .. }
+                        | RunErrorKind::NoStructuredOutput { .. }
+                        | RunErrorKind::Truncated { .. }
                 ),
                 "{e}"
             ),

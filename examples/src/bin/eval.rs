@@ -79,39 +79,15 @@ impl Row {
                 (verdict, &out.ledger[..])
             }
             Err(e) => {
-                let kind = match e {
-                    RunError {
-                        kind: RunErrorKind::RetriesExhausted { .. },
-                        ..
-                    } => "invalid after re-asks",
-                    RunError {
-                        kind: RunErrorKind::NoStructuredOutput { .. },
-                        ..
-                    } => "no value in any answer",
-                    RunError {
-                        kind: RunErrorKind::Truncated { .. },
-                        ..
-                    } => "truncated",
-                    RunError {
-                        kind: RunErrorKind::Refused { .. },
-                        ..
-                    } => "refused",
-                    RunError {
-                        kind: RunErrorKind::Filtered { .. },
-                        ..
-                    } => "filtered",
-                    RunError {
-                        kind: RunErrorKind::Transport { .. },
-                        ..
-                    } => "transport",
-                    RunError {
-                        kind: RunErrorKind::Provider { .. },
-                        ..
-                    } => "not the provider's shape",
-                    RunError {
-                        kind: RunErrorKind::InvalidSchema(_),
-                        ..
-                    } => "schema refused",
+                let kind = match &e.kind {
+                    RunErrorKind::RetriesExhausted { .. } => "invalid after re-asks",
+                    RunErrorKind::NoStructuredOutput { .. } => "no value in any answer",
+                    RunErrorKind::Truncated { .. } => "truncated",
+                    RunErrorKind::Refused { .. } => "refused",
+                    RunErrorKind::Filtered { .. } => "filtered",
+                    RunErrorKind::Transport { .. } => "transport",
+                    RunErrorKind::Provider { .. } => "not the provider's shape",
+                    RunErrorKind::InvalidSchema(_) => "schema refused",
                     _ => "other",
                 };
                 (Verdict::Failed(kind), e.ledger())
