@@ -24,7 +24,9 @@ use std::time::Duration;
 /// ([`HttpProvider::with_client`]) with the same version.
 pub use reqwest;
 
-use crate::provider::capabilities::{capabilities, ProviderCapabilities, ProviderKind};
+use crate::provider::capabilities::{
+    capabilities, ProviderCapabilities, ProviderKind, UnknownProvider,
+};
 use crate::provider::wire::shorten;
 use crate::read::mode::StructuredOutputMode;
 use crate::run::config::ProviderSpec;
@@ -130,8 +132,8 @@ pub enum HttpConfigError {
     #[error("{0} is not set")]
     Missing(&'static str),
     /// `STRUCTURED_PROVIDER` names no provider this crate knows.
-    #[error("STRUCTURED_PROVIDER={0:?}: expected one of openai, openai-responses, anthropic, gemini, venice, openrouter, ollama, vllm, llamacpp, passthrough")]
-    UnknownProvider(String),
+    #[error("STRUCTURED_PROVIDER: {0}")]
+    UnknownProvider(UnknownProvider),
     /// The environment variable a config entry names for the API key is not set.
     #[error("{0} (the API key's variable) is not set")]
     MissingKey(String),
@@ -218,9 +220,7 @@ impl HttpProvider {
         let var = |name: &'static str| std::env::var(name).ok().filter(|v| !v.is_empty());
         let provider =
             var("STRUCTURED_PROVIDER").ok_or(HttpConfigError::Missing("STRUCTURED_PROVIDER"))?;
-        let kind: ProviderKind = provider
-            .parse()
-            .map_err(|_| HttpConfigError::UnknownProvider(provider))?;
+        let kind: ProviderKind = provider.parse().map_err(HttpConfigError::UnknownProvider)?;
         let model = var("STRUCTURED_MODEL").ok_or(HttpConfigError::Missing("STRUCTURED_MODEL"))?;
         let base_url = match var("STRUCTURED_BASE_URL") {
             Some(url) => url,

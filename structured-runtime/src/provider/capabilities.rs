@@ -107,9 +107,21 @@ impl std::fmt::Display for ProviderKind {
 }
 
 /// A provider name no kind has.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0:?} is no provider: expected one of openai, openai-responses, anthropic, gemini, venice, openrouter, ollama, vllm, llamacpp, passthrough")]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UnknownProvider(pub String);
+
+impl std::fmt::Display for UnknownProvider {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:?} is no provider: expected one of ", self.0)?;
+        for (i, kind) in ProviderKind::ALL.iter().enumerate() {
+            let sep = if i == 0 { "" } else { ", " };
+            write!(f, "{sep}{kind}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for UnknownProvider {}
 
 impl std::str::FromStr for ProviderKind {
     type Err = UnknownProvider;

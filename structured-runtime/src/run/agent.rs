@@ -103,8 +103,12 @@ impl<'a> Agent<'a> {
         let max = self.step.max_calls_per_answer;
         let (mut turns, mut echoed, mut not_run) = (Vec::new(), 0usize, 0usize);
         for (i, (call, input)) in calls.into_iter().zip(inputs).enumerate() {
+            if i >= max {
+                not_run += 1;
+                continue;
+            }
             let size = input.to_text().len();
-            if i >= max || echoed.saturating_add(size) > max_echo {
+            if echoed.saturating_add(size) > max_echo {
                 not_run += 1;
                 continue;
             }

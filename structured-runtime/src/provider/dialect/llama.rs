@@ -52,8 +52,10 @@ const FORMATS: &[&str] = &["date", "time", "date-time", "uuid"];
 fn policy(map: &Map<String, Value>, integer: bool, keyword: &str, value: &Value) -> Policy {
     let items_false = map.get("items") == Some(&Value::Bool(false));
     match keyword {
-        // Written as a count by the rewrite: the converter refuses a boolean schema.
-        "items" | "maxItems" if items_false => Policy::Rewrite,
+        // The converter refuses a boolean schema: no item past the tuple is a count, written
+        // in the place of `items` (and of any `maxItems`, which the count takes into account).
+        "items" if items_false => Policy::KeepAs("maxItems"),
+        "maxItems" if items_false => Policy::Rewrite,
         "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum" if !integer => {
             Policy::Unenforced
         }
@@ -95,23 +97,16 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
         node,
         map,
         path,
-        &|keyword, value| match keyword {
-            // The count takes the place of `items: false`.
-            "items" if value == &Value::Bool(false) => Policy::Keep,
-            _ => policy(map, integer, keyword, value),
-        },
+        &|keyword, value| policy(map, integer, keyword, value),
         &mut self::node,
         &mut written,
     );
-    if let Some(slot) = written
+    if let Some(count) = written
         .out
-        .get_mut("items")
-        .filter(|v| **v == Value::Bool(false))
+        .get_mut("maxItems")
+        .filter(|_| map.get("items") == Some(&Value::Bool(false)))
     {
-        *slot = Value::from(tuple_count(map));
-    }
-    if written.out.contains_key("items") && map.get("items") == Some(&Value::Bool(false)) {
-        rename_key(&mut written.out, "items", "maxItems");
+        *count = Value::from(tuple_count(map));
     }
     run.keep(path, written.unenforced, Enforcement::Ignored);
     if pushed {
@@ -129,15 +124,4 @@ fn tuple_count(map: &Map<String, Value>) -> u64 {
     map.get("maxItems")
         .and_then(Value::as_u64)
         .map_or(tuple, |m| m.min(tuple))
-}
-
-/// `map` with `from` renamed `to`, in its place.
-fn rename_key(map: &mut Map<String, Value>, from: &str, to: &str) {
-    let old = std::mem::take(map);
-    for (k, v) in old {
-        match k == from {
-            true => map.insert(to.to_owned(), v),
-            false => map.insert(k, v),
-        };
-    }
 }
