@@ -9,36 +9,19 @@ use std::time::Duration;
 use serde_json::{json, Value};
 mod common;
 
-use common::scripted::Scripted;
+use common::scripted::{config, openai_calls, Scripted, GOOD, OUT_OF_RANGE};
 use structured_examples::replay::block_on;
 use structured_examples::DaimonAppraisal;
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest, Tool};
 use structured_runtime::run::clock::{ManualClock, RunClock};
-use structured_runtime::run::config::StructuredOutputsConfig;
 use structured_runtime::run::{
     run_agent, run_agent_value, AgentStep, RunConfig, RunError, RunErrorKind, TransportError,
 };
 use structured_runtime::{ResponseSchema, StructuredOutput, Warning};
 
-const GOOD: &str = r#"{"pleasure": 0.2, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
-const OUT_OF_RANGE: &str = r#"{"pleasure": 1.7, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
-
 fn finalizer() -> String {
     DaimonAppraisal::schema().name().to_owned()
-}
-
-fn openai_calls(calls: &[(&str, &str, &str)]) -> Result<String, TransportError> {
-    let calls: Vec<Value> = calls
-        .iter()
-        .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
-        .collect();
-    Ok(
-        json!({"choices": [{"index": 0, "finish_reason": "tool_calls",
-        "message": {"role": "assistant", "content": null, "tool_calls": calls}}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
-        .to_string(),
-    )
 }
 
 fn tools() -> Vec<Tool> {
@@ -50,19 +33,6 @@ fn tools() -> Vec<Tool> {
             parameters: json!({"type": "object", "properties": {"market": {"type": "string"}}}),
         })
         .collect()
-}
-
-/// The default run with `max_retries` re-asks, on a clock whose time moves only when the run
-/// sleeps.
-fn config(max_retries: u32) -> RunConfig {
-    RunConfig {
-        outputs: StructuredOutputsConfig {
-            max_retries,
-            ..StructuredOutputsConfig::default()
-        },
-        clock: RunClock::new(ManualClock::default()),
-        ..RunConfig::default()
-    }
 }
 
 fn agent(p: &Scripted, step: &AgentStep, config: &RunConfig) -> Result<DaimonAppraisal, RunError> {

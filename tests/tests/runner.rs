@@ -6,7 +6,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 mod common;
 
-use common::scripted::Scripted;
+use common::scripted::{config, openai_calls, openai_text, Scripted, GOOD, OUT_OF_RANGE};
 use structured_examples::replay::block_on;
 use structured_examples::DaimonAppraisal;
 use structured_runtime::provider::capabilities::ProviderKind;
@@ -18,16 +18,6 @@ use structured_runtime::run::{
     TransportError,
 };
 use structured_runtime::{Provenance, StructuredOutput, StructuredOutputMode, Validate, Warning};
-
-const GOOD: &str = r#"{"pleasure": 0.2, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
-const OUT_OF_RANGE: &str = r#"{"pleasure": 1.7, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
-
-fn openai_text(content: &str) -> Result<String, TransportError> {
-    Ok(json!({"choices": [{"index": 0, "finish_reason": "stop",
-        "message": {"role": "assistant", "content": content, "refusal": null}}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 40}})
-    .to_string())
-}
 
 fn anthropic_tool(input: &str) -> Result<String, TransportError> {
     Ok(
@@ -56,19 +46,6 @@ fn run(
         &ChatRequest::user("Appraise the funding flip."),
         config,
     ))
-}
-
-/// The default run with `max_retries` re-asks, on a clock whose time moves only when the run
-/// sleeps (a transport retry waits no real time).
-fn config(max_retries: u32) -> RunConfig {
-    RunConfig {
-        outputs: StructuredOutputsConfig {
-            max_retries,
-            ..StructuredOutputsConfig::default()
-        },
-        clock: RunClock::new(ManualClock::default()),
-        ..RunConfig::default()
-    }
 }
 
 #[test]
@@ -1083,19 +1060,6 @@ fn ollama_gets_images_beside_the_text_and_refuses_a_pdf() {
         "{err:?}"
     );
     assert_eq!(p.calls(), 0);
-}
-
-fn openai_calls(calls: &[(&str, &str, &str)]) -> Result<String, TransportError> {
-    let calls: Vec<Value> = calls
-        .iter()
-        .map(|(id, name, args)| json!({"id": id, "type": "function", "function": {"name": name, "arguments": args}}))
-        .collect();
-    Ok(
-        json!({"choices": [{"index": 0, "finish_reason": "tool_calls",
-        "message": {"role": "assistant", "content": null, "tool_calls": calls}}],
-        "usage": {"prompt_tokens": 10, "completion_tokens": 5}})
-        .to_string(),
-    )
 }
 
 fn caller_tools() -> Vec<structured_runtime::provider::wire::Tool> {

@@ -3,44 +3,19 @@
 //! the GenAI semantic conventions' attributes, the re-ask reason and the provenance. The bodies
 //! are there only when the caller opts in.
 
-use std::collections::{BTreeMap, VecDeque};
-use std::future::Future;
-use std::sync::Mutex;
+use std::collections::BTreeMap;
 
+mod common;
+
+use common::scripted::{openai_text, Scripted, GOOD, OUT_OF_RANGE};
 use opentelemetry::trace::TracerProvider as _;
 use opentelemetry_sdk::trace::{InMemorySpanExporter, SdkTracerProvider, SpanData};
-use serde_json::json;
 use structured_examples::replay::block_on;
 use structured_examples::DaimonAppraisal;
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::ChatRequest;
-use structured_runtime::run::{run_structured, Provider, RunConfig, TransportError};
+use structured_runtime::run::{run_structured, RunConfig};
 use tracing_subscriber::layer::SubscriberExt;
-
-const GOOD: &str = r#"{"pleasure": 0.2, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
-const OUT_OF_RANGE: &str = r#"{"pleasure": 1.7, "arousal": 0.5, "dominance": -0.1, "primary_emotion": "anticipation", "secondary_emotion": null, "trigger": "funding flipped", "memory_bias": "recent"}"#;
-
-struct Scripted(Mutex<VecDeque<String>>);
-
-impl Provider for Scripted {
-    fn kind(&self) -> ProviderKind {
-        ProviderKind::OpenAiChat
-    }
-    fn model(&self) -> &str {
-        "gpt-4o"
-    }
-    fn send(&self, _: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
-        let reply = self.0.lock().unwrap().pop_front().unwrap_or_default();
-        async move { Ok(reply) }
-    }
-}
-
-fn answer(content: &str) -> String {
-    json!({"choices": [{"index": 0, "finish_reason": "stop",
-        "message": {"role": "assistant", "content": content, "refusal": null}}],
-        "usage": {"prompt_tokens": 100, "completion_tokens": 40}})
-    .to_string()
-}
 
 /// The spans one run with a re-ask exports, each as its name and attributes.
 fn exported(config: &RunConfig) -> Vec<SpanData> {
@@ -50,7 +25,11 @@ fn exported(config: &RunConfig) -> Vec<SpanData> {
         .build();
     let subscriber = tracing_subscriber::registry()
         .with(tracing_opentelemetry::layer().with_tracer(provider.tracer("structured-tests")));
-    let scripted = Scripted(Mutex::new([answer(OUT_OF_RANGE), answer(GOOD)].into()));
+    let scripted = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(OUT_OF_RANGE), openai_text(GOOD)],
+    );
     let out = tracing::subscriber::with_default(subscriber, || {
         block_on(run_structured::<DaimonAppraisal, _>(
             &scripted,
