@@ -13,7 +13,7 @@ use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use serde::Deserialize;
 use serde_json::json;
 use structured_runtime::provider::capabilities::ProviderKind;
-use structured_runtime::run::{run_structured_stream, TransportError};
+use structured_runtime::run::{Ask, TransportError};
 use structured_runtime::{ChatRequest, Provider, RunConfig, StructuredOutput};
 
 /// Scores by topic: a map, sent to OpenAI strict as entries.
@@ -109,14 +109,14 @@ fn stream<T: StructuredOutput>(
     request: &ChatRequest,
     config: &RunConfig,
 ) -> T {
-    block_on(run_structured_stream::<T, _, _>(
-        provider,
-        request,
-        config,
-        |e| {
-            black_box(e);
-        },
-    ))
+    block_on(
+        Ask::new(provider, request)
+            .config(config)
+            .stream(|e| {
+                black_box(e);
+            })
+            .typed::<T>(),
+    )
     .unwrap()
     .value
 }

@@ -105,6 +105,13 @@
 //! # Ok::<(), structured_runtime::RunError>(())
 //! ```
 //!
+//! Every run goes in through one builder, [`Ask`], of which [`run_structured`] and
+//! [`run_value`] are the shorthands: a provider ([`Ask::new`]) or a fallback chain
+//! ([`Ask::fallback`]), optionally a [`RunConfig`], a stream sink ([`Ask::stream`]) and the
+//! caller's tools ([`Ask::agent`]), run for a derived type ([`Ask::typed`]) or a schema given at
+//! run time ([`Ask::value`]). Each combination is the same run, with the same budgets, checks
+//! and warnings.
+//!
 //! ## Reading an answer yourself
 //!
 //! [`parse_response`] reads a `T` from what a model wrote, in the mode it was asked in:
@@ -321,8 +328,8 @@ pub use read::{
     Warning,
 };
 pub use run::{
-    run_structured, run_value, run_with_fallback, DynProvider, Provider, RunConfig, RunError,
-    RunErrorKind, Structured,
+    run_structured, run_value, Ask, DynProvider, Provider, RunConfig, RunError, RunErrorKind,
+    Structured,
 };
 pub use schema::{
     GuidanceFormat, HasPartial, Pointer, ResponseSchema, Rule, SchemaError, SchemaLimits, Validate,

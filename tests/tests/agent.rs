@@ -15,9 +15,7 @@ use structured_examples::DaimonAppraisal;
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest, Tool};
 use structured_runtime::run::clock::{ManualClock, RunClock};
-use structured_runtime::run::{
-    run_agent, run_agent_value, AgentStep, RunConfig, RunError, RunErrorKind, TransportError,
-};
+use structured_runtime::run::{AgentStep, Ask, RunConfig, RunError, RunErrorKind, TransportError};
 use structured_runtime::{ResponseSchema, StructuredOutput, Warning};
 
 fn finalizer() -> String {
@@ -45,13 +43,12 @@ fn agent_with(
     step: &AgentStep,
     config: &RunConfig,
 ) -> Result<DaimonAppraisal, RunError> {
-    block_on(run_agent::<DaimonAppraisal, _, _>(
-        p,
-        request,
-        step,
-        config,
-        |name, _| format!("{name}: 0.01"),
-    ))
+    block_on(
+        Ask::new(p, request)
+            .config(config)
+            .agent(step, |name, _| format!("{name}: 0.01"))
+            .typed::<DaimonAppraisal>(),
+    )
     .map(|out| out.value)
 }
 
@@ -121,13 +118,12 @@ fn the_agent_step_says_what_the_provider_does_not_enforce() {
             .to_string(),
         )],
     );
-    let out = block_on(run_agent::<DaimonAppraisal, _, _>(
-        &p,
-        &ChatRequest::user("Appraise."),
-        &AgentStep::new(tools()),
-        &config(1),
-        |_, _| String::new(),
-    ))
+    let out = block_on(
+        Ask::new(&p, &ChatRequest::user("Appraise."))
+            .config(&config(1))
+            .agent(&AgentStep::new(tools()), |_, _| String::new())
+            .typed::<DaimonAppraisal>(),
+    )
     .unwrap();
     assert!(
         out.request_warnings
@@ -189,16 +185,15 @@ fn the_tool_calls_one_answer_may_make_are_bounded() {
         ],
     );
     let mut handled = 0;
-    let out = block_on(run_agent::<DaimonAppraisal, _, _>(
-        &p,
-        &ChatRequest::user("Appraise."),
-        &AgentStep::new(tools()),
-        &config(1),
-        |_, _| {
-            handled += 1;
-            "ok".into()
-        },
-    ))
+    let out = block_on(
+        Ask::new(&p, &ChatRequest::user("Appraise."))
+            .config(&config(1))
+            .agent(&AgentStep::new(tools()), |_, _| {
+                handled += 1;
+                "ok".into()
+            })
+            .typed::<DaimonAppraisal>(),
+    )
     .unwrap();
     assert_eq!(out.attempts, 2);
     assert_eq!(
@@ -268,14 +263,12 @@ fn a_schema_given_at_run_time_has_an_agent_step() {
             openai_calls(&[("c", "trip", r#"{"city": "Oslo", "days": 3}"#)]),
         ],
     );
-    let out = block_on(run_agent_value(
-        &p,
-        &schema,
-        &ChatRequest::user("Plan a trip."),
-        &AgentStep::new(tools()),
-        &config(1),
-        |_, _| "ok".into(),
-    ))
+    let out = block_on(
+        Ask::new(&p, &ChatRequest::user("Plan a trip."))
+            .config(&config(1))
+            .agent(&AgentStep::new(tools()), |_, _| "ok".into())
+            .value(&schema),
+    )
     .unwrap();
     assert_eq!(out.value, json!({"city": "Oslo", "days": 3}));
     assert_eq!(out.attempts, 3);

@@ -539,7 +539,7 @@ async fn the_run_deadline_ends_a_request_that_never_answers() {
 
 #[tokio::test]
 async fn a_fallback_chain_over_http_moves_on_when_the_first_endpoint_is_down() {
-    use structured_runtime::run::{run_with_fallback, DynProvider};
+    use structured_runtime::run::{Ask, DynProvider};
     let port = TcpListener::bind("127.0.0.1:0")
         .await
         .unwrap()
@@ -561,7 +561,9 @@ async fn a_fallback_chain_over_http_moves_on_when_the_first_endpoint_is_down() {
     .await;
     let up = HttpProvider::new(ProviderKind::OpenAiChat, url, None, "gpt-4o").unwrap();
     let chain: Vec<Box<dyn DynProvider>> = vec![Box::new(down), Box::new(up)];
-    let out = run_with_fallback::<Location>(&chain, &ChatRequest::user("x"), &quick())
+    let out = Ask::fallback(&chain, &ChatRequest::user("x"))
+        .config(&quick())
+        .typed::<Location>()
         .await
         .unwrap();
     assert_eq!(out.value.city, "San Francisco");
@@ -775,7 +777,7 @@ struct Weather {
 
 #[tokio::test]
 async fn recorded_streams_arrive_as_partial_values_then_the_final_one() {
-    use structured_runtime::run::{run_structured_stream, StreamEvent};
+    use structured_runtime::run::{Ask, StreamEvent};
     use structured_runtime::Provenance;
     // OpenAI Chat (recorded), Gemini (its own URL) and OpenAI Responses, each at a pace.
     let cases = [
@@ -807,16 +809,20 @@ async fn recorded_streams_arrive_as_partial_values_then_the_final_one() {
         };
         let request = ChatRequest::user("Weather in the city?");
         let (city, provenance) = if kind == ProviderKind::OpenAiChat {
-            let out =
-                run_structured_stream::<Location, _, _>(&provider, &request, &quick(), on_event)
-                    .await
-                    .unwrap_or_else(|e| panic!("{file}: {e}"));
+            let out = Ask::new(&provider, &request)
+                .config(&quick())
+                .stream(on_event)
+                .typed::<Location>()
+                .await
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
             (out.value.city, out.provenance)
         } else {
-            let out =
-                run_structured_stream::<Weather, _, _>(&provider, &request, &quick(), on_event)
-                    .await
-                    .unwrap_or_else(|e| panic!("{file}: {e}"));
+            let out = Ask::new(&provider, &request)
+                .config(&quick())
+                .stream(on_event)
+                .typed::<Weather>()
+                .await
+                .unwrap_or_else(|e| panic!("{file}: {e}"));
             (out.value.city, out.provenance)
         };
         assert_eq!(attempts, 1, "{file}");
@@ -838,7 +844,7 @@ async fn recorded_streams_arrive_as_partial_values_then_the_final_one() {
 
 #[tokio::test]
 async fn a_broken_rule_can_stop_the_stream_and_re_ask_at_once() {
-    use structured_runtime::run::{run_structured_stream, AttemptResult, StreamEvent};
+    use structured_runtime::run::{Ask, AttemptResult, StreamEvent};
     /// The same answer, with a rule it breaks early (the temperature comes second).
     #[derive(Debug, Deserialize, StructuredOutput)]
     struct Cold {
@@ -859,18 +865,16 @@ async fn a_broken_rule_can_stop_the_stream_and_re_ask_at_once() {
         ..quick()
     };
     let mut early = Vec::new();
-    let out = run_structured_stream::<Cold, _, _>(
-        &provider,
-        &ChatRequest::user("Weather?"),
-        &config,
-        |event| {
+    let out = Ask::new(&provider, &ChatRequest::user("Weather?"))
+        .config(&config)
+        .stream(|event| {
             if let StreamEvent::Violations(v) = event {
                 early.extend(v.iter().map(|v| v.path.to_string()));
             }
-        },
-    )
-    .await
-    .unwrap();
+        })
+        .typed::<Cold>()
+        .await
+        .unwrap();
     assert_eq!(out.value.temperature, 1.5);
     assert_eq!(early, ["/temperature"]);
     assert!(matches!(
@@ -897,7 +901,7 @@ async fn a_broken_rule_can_stop_the_stream_and_re_ask_at_once() {
 
 #[tokio::test]
 async fn a_refusal_a_truncation_and_a_cut_stream_end_the_streaming_run_as_typed_errors() {
-    use structured_runtime::run::run_structured_stream;
+    use structured_runtime::run::Ask;
     let cases = [
         ("openai_chat_stream_refusal.sse", "refused"),
         ("openai_chat_stream_truncated_length.sse", "truncated"),
@@ -905,13 +909,11 @@ async fn a_refusal_a_truncation_and_a_cut_stream_end_the_streaming_run_as_typed_
     for (file, expected) in cases {
         let (url, _) = serve_streams(vec![fixture(file)], 50).await;
         let provider = HttpProvider::new(ProviderKind::OpenAiChat, &url, None, "gpt-4o").unwrap();
-        let result = run_structured_stream::<Location, _, _>(
-            &provider,
-            &ChatRequest::user("Weather?"),
-            &quick(),
-            |_| {},
-        )
-        .await;
+        let result = Ask::new(&provider, &ChatRequest::user("Weather?"))
+            .config(&quick())
+            .stream(|_| {})
+            .typed::<Location>()
+            .await;
         let ok = matches!(
             (&result, expected),
             (
@@ -935,13 +937,11 @@ async fn a_refusal_a_truncation_and_a_cut_stream_end_the_streaming_run_as_typed_
     let cut = whole[..whole.rfind("data: [DONE]").unwrap()].to_owned();
     let (url, _) = serve_streams(vec![cut], 50).await;
     let provider = HttpProvider::new(ProviderKind::OpenAiChat, &url, None, "gpt-4o").unwrap();
-    let result = run_structured_stream::<Location, _, _>(
-        &provider,
-        &ChatRequest::user("Weather?"),
-        &quick(),
-        |_| {},
-    )
-    .await;
+    let result = Ask::new(&provider, &ChatRequest::user("Weather?"))
+        .config(&quick())
+        .stream(|_| {})
+        .typed::<Location>()
+        .await;
     match result {
         Err(RunError {
             kind: RunErrorKind::Provider { error, .. },

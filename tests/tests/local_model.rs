@@ -529,7 +529,7 @@ struct Review {
 /// a stream and was answered with one.
 #[test]
 fn a_streamed_answer_arrives_in_pieces_that_only_grow() {
-    use structured_runtime::run::{run_structured_stream, StreamEvent};
+    use structured_runtime::run::{Ask, StreamEvent};
     with_local(|local| {
         let caps = capabilities(ProviderKind::LlamaCpp, "smollm2");
         let provider = provider(local, caps);
@@ -544,20 +544,20 @@ fn a_streamed_answer_arrives_in_pieces_that_only_grow() {
             .enable_all()
             .build()
             .expect("a runtime")
-            .block_on(run_structured_stream::<Review, _, _>(
-                &provider,
-                &request,
-                &config(),
-                |event| match event {
-                    StreamEvent::Attempt { .. } => attempts.push(Vec::new()),
-                    StreamEvent::Partial { value, .. } => {
-                        if let Some(shown) = attempts.last_mut() {
-                            shown.push(value.clone());
+            .block_on(
+                Ask::new(&provider, &request)
+                    .config(&config())
+                    .stream(|event| match event {
+                        StreamEvent::Attempt { .. } => attempts.push(Vec::new()),
+                        StreamEvent::Partial { value, .. } => {
+                            if let Some(shown) = attempts.last_mut() {
+                                shown.push(value.clone());
+                            }
                         }
-                    }
-                    _ => {}
-                },
-            ));
+                        _ => {}
+                    })
+                    .typed::<Review>(),
+            );
         match &result {
             Ok(out) => {
                 assert!(out.value.validate().is_ok());

@@ -1,6 +1,6 @@
-//! Every budget and check of a run × every entry point (plain, streamed, agent; a derived type
-//! and a schema given at run time): each holds for each, since all of them drive the one state
-//! machine through the one loop.
+//! Every budget and check of a run × every way in (plain, streamed, agent, both, a fallback
+//! chain; a derived type and a schema given at run time): each holds for each, since all of them
+//! are one `Ask` driving the one state machine through the one loop.
 
 use std::time::Duration;
 
@@ -13,8 +13,7 @@ use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest, Tool};
 use structured_runtime::run::clock::{ManualClock, RunClock};
 use structured_runtime::run::{
-    run_agent, run_agent_value, run_structured, run_structured_stream, run_value, run_value_stream,
-    AgentStep, RunConfig, RunError, RunErrorKind, TransportError,
+    run_structured, run_value, AgentStep, Ask, RunConfig, RunError, RunErrorKind, TransportError,
 };
 use structured_runtime::{StructuredOutput, Warning};
 
@@ -36,22 +35,30 @@ enum Entry {
     StreamValue,
     Agent,
     AgentValue,
+    StreamedAgent,
+    Chain,
+    ChainValue,
 }
 
-const ENTRIES: [Entry; 6] = [
+const ENTRIES: [Entry; 9] = [
     Entry::Plain,
     Entry::PlainValue,
     Entry::Stream,
     Entry::StreamValue,
     Entry::Agent,
     Entry::AgentValue,
+    Entry::StreamedAgent,
+    Entry::Chain,
+    Entry::ChainValue,
 ];
 
 /// A valid answer as the entry's mode takes it: the JSON as text, or the finalizer's call.
 fn good(entry: Entry) -> Result<String, TransportError> {
     let message = match entry {
-        Entry::Agent | Entry::AgentValue => json!({"role": "assistant", "content": null,
-            "tool_calls": [{"id": "c", "type": "function", "function": {"name": Note::schema().name(), "arguments": NOTE}}]}),
+        Entry::Agent | Entry::AgentValue | Entry::StreamedAgent => {
+            json!({"role": "assistant", "content": null,
+            "tool_calls": [{"id": "c", "type": "function", "function": {"name": Note::schema().name(), "arguments": NOTE}}]})
+        }
         _ => json!({"role": "assistant", "content": NOTE, "refusal": null}),
     };
     Ok(
@@ -81,32 +88,53 @@ fn run(
     match entry {
         Entry::Plain => block_on(run_structured::<Note, _>(p, request, config)).map(typed),
         Entry::PlainValue => block_on(run_value(p, schema, request, config)).map(value),
-        Entry::Stream => block_on(run_structured_stream::<Note, _, _>(
-            p,
-            request,
-            config,
-            |_| {},
-        ))
+        Entry::Stream => block_on(
+            Ask::new(p, request)
+                .config(config)
+                .stream(|_| {})
+                .typed::<Note>(),
+        )
         .map(typed),
-        Entry::StreamValue => {
-            block_on(run_value_stream(p, schema, request, config, |_| {})).map(value)
-        }
-        Entry::Agent => block_on(run_agent::<Note, _, _>(
-            p,
-            request,
-            &step,
-            config,
-            |_, _| "ok".into(),
-        ))
+        Entry::StreamValue => block_on(
+            Ask::new(p, request)
+                .config(config)
+                .stream(|_| {})
+                .value(schema),
+        )
+        .map(value),
+        Entry::Agent => block_on(
+            Ask::new(p, request)
+                .config(config)
+                .agent(&step, |_, _| "ok".into())
+                .typed::<Note>(),
+        )
         .map(typed),
-        Entry::AgentValue => block_on(run_agent_value(
-            p,
-            schema,
-            request,
-            &step,
-            config,
-            |_, _| "ok".into(),
-        ))
+        Entry::AgentValue => block_on(
+            Ask::new(p, request)
+                .config(config)
+                .agent(&step, |_, _| "ok".into())
+                .value(schema),
+        )
+        .map(value),
+        Entry::StreamedAgent => block_on(
+            Ask::new(p, request)
+                .config(config)
+                .stream(|_| {})
+                .agent(&step, |_, _| "ok".into())
+                .typed::<Note>(),
+        )
+        .map(typed),
+        Entry::Chain => block_on(
+            Ask::fallback(std::slice::from_ref(p), request)
+                .config(config)
+                .typed::<Note>(),
+        )
+        .map(typed),
+        Entry::ChainValue => block_on(
+            Ask::fallback(std::slice::from_ref(p), request)
+                .config(config)
+                .value(schema),
+        )
         .map(value),
     }
 }

@@ -506,7 +506,7 @@ fn a_boxed_provider_chosen_at_run_time_is_a_provider() {
 
 #[test]
 fn a_fallback_chain_asks_the_next_provider_after_a_refusal_or_no_response() {
-    use structured_runtime::run::{run_with_fallback, DynProvider};
+    use structured_runtime::run::{Ask, DynProvider};
     let chain: Vec<Box<dyn DynProvider>> = vec![
         Box::new(Scripted::new(
             ProviderKind::OpenAiChat,
@@ -527,11 +527,11 @@ fn a_fallback_chain_asks_the_next_provider_after_a_refusal_or_no_response() {
             vec![anthropic_tool(OUT_OF_RANGE), anthropic_tool(GOOD)],
         )),
     ];
-    let out = block_on(run_with_fallback::<DaimonAppraisal>(
-        &chain,
-        &ChatRequest::user("Appraise."),
-        &config(1),
-    ))
+    let out = block_on(
+        Ask::fallback(&chain, &ChatRequest::user("Appraise."))
+            .config(&config(1))
+            .typed::<DaimonAppraisal>(),
+    )
     .unwrap();
     // One refusal, one rejected request, then an invalid answer re-asked and a valid one.
     assert_eq!(out.attempts, 4);
@@ -558,11 +558,11 @@ fn a_fallback_chain_asks_the_next_provider_after_a_refusal_or_no_response() {
             vec![openai_text(GOOD)],
         )),
     ];
-    match block_on(run_with_fallback::<DaimonAppraisal>(
-        &chain,
-        &ChatRequest::user("Appraise."),
-        &config(0),
-    )) {
+    match block_on(
+        Ask::fallback(&chain, &ChatRequest::user("Appraise."))
+            .config(&config(0))
+            .typed::<DaimonAppraisal>(),
+    ) {
         Err(RunError {
             kind: RunErrorKind::RetriesExhausted { .. },
             ledger,
@@ -582,11 +582,11 @@ fn a_fallback_chain_asks_the_next_provider_after_a_refusal_or_no_response() {
             vec![refusal()],
         )),
     ];
-    match block_on(run_with_fallback::<DaimonAppraisal>(
-        &chain,
-        &ChatRequest::user("Appraise."),
-        &config(0),
-    )) {
+    match block_on(
+        Ask::fallback(&chain, &ChatRequest::user("Appraise."))
+            .config(&config(0))
+            .typed::<DaimonAppraisal>(),
+    ) {
         Err(RunError {
             kind: RunErrorKind::Refused { .. },
             ledger,
@@ -839,7 +839,7 @@ fn config_no_thinking() -> RunConfig {
 #[test]
 fn a_run_adds_up_its_tokens_and_a_price_table_costs_each_attempt() {
     use structured_runtime::provider::wire::Prices;
-    use structured_runtime::run::{run_with_fallback, DynProvider, PriceTable};
+    use structured_runtime::run::{Ask, DynProvider, PriceTable};
     let chain: Vec<Box<dyn DynProvider>> = vec![
         Box::new(Scripted::new(
             ProviderKind::OpenAiChat,
@@ -852,11 +852,11 @@ fn a_run_adds_up_its_tokens_and_a_price_table_costs_each_attempt() {
             vec![openai_text(OUT_OF_RANGE), openai_text(GOOD)],
         )),
     ];
-    let out = block_on(run_with_fallback::<DaimonAppraisal>(
-        &chain,
-        &ChatRequest::user("Appraise."),
-        &config(1),
-    ))
+    let out = block_on(
+        Ask::fallback(&chain, &ChatRequest::user("Appraise."))
+            .config(&config(1))
+            .typed::<DaimonAppraisal>(),
+    )
     .unwrap();
     // The refusal reported no usage; each answer of the second model 100 in, 40 out.
     let usage = out.usage();
@@ -1076,7 +1076,7 @@ fn caller_tools() -> Vec<structured_runtime::provider::wire::Tool> {
 
 #[test]
 fn an_agent_step_hands_the_callers_tools_back_and_ends_at_a_valid_finalizer() {
-    use structured_runtime::run::{run_agent, AgentStep};
+    use structured_runtime::run::{AgentStep, Ask};
     let finalizer = DaimonAppraisal::schema().name().to_owned();
     let p = Scripted::new(
         ProviderKind::OpenAiChat,
@@ -1096,16 +1096,15 @@ fn an_agent_step_hands_the_callers_tools_back_and_ends_at_a_valid_finalizer() {
         ],
     );
     let mut handled = Vec::new();
-    let out = block_on(run_agent::<DaimonAppraisal, _, _>(
-        &p,
-        &ChatRequest::user("Appraise the market."),
-        &AgentStep::new(caller_tools()),
-        &config(1),
-        |name, args| {
-            handled.push((name.to_owned(), args.to_text().into_owned()));
-            format!("{name}: 0.01")
-        },
-    ))
+    let out = block_on(
+        Ask::new(&p, &ChatRequest::user("Appraise the market."))
+            .config(&config(1))
+            .agent(&AgentStep::new(caller_tools()), |name, args| {
+                handled.push((name.to_owned(), args.to_text().into_owned()));
+                format!("{name}: 0.01")
+            })
+            .typed::<DaimonAppraisal>(),
+    )
     .unwrap();
     assert_eq!(out.value.primary_emotion, "anticipation");
     assert_eq!(out.attempts, 4);
@@ -1140,7 +1139,7 @@ fn an_agent_step_hands_the_callers_tools_back_and_ends_at_a_valid_finalizer() {
 
 #[test]
 fn an_agent_step_is_bounded_by_text_only_answers_and_by_steps() {
-    use structured_runtime::run::{run_agent, AgentStep};
+    use structured_runtime::run::{AgentStep, Ask};
     let finalizer = DaimonAppraisal::schema().name().to_owned();
     // Five text-only answers in a row end the run; a tool call in between resets the count.
     let mut replies = vec![openai_text("hmm"); 4];
@@ -1149,13 +1148,12 @@ fn an_agent_step_is_bounded_by_text_only_answers_and_by_steps() {
     let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", replies);
     let mut step = AgentStep::new(caller_tools());
     step.max_steps = 20;
-    let err = block_on(run_agent::<DaimonAppraisal, _, _>(
-        &p,
-        &ChatRequest::user("Appraise."),
-        &step,
-        &config(1),
-        |_, _| "ok".into(),
-    ))
+    let err = block_on(
+        Ask::new(&p, &ChatRequest::user("Appraise."))
+            .config(&config(1))
+            .agent(&step, |_, _| "ok".into())
+            .typed::<DaimonAppraisal>(),
+    )
     .unwrap_err();
     assert!(
         matches!(err.kind, RunErrorKind::NoStructuredOutput { .. }),
@@ -1168,13 +1166,12 @@ fn an_agent_step_is_bounded_by_text_only_answers_and_by_steps() {
         "gpt-4o",
         vec![openai_calls(&[("c", "volume", "{}")]); 12],
     );
-    let err = block_on(run_agent::<DaimonAppraisal, _, _>(
-        &p,
-        &ChatRequest::user("Appraise."),
-        &AgentStep::new(caller_tools()),
-        &config(1),
-        |_, _| "ok".into(),
-    ))
+    let err = block_on(
+        Ask::new(&p, &ChatRequest::user("Appraise."))
+            .config(&config(1))
+            .agent(&AgentStep::new(caller_tools()), |_, _| "ok".into())
+            .typed::<DaimonAppraisal>(),
+    )
     .unwrap_err();
     assert!(
         matches!(err, RunError { kind: RunErrorKind::StepBudget { steps: 10 }, ref ledger } if ledger.len() == 10),
@@ -1190,16 +1187,15 @@ fn an_agent_step_is_bounded_by_text_only_answers_and_by_steps() {
         ],
     );
     let mut handled = 0;
-    let out = block_on(run_agent::<DaimonAppraisal, _, _>(
-        &p,
-        &ChatRequest::user("Appraise."),
-        &AgentStep::new(caller_tools()),
-        &config(1),
-        |_, _| {
-            handled += 1;
-            "ok".into()
-        },
-    ))
+    let out = block_on(
+        Ask::new(&p, &ChatRequest::user("Appraise."))
+            .config(&config(1))
+            .agent(&AgentStep::new(caller_tools()), |_, _| {
+                handled += 1;
+                "ok".into()
+            })
+            .typed::<DaimonAppraisal>(),
+    )
     .unwrap();
     assert_eq!((out.attempts, handled), (2, 0));
     let errors: Vec<String> = p.body(1)["messages"]
@@ -1217,7 +1213,7 @@ fn an_agent_step_is_bounded_by_text_only_answers_and_by_steps() {
 
 #[test]
 fn an_agent_step_on_anthropic_writes_its_tools_and_results_in_anthropics_format() {
-    use structured_runtime::run::{run_agent, AgentStep};
+    use structured_runtime::run::{AgentStep, Ask};
     let finalizer = DaimonAppraisal::schema().name().to_owned();
     let tool_use = |id: &str, name: &str, input: Value| {
         Ok(
@@ -1234,13 +1230,14 @@ fn an_agent_step_on_anthropic_writes_its_tools_and_results_in_anthropics_format(
             tool_use("t2", &finalizer, serde_json::from_str(GOOD).unwrap()),
         ],
     );
-    let out = block_on(run_agent::<DaimonAppraisal, _, _>(
-        &p,
-        &ChatRequest::user("Appraise."),
-        &AgentStep::new(caller_tools()),
-        &config(1),
-        |_, _| "volume is up".into(),
-    ))
+    let out = block_on(
+        Ask::new(&p, &ChatRequest::user("Appraise."))
+            .config(&config(1))
+            .agent(&AgentStep::new(caller_tools()), |_, _| {
+                "volume is up".into()
+            })
+            .typed::<DaimonAppraisal>(),
+    )
     .unwrap();
     assert_eq!(out.attempts, 2);
     let first = p.body(0);
@@ -1257,7 +1254,7 @@ fn an_agent_step_on_anthropic_writes_its_tools_and_results_in_anthropics_format(
 
 #[test]
 fn an_agent_step_offers_the_callers_tools_in_gemini_and_responses_format() {
-    use structured_runtime::run::{run_agent, AgentStep};
+    use structured_runtime::run::{AgentStep, Ask};
     for (kind, model) in [
         (ProviderKind::Gemini, "gemini-2.5-flash"),
         (ProviderKind::OpenAiResponses, "gpt-4o"),
@@ -1272,13 +1269,12 @@ fn an_agent_step_offers_the_callers_tools_in_gemini_and_responses_format() {
             transport_retries: 0,
             ..config(0)
         };
-        let _ = block_on(run_agent::<DaimonAppraisal, _, _>(
-            &p,
-            &ChatRequest::user("Appraise."),
-            &AgentStep::new(caller_tools()),
-            &config,
-            |_, _| String::new(),
-        ));
+        let _ = block_on(
+            Ask::new(&p, &ChatRequest::user("Appraise."))
+                .config(&config)
+                .agent(&AgentStep::new(caller_tools()), |_, _| String::new())
+                .typed::<DaimonAppraisal>(),
+        );
         let body = p.body(0);
         match kind {
             ProviderKind::Gemini => {
@@ -1314,7 +1310,7 @@ fn tools_in_the_requests_extra_fields_are_refused_in_tool_mode() {
         RunError {
             kind: RunErrorKind::UnsupportedInput { reason },
             ..
-        } => assert!(reason.contains("run_agent"), "{reason}"),
+        } => assert!(reason.contains("Ask::agent"), "{reason}"),
         other => panic!("{other:?}"),
     }
     assert_eq!(p.calls(), 0);
@@ -1506,7 +1502,7 @@ fn the_run_keeps_its_own_time() {
     assert_eq!(out.attempts, 1);
     // A fallback chain's deadline counts from the chain's start, and its error names the
     // deadline as set (not the time that was left for the last provider).
-    use structured_runtime::run::{run_with_fallback, DynProvider};
+    use structured_runtime::run::{Ask, DynProvider};
     let clock = ManualClock::default();
     let config = RunConfig {
         deadline: Some(Duration::from_secs(5)),
@@ -1522,11 +1518,11 @@ fn the_run_keeps_its_own_time() {
         )) as Box<dyn DynProvider>
     };
     let chain = vec![down(), down()];
-    let err = block_on(run_with_fallback::<DaimonAppraisal>(
-        &chain,
-        &ChatRequest::user("Appraise."),
-        &config,
-    ))
+    let err = block_on(
+        Ask::fallback(&chain, &ChatRequest::user("Appraise."))
+            .config(&config)
+            .typed::<DaimonAppraisal>(),
+    )
     .unwrap_err();
     match err {
         RunError {

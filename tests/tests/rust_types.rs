@@ -740,21 +740,21 @@ impl structured_runtime::Provider for StreamingOpenAi {
 #[test]
 fn a_streamed_reshaped_answer_is_shown_in_the_types_shape() {
     use structured_examples::replay::block_on;
-    use structured_runtime::run::{run_structured_stream, RunConfig, StreamEvent};
+    use structured_runtime::run::{Ask, RunConfig, StreamEvent};
     use structured_runtime::{ChatRequest, Provenance};
     let wire = as_entries(&serde_json::to_value(ticket()).unwrap());
     let provider = StreamingOpenAi(wire.to_string());
     let mut shown: Vec<Value> = Vec::new();
-    let out = block_on(run_structured_stream::<Ticket, _, _>(
-        &provider,
-        &ChatRequest::user("Triage."),
-        &RunConfig::default(),
-        |event| {
-            if let StreamEvent::Partial { value, .. } = event {
-                shown.push(value.clone());
-            }
-        },
-    ))
+    let out = block_on(
+        Ask::new(&provider, &ChatRequest::user("Triage."))
+            .config(&RunConfig::default())
+            .stream(|event| {
+                if let StreamEvent::Partial { value, .. } = event {
+                    shown.push(value.clone());
+                }
+            })
+            .typed::<Ticket>(),
+    )
     .unwrap();
     assert_eq!((out.value, out.provenance), (ticket(), Provenance::Clean));
     let last = shown.last().unwrap();

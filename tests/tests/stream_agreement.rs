@@ -15,7 +15,7 @@ use serde::Deserialize;
 use serde_json::{json, Value};
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::run::{
-    run_structured, run_structured_stream, RunError, RunErrorKind, StreamEvent, TransportError,
+    run_structured, Ask, RunError, RunErrorKind, StreamEvent, TransportError,
 };
 use structured_runtime::{ChatRequest, Provenance, Provider, RunConfig, StructuredOutput};
 
@@ -124,16 +124,19 @@ fn a_map_sent_as_entries_streams_in_the_schemas_shape_and_ends_as_the_plain_run(
     for piece in [1, 5, 64] {
         let mut shown = Vec::new();
         let mut early = Vec::new();
-        let out = block_on(run_structured_stream::<Scores, _, _>(
-            &Recorded::new(&[AS_SENT], piece),
-            &ChatRequest::user("Scores?"),
-            &stopping(),
-            |event| match event {
+        let out = block_on(
+            Ask::new(
+                &Recorded::new(&[AS_SENT], piece),
+                &ChatRequest::user("Scores?"),
+            )
+            .config(&stopping())
+            .stream(|event| match event {
                 StreamEvent::Partial { value, .. } => shown.push(value.clone()),
                 StreamEvent::Violations(v) => early.extend(v.iter().map(|v| v.to_string())),
                 _ => {}
-            },
-        ))
+            })
+            .typed::<Scores>(),
+        )
         .unwrap_or_else(|e| panic!("{piece}: {e}"));
         assert!(early.is_empty(), "{piece}: {early:?}");
         assert_eq!(out.provenance, Provenance::Clean);
@@ -191,16 +194,19 @@ fn a_map_written_as_an_object_is_recovered_with_a_warning_not_clean() {
 fn a_stopped_stream_is_refused_by_the_final_reading_too() {
     let bad = r#"{"name": 7, "scores": [{"key": "math", "value": 0.9}]}"#;
     let mut early = Vec::new();
-    let out = block_on(run_structured_stream::<Scores, _, _>(
-        &Recorded::new(&[bad, AS_SENT], 5),
-        &ChatRequest::user("Scores?"),
-        &stopping(),
-        |event| {
+    let out = block_on(
+        Ask::new(
+            &Recorded::new(&[bad, AS_SENT], 5),
+            &ChatRequest::user("Scores?"),
+        )
+        .config(&stopping())
+        .stream(|event| {
             if let StreamEvent::Violations(v) = event {
                 early.extend(v.iter().map(|v| v.path.to_string()));
             }
-        },
-    ))
+        })
+        .typed::<Scores>(),
+    )
     .unwrap();
     assert_eq!(early, ["/name"]);
     assert_eq!(out.ledger.len(), 2);
@@ -247,20 +253,15 @@ proptest! {
         let answer = json!({"name": name_json, "scores": entries}).to_string();
         let mut shown: Vec<Value> = Vec::new();
         let mut early = Vec::new();
-        let streamed = block_on(run_structured_stream::<Scores, _, _>(
-            &Recorded::new(&[answer.as_str()], piece),
-            &ChatRequest::user("Scores?"),
-            &{
+        let streamed = block_on(Ask::new(&Recorded::new(&[answer.as_str()], piece), &ChatRequest::user("Scores?")).config(&{
                 let mut config = stopping();
                 config.outputs.max_retries = 0;
                 config
-            },
-            |event| match event {
+            }).stream(|event| match event {
                 StreamEvent::Partial { value, .. } => shown.push(value.clone()),
                 StreamEvent::Violations(v) => early.extend(v.iter().map(|v| v.path.to_string())),
                 _ => {}
-            },
-        ));
+            }).typed::<Scores>());
         let plain = block_on(run_structured::<Scores, _>(
             &Recorded::new(&[answer.as_str()], piece),
             &ChatRequest::user("Scores?"),

@@ -237,7 +237,7 @@ fn a_long_answer_in_chunks_of_every_size() {
 fn a_provider_that_does_not_stream_gives_one_piece_and_the_same_result() {
     use structured_examples::replay::{block_on, ReplayProvider, Reply};
     use structured_runtime::provider::capabilities::ProviderKind;
-    use structured_runtime::run::{run_structured, run_structured_stream, RunConfig, StreamEvent};
+    use structured_runtime::run::{run_structured, Ask, RunConfig, StreamEvent};
     use structured_runtime::ChatRequest;
     let answers = || {
         vec![
@@ -264,19 +264,19 @@ fn a_provider_that_does_not_stream_gives_one_piece_and_the_same_result() {
         answers(),
     );
     let mut events = Vec::new();
-    let streamed = block_on(run_structured_stream::<HeartbeatDecision, _, _>(
-        &provider,
-        &request,
-        &config,
-        |event| {
-            events.push(match event {
-                StreamEvent::Attempt { number } => format!("attempt {number}"),
-                StreamEvent::Partial { .. } => "partial".to_owned(),
-                StreamEvent::Violations(v) => format!("violations {}", v[0].path),
-                _ => "other".to_owned(),
+    let streamed = block_on(
+        Ask::new(&provider, &request)
+            .config(&config)
+            .stream(|event| {
+                events.push(match event {
+                    StreamEvent::Attempt { number } => format!("attempt {number}"),
+                    StreamEvent::Partial { .. } => "partial".to_owned(),
+                    StreamEvent::Violations(v) => format!("violations {}", v[0].path),
+                    _ => "other".to_owned(),
+                })
             })
-        },
-    ))
+            .typed::<HeartbeatDecision>(),
+    )
     .unwrap();
     assert_eq!(
         format!("{:?}", streamed.value),

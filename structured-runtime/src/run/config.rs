@@ -85,7 +85,7 @@ pub struct RunConfig {
     /// answer is cut at a character boundary and marked, so a huge answer does not make every
     /// later request huge.
     pub max_echo_bytes: usize,
-    /// In a streaming run ([`crate::run::run_structured_stream`]): when a value completed in
+    /// In a streaming run ([`crate::run::Ask::stream`]): when a value completed in
     /// the answer breaks a rule, stop reading the answer there and re-ask at once with what
     /// broke, instead of paying for the rest. Off by default: the whole answer is read and
     /// judged as in [`crate::run::run_structured`].

@@ -209,13 +209,13 @@ impl<'r, G: Target> Run<'r, G> {
             return Err(RunError::from(RunErrorKind::UnsupportedInput { reason }));
         }
         // Tools in the request's own fields would replace the structured-output tool while the
-        // choice still names it: the caller's tools go through `run_agent`.
+        // choice still names it: the caller's tools go through an agent step (`Ask::agent`).
         let clash = ["tools", "tool_choice", "toolConfig"]
             .into_iter()
             .find(|k| request.extra.get(k).is_some());
         if let (StructuredOutputMode::ToolUseWorkaround, Some(key)) = (mode, clash) {
             return Err(RunError::from(RunErrorKind::UnsupportedInput { reason: format!(
-                    "`{key}` in the request's extra fields would replace the structured-output tool: offer your tools with run_agent"
+                    "`{key}` in the request's extra fields would replace the structured-output tool: offer your tools with an agent step (Ask::agent)"
                 ) }));
         }
         if mode == StructuredOutputMode::None && !goal.reads_prose() {

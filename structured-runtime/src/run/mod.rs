@@ -1,8 +1,9 @@
 //! Running a structured call: ask, read, validate, re-ask with the errors, within budgets.
 //!
-//! [`run_structured`] drives a [`Provider`] (any transport: the [`http`](crate::http) one, a
-//! gateway's own client, a test double) with a [`RunConfig`], and returns the value with its
-//! [ledger](Attempt), or a [`RunError`] that carries the ledger too.
+//! [`Ask`] (or its shorthands [`run_structured`] and [`run_value`]) drives a [`Provider`] (any
+//! transport: the [`http`](crate::http) one, a gateway's own client, a test double) with a
+//! [`RunConfig`], and returns the value with its [ledger](Attempt), or a [`RunError`] that
+//! carries the ledger too.
 
 pub mod agent;
 pub mod clock;
@@ -20,9 +21,6 @@ pub use agent::AgentStep;
 pub use config::{OnExhausted, RunConfig};
 pub use ledger::{Attempt, AttemptResult, PriceTable, Stop};
 pub use result::{RunError, RunErrorKind, Structured, FALLBACK_FAILED};
-pub use runner::{
-    run_agent, run_agent_value, run_structured, run_structured_stream, run_value, run_value_stream,
-    run_with_fallback,
-};
+pub use runner::{run_structured, run_value, Ask};
 pub use stream::StreamEvent;
 pub use transport::{BoxFuture, DynProvider, OnBytes, Provider, TransportError};

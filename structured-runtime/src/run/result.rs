@@ -59,7 +59,7 @@ pub enum RunErrorKind {
         /// The last value read (repaired and coerced).
         last_value: Value,
         /// What was wrong with each answer, in order (read from the ledger); when the fallback
-        /// policy ([`OnExhausted::DefaultsWithWarning`]) was asked for and could not give a
+        /// policy ([`OnExhausted::DefaultsWithWarning`](super::OnExhausted::DefaultsWithWarning)) was asked for and could not give a
         /// value, a last entry says so and why ([`FALLBACK_FAILED`]).
         errors: Vec<String>,
     },
@@ -106,14 +106,14 @@ pub enum RunErrorKind {
         /// What was wrong with it.
         error: CodecError,
     },
-    /// An agent step ([`crate::run::run_agent`]) used every step it had without a valid call of
+    /// An agent step ([`crate::run::Ask::agent`]) used every step it had without a valid call of
     /// the structured-output tool.
     #[error("no final answer within {steps} steps")]
     StepBudget {
         /// The budget.
         steps: u32,
     },
-    /// The run's deadline ([`RunConfig::deadline`]) passed: the request in flight, if any,
+    /// The run's deadline ([`RunConfig::deadline`](super::RunConfig::deadline)) passed: the request in flight, if any,
     /// was dropped (its attempt is in the ledger as a timeout).
     #[error("the run's deadline of {deadline:?} passed")]
     DeadlineExceeded {
@@ -211,5 +211,5 @@ impl RunError {
 }
 
 /// How the last entry of a failed run's `errors` begins when the fallback policy
-/// ([`OnExhausted::DefaultsWithWarning`]) was asked for and could not give a value.
+/// ([`OnExhausted::DefaultsWithWarning`](super::OnExhausted::DefaultsWithWarning)) was asked for and could not give a value.
 pub const FALLBACK_FAILED: &str = "the defaults policy could not apply";

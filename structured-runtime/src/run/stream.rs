@@ -27,7 +27,7 @@ pub enum StreamEvent<'e> {
         completed: &'e [Pointer],
     },
     /// Values just completed break rules (each with its path), reported before the answer
-    /// ends. With [`RunConfig::stop_stream_on_violation`] the attempt stops here and is
+    /// ends. With [`RunConfig::stop_stream_on_violation`](super::RunConfig::stop_stream_on_violation) the attempt stops here and is
     /// re-asked.
     Violations(&'e [Violation]),
 }

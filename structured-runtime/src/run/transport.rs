@@ -52,7 +52,7 @@ pub trait Provider {
         None
     }
     /// Whether [`Provider::send_stream`] streams. When it does, a streaming run
-    /// ([`crate::run::run_structured_stream`]) asks for a streamed response and reads it as it
+    /// ([`crate::run::Ask::stream`]) asks for a streamed response and reads it as it
     /// arrives; when it does not (the default), the response is read whole, as one piece.
     fn streams(&self) -> bool {
         false

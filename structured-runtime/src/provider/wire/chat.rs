@@ -156,7 +156,7 @@ impl ChatRequest {
 }
 
 /// One of the caller's own tools, offered beside the structured-output tool in an agent step
-/// ([`crate::run::run_agent`]).
+/// ([`crate::run::Ask::agent`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
     /// Its name.
