@@ -5,12 +5,14 @@
 use libfuzzer_sys::fuzz_target;
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::{
-    parse_answer, parse_response_with, parse_value, Answer, ParseError, ParseOptions, Parsed,
-    Provenance, StructuredOutput, StructuredOutputMode, Warning,
+    parse_value, Answer, ParseError, ParseOptions, Parsed, Provenance, Reading, StructuredOutput,
+    StructuredOutputMode, Warning,
 };
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let modes = [
         StructuredOutputMode::None,
         StructuredOutputMode::SchemaEnforced,
@@ -21,7 +23,11 @@ fuzz_target!(|data: &[u8]| {
         accept_truncated: true,
         ..ParseOptions::lenient()
     };
-    for options in [ParseOptions::strict(), ParseOptions::default(), lenient_truncated] {
+    for options in [
+        ParseOptions::strict(),
+        ParseOptions::default(),
+        lenient_truncated,
+    ] {
         for mode in modes {
             check::<HeartbeatDecision>(text, mode, &options);
             check::<DaimonAppraisal>(text, mode, &options);
@@ -39,7 +45,10 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(value) = serde_json::from_str::<serde_json::Value>(text) {
             for mode in modes {
                 let answer = Answer::Json(value.clone());
-                if let Ok(parsed) = parse_answer::<HeartbeatDecision>(&answer, mode, &options) {
+                if let Ok(parsed) = Reading::new(mode)
+                    .options(&options)
+                    .typed::<HeartbeatDecision>(&answer)
+                {
                     assert!(structured_runtime::Validate::validate(&parsed.value).is_ok());
                     holds(&parsed, "", &options);
                 }
@@ -49,7 +58,7 @@ fuzz_target!(|data: &[u8]| {
 });
 
 fn check<T: StructuredOutput>(text: &str, mode: StructuredOutputMode, options: &ParseOptions) {
-    match parse_response_with::<T>(text, mode, options) {
+    match Reading::new(mode).options(options).typed::<T>(text) {
         Ok(parsed) => {
             // Whatever the path, the value is one the type's own rules accept.
             assert!(parsed.value.validate().is_ok());
@@ -75,6 +84,9 @@ fn holds<T>(parsed: &Parsed<T>, text: &str, options: &ParseOptions) {
         assert!(!parsed.warnings.is_empty(), "{:?}", parsed.provenance);
     }
     // A truncated value is returned only when asked for, and always says so.
-    assert_eq!(parsed.truncated, parsed.warnings.contains(&Warning::Truncated));
+    assert_eq!(
+        parsed.truncated,
+        parsed.warnings.contains(&Warning::Truncated)
+    );
     assert!(!parsed.truncated || options.accept_truncated);
 }

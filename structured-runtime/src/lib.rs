@@ -127,7 +127,7 @@
 //!    one.
 //!
 //! A value is never printed and parsed again on the way: a repaired value, or a tool call's
-//! arguments a provider sent as an object ([`Answer::Json`], [`parse_answer`]), is read where it
+//! arguments a provider sent as an object ([`Answer::Json`], [`Reading`]), is read where it
 //! is. Nothing changed is reported as clean, and a truncated answer is an error
 //! ([`ParseError::Truncated`]) unless accepted explicitly.
 //!
@@ -322,10 +322,9 @@ pub use provider::wire::ChatRequest;
 pub use provider::StructuredOutputMode;
 pub use read::output::StructuredOutput;
 pub use read::{
-    parse_answer, parse_answer_reshaped, parse_response, parse_response_with, parse_value, Answer,
-    DefaultReason, FieldReport, FromJsonError, FromText, FromTextError, ParseError, ParseOptions,
-    Parsed, Provenance, StreamProgress, StreamReader, StreamStatus, TextReport, TextSource,
-    Warning,
+    parse_response, parse_value, Answer, AnswerRef, DefaultReason, FieldReport, FromJsonError,
+    FromText, FromTextError, ParseError, ParseOptions, Parsed, Provenance, Reading, StreamProgress,
+    StreamReader, StreamStatus, TextReport, TextSource, Warning,
 };
 pub use run::{
     run_structured, run_value, Ask, DynProvider, Provider, RunConfig, RunError, RunErrorKind,

@@ -21,8 +21,7 @@ use serde_json::{json, Value};
 use structured_examples::*;
 use structured_runtime::provider::dialect::SchemaTarget;
 use structured_runtime::{
-    parse_answer_reshaped, parse_value, Answer, ParseOptions, Provenance, StructuredOutput,
-    StructuredOutputMode,
+    parse_value, Answer, ParseOptions, Provenance, Reading, StructuredOutput, StructuredOutputMode,
 };
 
 /// Runs the agreement check for `T` over `cases` random values; returns (valid, invalid) counts.
@@ -76,12 +75,10 @@ fn agree<T: StructuredOutput>(cases: u32) -> (u32, u32) {
                 Some(key) => json!({ key.as_str(): wire }),
                 None => wire,
             };
-            let read = parse_answer_reshaped::<T>(
-                &Answer::Text(wire.to_string()),
-                StructuredOutputMode::SchemaEnforced,
-                &ParseOptions::strict(),
-                reshape,
-            );
+            let read = Reading::new(StructuredOutputMode::SchemaEnforced)
+                .options(&ParseOptions::strict())
+                .reshape(reshape)
+                .typed::<T>(&Answer::Text(wire.to_string()));
             let clean = read
                 .as_ref()
                 .is_ok_and(|p| p.provenance == Provenance::Clean);

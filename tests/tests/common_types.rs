@@ -188,24 +188,21 @@ fn a_decimal_is_read_digit_for_digit() {
     }
     // A number where a decimal belongs: refused by the default pipeline, at its path (the
     // re-ask asks for a string); the lenient one writes it as a string, with a warning.
-    use structured_runtime::{parse_response_with, ParseError, ParseOptions, StructuredOutputMode};
+    use structured_runtime::{ParseError, ParseOptions, Reading, StructuredOutputMode};
     let answer = with("price", json!(12.5)).to_string();
-    match parse_response_with::<Booking>(
-        &answer,
-        StructuredOutputMode::PromptGuided,
-        &ParseOptions::default(),
-    ) {
+    match Reading::new(StructuredOutputMode::PromptGuided)
+        .options(&ParseOptions::default())
+        .typed::<Booking>(&answer)
+    {
         Err(ParseError::Invalid { violations, .. }) => {
             assert_eq!(violations.iter().next().unwrap().path.to_string(), "/price")
         }
         other => panic!("{other:?}"),
     }
-    let read = parse_response_with::<Booking>(
-        &answer,
-        StructuredOutputMode::PromptGuided,
-        &ParseOptions::lenient(),
-    )
-    .unwrap();
+    let read = Reading::new(StructuredOutputMode::PromptGuided)
+        .options(&ParseOptions::lenient())
+        .typed::<Booking>(&answer)
+        .unwrap();
     assert_eq!(read.value.price.to_string(), "12.5");
     assert_ne!(read.provenance, structured_runtime::Provenance::Clean);
     assert!(

@@ -12,8 +12,8 @@ use structured_examples::{
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::schema::Markdown;
 use structured_runtime::{
-    parse_response, parse_response_with, parse_value, run_structured, ChatRequest, GuidanceFormat,
-    ParseError, ParseOptions, Parsed, Pointer, Provenance, ResponseSchema, RunConfig,
+    parse_response, parse_value, run_structured, ChatRequest, GuidanceFormat, ParseError,
+    ParseOptions, Parsed, Pointer, Provenance, Reading, ResponseSchema, RunConfig,
     StructuredOutput, StructuredOutputMode, Warning,
 };
 
@@ -76,10 +76,15 @@ fn reads_every_shape<T: StructuredOutput + Serialize + std::fmt::Debug>(markdown
         "{name}"
     );
     assert_eq!(plain.span, 2..2 + trimmed.len());
-    let strict = parse_response_with::<T>(markdown, prompt, &ParseOptions::strict());
+    let strict = Reading::new(prompt)
+        .options(&ParseOptions::strict())
+        .typed::<T>(markdown);
     assert!(matches!(strict, Err(ParseError::NotFound { .. })), "{name}");
     // Strict mode still takes the JSON as written.
-    let strict_json = parse_response_with::<T>(&json, prompt, &ParseOptions::strict()).unwrap();
+    let strict_json = Reading::new(prompt)
+        .options(&ParseOptions::strict())
+        .typed::<T>(&json)
+        .unwrap();
     assert_eq!(strict_json.provenance, Provenance::Clean);
 
     // A provider that enforced the schema and still sent markdown: taken whole, and said so.

@@ -9,8 +9,8 @@ use serde_json::{json, Map, Value};
 use structured_examples::DaimonAppraisal;
 use structured_runtime::read::repair::repair_text;
 use structured_runtime::{
-    parse_response, parse_response_with, parse_value, ParseOptions, Parsed, Provenance,
-    ResponseSchema, StructuredOutputMode as Mode, Warning,
+    parse_response, parse_value, ParseOptions, Parsed, Provenance, Reading, ResponseSchema,
+    StructuredOutputMode as Mode, Warning,
 };
 
 fn object() -> impl Strategy<Value = Value> {
@@ -203,7 +203,7 @@ proptest! {
             let value = serde_json::to_value(&parsed.value).unwrap();
             check(&text, &parsed, value)?;
         }
-        if let Ok(parsed) = parse_response_with::<DaimonAppraisal>(&text, Mode::None, &ParseOptions::strict()) {
+        if let Ok(parsed) = Reading::new(Mode::None).options(&ParseOptions::strict()).typed::<DaimonAppraisal>(&text) {
             prop_assert_eq!(parsed.provenance, Provenance::Clean);
             prop_assert!(parsed.warnings.is_empty());
         }

@@ -8,7 +8,7 @@ use structured_runtime::read::coerce::RecoveryKind;
 use structured_runtime::read::extract::Source;
 use structured_runtime::read::repair::RepairKind;
 use structured_runtime::{
-    parse_response, parse_response_with, parse_value, ParseError, ParseOptions, Provenance,
+    parse_response, parse_value, ParseError, ParseOptions, Provenance, Reading,
     StructuredOutputMode as Mode, Warning,
 };
 
@@ -132,12 +132,10 @@ fn the_seed_strategies_run_only_when_allowed() {
     paths.sort_unstable();
     assert_eq!(paths, ["/confidence", "/escalate", "/rationale"]);
 
-    let parsed = parse_response_with::<HeartbeatDecision>(
-        text,
-        Mode::PromptGuided,
-        &ParseOptions::lenient(),
-    )
-    .unwrap();
+    let parsed = Reading::new(Mode::PromptGuided)
+        .options(&ParseOptions::lenient())
+        .typed::<HeartbeatDecision>(text)
+        .unwrap();
     assert_eq!(parsed.provenance, Provenance::Recovered);
     assert_eq!(
         (parsed.value.confidence, parsed.value.rationale.as_str()),
@@ -182,7 +180,10 @@ fn a_truncated_answer_is_an_error_with_the_partial_value() {
         accept_truncated: true,
         ..ParseOptions::lenient()
     };
-    let parsed = parse_response_with::<HeartbeatDecision>(cut, Mode::None, &options).unwrap();
+    let parsed = Reading::new(Mode::None)
+        .options(&options)
+        .typed::<HeartbeatDecision>(cut)
+        .unwrap();
     assert!(parsed.truncated);
     assert_eq!(parsed.value.rationale, "Volat");
     assert!(parsed.warnings.contains(&Warning::Truncated));
@@ -199,7 +200,9 @@ fn prose_without_json_goes_to_from_text() {
     assert!(parsed.text_report.is_some());
 
     let strict = ParseOptions::strict();
-    let err = parse_response_with::<HeartbeatDecision>(text, Mode::PromptGuided, &strict);
+    let err = Reading::new(Mode::PromptGuided)
+        .options(&strict)
+        .typed::<HeartbeatDecision>(text);
     assert!(matches!(
         err,
         Err(ParseError::NotFound {
@@ -215,14 +218,19 @@ fn prose_without_json_goes_to_from_text() {
 #[test]
 fn strict_options_take_json_as_written_only() {
     let strict = ParseOptions::strict();
-    let parsed = parse_response_with::<HeartbeatDecision>(GOOD, Mode::None, &strict).unwrap();
+    let parsed = Reading::new(Mode::None)
+        .options(&strict)
+        .typed::<HeartbeatDecision>(GOOD)
+        .unwrap();
     assert_eq!(
         (parsed.provenance, parsed.warnings.len()),
         (Provenance::Clean, 0)
     );
     // Found in a fence: refused, with where it was found.
     let text = format!("ok:\n```json\n{GOOD}\n```");
-    let err = parse_response_with::<HeartbeatDecision>(&text, Mode::None, &strict);
+    let err = Reading::new(Mode::None)
+        .options(&strict)
+        .typed::<HeartbeatDecision>(&text);
     match err {
         Err(ParseError::NotExact { warnings }) => {
             assert!(
@@ -233,11 +241,9 @@ fn strict_options_take_json_as_written_only() {
         other => panic!("{other:?}"),
     }
     // Needing a repair: refused with the repair.
-    let err = parse_response_with::<HeartbeatDecision>(
-        &GOOD.replace("\"high\"", "'high'"),
-        Mode::None,
-        &strict,
-    );
+    let err = Reading::new(Mode::None)
+        .options(&strict)
+        .typed::<HeartbeatDecision>(&GOOD.replace("\"high\"", "'high'"));
     match err {
         Err(ParseError::NotExact { warnings }) => assert!(
             matches!(&warnings[..], [Warning::Repair(r)] if r.kind == RepairKind::SingleQuotes),
@@ -250,7 +256,10 @@ fn strict_options_take_json_as_written_only() {
         repair: false,
         ..ParseOptions::default()
     };
-    let parsed = parse_response_with::<HeartbeatDecision>(&text, Mode::None, &no_repair).unwrap();
+    let parsed = Reading::new(Mode::None)
+        .options(&no_repair)
+        .typed::<HeartbeatDecision>(&text)
+        .unwrap();
     assert_eq!(parsed.provenance, Provenance::Extracted);
 }
 

@@ -491,15 +491,13 @@ fn as_entries(value: &Value) -> Value {
 fn an_answer_in_the_sent_shape_reads_back_into_the_type() {
     use structured_runtime::provider::dialect::SchemaTarget;
     use structured_runtime::{
-        parse_answer_reshaped, Answer, ParseError, ParseOptions, Provenance, StructuredOutputMode,
+        Answer, ParseError, ParseOptions, Provenance, Reading, StructuredOutputMode,
     };
     let read = |answer: &Value, reshape| {
-        parse_answer_reshaped::<Ticket>(
-            &Answer::Text(answer.to_string()),
-            StructuredOutputMode::SchemaEnforced,
-            &ParseOptions::default(),
-            reshape,
-        )
+        Reading::new(StructuredOutputMode::SchemaEnforced)
+            .options(&ParseOptions::default())
+            .reshape(reshape)
+            .typed::<Ticket>(&Answer::Text(answer.to_string()))
     };
     let reshape = Ticket::schema()
         .reshape(SchemaTarget::OpenAiStrict)
@@ -509,13 +507,11 @@ fn an_answer_in_the_sent_shape_reads_back_into_the_type() {
     assert_eq!(parsed.value, ticket());
     assert_eq!(parsed.provenance, Provenance::Clean);
     // As a value (a tool call's arguments), the same.
-    let parsed = parse_answer_reshaped::<Ticket>(
-        &Answer::Json(wire.clone()),
-        StructuredOutputMode::ToolUseWorkaround,
-        &ParseOptions::default(),
-        reshape,
-    )
-    .unwrap();
+    let parsed = Reading::new(StructuredOutputMode::ToolUseWorkaround)
+        .options(&ParseOptions::default())
+        .reshape(reshape)
+        .typed::<Ticket>(&Answer::Json(wire.clone()))
+        .unwrap();
     assert_eq!(
         (parsed.value, parsed.provenance),
         (ticket(), Provenance::Clean)
@@ -549,13 +545,13 @@ fn an_answer_in_the_sent_shape_reads_back_into_the_type() {
     let reshape = Action::schema()
         .reshape(SchemaTarget::OpenAiStrict)
         .unwrap();
-    let parsed = parse_answer_reshaped::<Action>(
-        &Answer::Text(r#"{"value": {"kind": "refund", "amount": 2.5, "currency": "USD"}}"#.into()),
-        StructuredOutputMode::SchemaEnforced,
-        &ParseOptions::default(),
-        reshape,
-    )
-    .unwrap();
+    let parsed = Reading::new(StructuredOutputMode::SchemaEnforced)
+        .options(&ParseOptions::default())
+        .reshape(reshape)
+        .typed::<Action>(&Answer::Text(
+            r#"{"value": {"kind": "refund", "amount": 2.5, "currency": "USD"}}"#.into(),
+        ))
+        .unwrap();
     assert_eq!(
         (parsed.value, parsed.provenance),
         (

@@ -28,9 +28,8 @@ pub use from_text::{
 };
 pub use mode::StructuredOutputMode;
 pub use parse::{
-    parse_answer, parse_answer_reshaped, parse_answer_value, parse_answer_value_reshaped,
-    parse_response, parse_response_with, parse_value, Answer, ParseError, ParseOptions, Parsed,
-    Provenance, Warning,
+    parse_response, parse_value, Answer, AnswerRef, ParseError, ParseOptions, Parsed, Provenance,
+    Reading, Warning,
 };
 pub use reshape::{ReadBackStream, Reshape};
 pub use stream::{Change, StreamProgress, StreamReader, StreamStatus, MAX_STREAM_DEPTH};

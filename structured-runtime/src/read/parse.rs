@@ -407,7 +407,7 @@ impl Answer {
 }
 
 /// Reads `T` from a model's answer: see the [crate documentation](crate#reading-an-answer-yourself)
-/// for the steps.
+/// for the steps. The shorthand for `Reading::new(mode).typed(text)` ([`Reading`]).
 ///
 /// ```
 /// use structured_runtime::{parse_response, Provenance, StructuredOutput, StructuredOutputMode};
@@ -432,23 +432,7 @@ pub fn parse_response<T: StructuredOutput>(
     text: &str,
     mode: StructuredOutputMode,
 ) -> Result<Parsed<T>, ParseError> {
-    parse_response_with(text, mode, &ParseOptions::default())
-}
-
-/// [`parse_response`] with explicit options.
-pub fn parse_response_with<T: StructuredOutput>(
-    text: &str,
-    mode: StructuredOutputMode,
-    options: &ParseOptions,
-) -> Result<Parsed<T>, ParseError> {
-    let target = Typed::<T>::new();
-    if let Some(markdown) = T::schema().markdown() {
-        return gate(
-            read_markdown(&target, markdown, text, mode, options),
-            options,
-        );
-    }
-    typed_from_text(&target, text, mode, options)
+    Reading::new(mode).typed(text)
 }
 
 /// `T` read from an answer's text through `target`: its JSON where it has some, else the
@@ -468,7 +452,9 @@ fn typed_from_text<T: StructuredOutput>(
 
 /// The pipeline for a schema given at run time: the value fitted to `schema` and checked against
 /// it by its validator of record ([`ResponseSchema::check_instance`]): every keyword counts. No
-/// prose reading: a schema has no keywords to look for.
+/// prose reading: a schema has no keywords to look for. The shorthand for
+/// `Reading::new(StructuredOutputMode::None).options(options).value(text, schema)`
+/// ([`Reading`]).
 ///
 /// ```
 /// use serde_json::json;
@@ -491,34 +477,9 @@ pub fn parse_value(
     schema: &ResponseSchema,
     options: &ParseOptions,
 ) -> Result<Parsed<Value>, ParseError> {
-    value_from_text(text, schema, StructuredOutputMode::None, options)
-}
-
-/// [`parse_value`] on an [`Answer`] a provider gave in `mode`: text as [`parse_value`] reads it
-/// (with the mode's promise of exact JSON checked), a value where it is.
-pub fn parse_answer_value(
-    answer: &Answer,
-    schema: &ResponseSchema,
-    mode: StructuredOutputMode,
-    options: &ParseOptions,
-) -> Result<Parsed<Value>, ParseError> {
-    match answer {
-        Answer::Text(text) => value_from_text(text, schema, mode, options),
-        Answer::Json(value) => gate(read_json(&Untyped(schema), value, mode, options), options),
-    }
-}
-
-fn value_from_text(
-    text: &str,
-    schema: &ResponseSchema,
-    mode: StructuredOutputMode,
-    options: &ParseOptions,
-) -> Result<Parsed<Value>, ParseError> {
-    if let Some(markdown) = schema.markdown() {
-        let result = read_markdown(&Untyped(schema), markdown, text, mode, options);
-        return gate(result, options);
-    }
-    value_from_json_text(&Untyped(schema), text, mode, options)
+    Reading::new(StructuredOutputMode::None)
+        .options(options)
+        .value(text, schema)
 }
 
 /// A value read from an answer's text through `target`: its JSON, or `NotFound` (a value has no
@@ -539,61 +500,204 @@ fn value_from_json_text(
     gate(result, options)
 }
 
-/// Reads `T` from an [`Answer`]: text through [`parse_response_with`], a value where it is
-/// (clean when it fits as given, else fitted by coercion as the options allow).
-pub fn parse_answer<T: StructuredOutput>(
-    answer: &Answer,
-    mode: StructuredOutputMode,
-    options: &ParseOptions,
-) -> Result<Parsed<T>, ParseError> {
-    match answer {
-        Answer::Text(text) => parse_response_with(text, mode, options),
-        Answer::Json(value) => gate(read_json(&Typed::<T>::new(), value, mode, options), options),
+/// An answer as [`Reading`] takes it: text, or a value a provider already parsed. Made from a
+/// `&str`, a `&String`, an [`&Answer`](Answer) or a `&serde_json::Value`.
+#[derive(Debug, Clone, Copy)]
+pub enum AnswerRef<'a> {
+    /// Text that should hold the JSON (or, prompt-guided, prose around it).
+    Text(&'a str),
+    /// JSON the provider sent as a value: read where it is.
+    Json(&'a Value),
+}
+
+impl<'a> From<&'a str> for AnswerRef<'a> {
+    fn from(text: &'a str) -> Self {
+        AnswerRef::Text(text)
     }
 }
 
-/// [`parse_answer`] for an answer to a request whose schema went in another shape
-/// ([`Reshape`]: what [`ResponseSchema::reshape`] says for the target the request was lowered
-/// for). The answer is read back into `T`'s shape before it is checked, so a map sent as a list
-/// of entries is a map again, and a wrapped root is unwrapped; the provenance is that of the
-/// answer as written in the shape asked for.
-pub fn parse_answer_reshaped<T: StructuredOutput>(
-    answer: &Answer,
-    mode: StructuredOutputMode,
-    options: &ParseOptions,
-    reshape: &Reshape,
-) -> Result<Parsed<T>, ParseError> {
-    if reshape.is_empty() {
-        return parse_answer::<T>(answer, mode, options);
-    }
-    let target = Reshaped {
-        inner: Typed::<T>::new(),
-        reshape,
-    };
-    match answer {
-        Answer::Text(text) => typed_from_text(&target, text, mode, options),
-        Answer::Json(value) => gate(read_json(&target, value, mode, options), options),
+impl<'a> From<&'a String> for AnswerRef<'a> {
+    fn from(text: &'a String) -> Self {
+        AnswerRef::Text(text)
     }
 }
 
-/// [`parse_answer_value`] for an answer in a reshaped form ([`parse_answer_reshaped`]).
-pub fn parse_answer_value_reshaped(
-    answer: &Answer,
-    schema: &ResponseSchema,
-    mode: StructuredOutputMode,
-    options: &ParseOptions,
-    reshape: &Reshape,
-) -> Result<Parsed<Value>, ParseError> {
-    if reshape.is_empty() {
-        return parse_answer_value(answer, schema, mode, options);
+impl<'a> From<&'a Value> for AnswerRef<'a> {
+    fn from(value: &'a Value) -> Self {
+        AnswerRef::Json(value)
     }
-    let target = Reshaped {
-        inner: Untyped(schema),
-        reshape,
-    };
-    match answer {
-        Answer::Text(text) => value_from_json_text(&target, text, mode, options),
-        Answer::Json(value) => gate(read_json(&target, value, mode, options), options),
+}
+
+impl<'a> From<&'a Answer> for AnswerRef<'a> {
+    fn from(answer: &'a Answer) -> Self {
+        match answer {
+            Answer::Text(text) => AnswerRef::Text(text),
+            Answer::Json(value) => AnswerRef::Json(value),
+        }
+    }
+}
+
+/// How one answer is read, set up step by step and applied to a derived type
+/// ([`Reading::typed`]) or a schema given at run time ([`Reading::value`]): the one way to read
+/// an answer yourself, of which [`parse_response`] and [`parse_value`] are the shorthands.
+///
+/// | what | how |
+/// |---|---|
+/// | the mode the answer was asked in (what it promised) | [`Reading::new`] |
+/// | how much may be repaired and fitted | [`Reading::options`] (else [`ParseOptions::default`]) |
+/// | the shape the schema was sent in | [`Reading::reshape`] ([`ResponseSchema::reshape`] for the target) |
+///
+/// The answer is text (`&str`, `&String`) or a value a provider already parsed
+/// (`&serde_json::Value`, or an [`&Answer`](Answer) of either kind), read where it is.
+///
+/// ```
+/// use serde_json::json;
+/// use structured_runtime::read::Reading;
+/// use structured_runtime::{ParseOptions, Provenance, ResponseSchema, StructuredOutput, StructuredOutputMode};
+///
+/// #[derive(StructuredOutput, serde::Deserialize, Debug, PartialEq)]
+/// struct Verdict {
+///     #[enum_values("pass", "fail")]
+///     outcome: String,
+/// }
+///
+/// // Text a tool call carried, held to what strict mode allows.
+/// let strict = ParseOptions::strict();
+/// let reading = Reading::new(StructuredOutputMode::ToolUseWorkaround).options(&strict);
+/// let verdict = reading.typed::<Verdict>(r#"{"outcome": "pass"}"#).unwrap();
+/// assert_eq!((verdict.value.outcome.as_str(), verdict.provenance), ("pass", Provenance::Clean));
+/// assert!(reading.typed::<Verdict>(r#"{"outcome": "Pass"}"#).is_err());
+///
+/// // A value a provider sent already parsed, for a schema given at run time.
+/// let schema = ResponseSchema::new("verdict", json!({
+///     "type": "object", "properties": {"outcome": {"enum": ["pass", "fail"]}},
+///     "required": ["outcome"], "additionalProperties": false
+/// }))?;
+/// let args = json!({"outcome": "fail"});
+/// let value = Reading::new(StructuredOutputMode::ToolUseWorkaround).value(&args, &schema).unwrap();
+/// assert_eq!(value.value, args);
+/// # Ok::<(), structured_runtime::SchemaError>(())
+/// ```
+#[derive(Debug, Clone, Copy)]
+pub struct Reading<'a> {
+    mode: StructuredOutputMode,
+    options: Option<&'a ParseOptions>,
+    reshape: Option<&'a Reshape>,
+}
+
+impl<'a> Reading<'a> {
+    /// A reading of an answer given in `mode`: its promise decides what counts as clean (an
+    /// enforced schema's answer must be exact JSON; a prompt-guided one may be found in prose).
+    pub fn new(mode: StructuredOutputMode) -> Self {
+        Reading {
+            mode,
+            options: None,
+            reshape: None,
+        }
+    }
+
+    /// What may be repaired and fitted, and what is refused ([`ParseOptions::default`] without
+    /// this).
+    pub fn options(mut self, options: &'a ParseOptions) -> Self {
+        self.options = Some(options);
+        self
+    }
+
+    /// The shape the request's schema was sent in ([`Reshape`]: what
+    /// [`ResponseSchema::reshape`] says for the target it was lowered for). The answer is read
+    /// back into the schema's own shape before it is checked, so a map sent as a list of entries
+    /// is a map again and a wrapped root is unwrapped; the provenance is that of the answer as
+    /// written in the shape asked for.
+    pub fn reshape(mut self, reshape: &'a Reshape) -> Self {
+        self.reshape = Some(reshape).filter(|r| !r.is_empty());
+        self
+    }
+
+    /// Reads a `T`: see the [crate documentation](crate#reading-an-answer-yourself) for the
+    /// steps. Text goes through the JSON in it, else the type's prose reader; a value is read
+    /// where it is (clean when it fits as given, else fitted as the options allow).
+    pub fn typed<'x, T: StructuredOutput>(
+        &self,
+        answer: impl Into<AnswerRef<'x>>,
+    ) -> Result<Parsed<T>, ParseError> {
+        let default;
+        let options = match self.options {
+            Some(options) => options,
+            None => {
+                default = ParseOptions::default();
+                &default
+            }
+        };
+        let mode = self.mode;
+        match (answer.into(), self.reshape) {
+            (AnswerRef::Text(text), None) => {
+                let target = Typed::<T>::new();
+                match T::schema().markdown() {
+                    Some(markdown) => gate(
+                        read_markdown(&target, markdown, text, mode, options),
+                        options,
+                    ),
+                    None => typed_from_text(&target, text, mode, options),
+                }
+            }
+            (AnswerRef::Json(value), None) => {
+                gate(read_json(&Typed::<T>::new(), value, mode, options), options)
+            }
+            (answer, Some(reshape)) => {
+                let target = Reshaped {
+                    inner: Typed::<T>::new(),
+                    reshape,
+                };
+                match answer {
+                    AnswerRef::Text(text) => typed_from_text(&target, text, mode, options),
+                    AnswerRef::Json(value) => {
+                        gate(read_json(&target, value, mode, options), options)
+                    }
+                }
+            }
+        }
+    }
+
+    /// Reads a value valid against `schema`, checked by its validator of record
+    /// ([`ResponseSchema::check_instance`]): every keyword counts. A schema has no prose reader.
+    pub fn value<'x>(
+        &self,
+        answer: impl Into<AnswerRef<'x>>,
+        schema: &ResponseSchema,
+    ) -> Result<Parsed<Value>, ParseError> {
+        let default;
+        let options = match self.options {
+            Some(options) => options,
+            None => {
+                default = ParseOptions::default();
+                &default
+            }
+        };
+        let mode = self.mode;
+        match (answer.into(), self.reshape) {
+            (AnswerRef::Text(text), None) => match schema.markdown() {
+                Some(markdown) => gate(
+                    read_markdown(&Untyped(schema), markdown, text, mode, options),
+                    options,
+                ),
+                None => value_from_json_text(&Untyped(schema), text, mode, options),
+            },
+            (AnswerRef::Json(value), None) => {
+                gate(read_json(&Untyped(schema), value, mode, options), options)
+            }
+            (answer, Some(reshape)) => {
+                let target = Reshaped {
+                    inner: Untyped(schema),
+                    reshape,
+                };
+                match answer {
+                    AnswerRef::Text(text) => value_from_json_text(&target, text, mode, options),
+                    AnswerRef::Json(value) => {
+                        gate(read_json(&target, value, mode, options), options)
+                    }
+                }
+            }
+        }
     }
 }
 
@@ -719,7 +823,10 @@ impl<T: StructuredOutput> Target for Typed<T> {
         options: &ParseOptions,
         reshape: &Reshape,
     ) -> Result<Parsed<T>, ParseError> {
-        parse_answer_reshaped::<T>(answer, mode, options, reshape)
+        Reading::new(mode)
+            .options(options)
+            .reshape(reshape)
+            .typed(answer)
     }
     fn unchecked(&self, value: &Value) -> Option<T> {
         T::deserialize(value).ok()
@@ -805,7 +912,10 @@ impl Target for Untyped<'_> {
         options: &ParseOptions,
         reshape: &Reshape,
     ) -> Result<Parsed<Value>, ParseError> {
-        parse_answer_value_reshaped(answer, self.0, mode, options, reshape)
+        Reading::new(mode)
+            .options(options)
+            .reshape(reshape)
+            .value(answer, self.0)
     }
     fn unchecked(&self, value: &Value) -> Option<Value> {
         Some(value.clone())
