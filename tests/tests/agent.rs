@@ -339,3 +339,87 @@ fn with_extended_thinking_on_anthropic_the_model_chooses_and_the_run_holds_it_to
     assert_eq!(p.calls(), 3);
     assert_eq!(p.body(0)["tool_choice"], json!({"type": "auto"}));
 }
+
+/// An Ollama `/api/chat` answer calling `name` with `arguments` (an object, as Ollama sends).
+fn ollama_call(name: &str, arguments: Value) -> Result<String, TransportError> {
+    Ok(
+        json!({"model": "llama3.1", "done": true, "done_reason": "stop",
+        "message": {"role": "assistant", "content": "",
+            "tool_calls": [{"function": {"name": name, "arguments": arguments}}]}})
+        .to_string(),
+    )
+}
+
+#[test]
+fn the_agent_step_runs_on_ollama_with_its_tools_offered_and_no_tool_choice() {
+    // Ollama's API has no tool choice: the tools are offered, the model chooses, and the run's
+    // text-only bound holds it to the finalizer.
+    let good: Value = serde_json::from_str(GOOD).unwrap();
+    let p = Scripted::new(
+        ProviderKind::Ollama,
+        "llama3.1",
+        vec![
+            ollama_call("volume", json!({"market": "BTC"})),
+            Ok(
+                json!({"model": "llama3.1", "done": true, "done_reason": "stop",
+                "message": {"role": "assistant", "content": "Let me think."}})
+                .to_string(),
+            ),
+            ollama_call(&finalizer(), good),
+        ],
+    );
+    let value = agent(&p, &AgentStep::new(tools()), &config(1)).unwrap();
+    assert!(structured_runtime::Validate::validate(&value).is_ok());
+    assert_eq!(p.calls(), 3);
+    let first = p.body(0);
+    let names: Vec<&str> = first["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|t| t["function"]["name"].as_str())
+        .collect();
+    assert_eq!(names, [finalizer().as_str(), "funding_rate", "volume"]);
+    assert!(first.get("tool_choice").is_none(), "{first}");
+    assert!(first.get("format").is_none(), "the schema goes as the tool");
+    // The tool's result went back as a tool message.
+    let second = p.body(1);
+    let messages = second["messages"].as_array().unwrap();
+    assert!(
+        messages
+            .iter()
+            .any(|m| m["role"] == "tool" && m["content"] == "volume: 0.01"),
+        "{second}"
+    );
+}
+
+#[test]
+fn tool_mode_and_the_agent_step_on_llama_cpp_send_the_string_choice_it_takes() {
+    // llama.cpp takes `tool_choice` as a string only: `required` forces the one tool in tool
+    // mode, and the agent step's choice is `required` among all of them.
+    let call = openai_calls(&[("c1", finalizer().as_str(), GOOD)]);
+    let p = Scripted::new(ProviderKind::LlamaCpp, "qwen2.5-7b", vec![call.clone()]);
+    let tool_mode = RunConfig {
+        mode: Some(structured_runtime::StructuredOutputMode::ToolUseWorkaround),
+        ..config(1)
+    };
+    let out = block_on(
+        Ask::new(&p, &ChatRequest::user("Appraise."))
+            .config(&tool_mode)
+            .typed::<DaimonAppraisal>(),
+    )
+    .unwrap();
+    assert_eq!(
+        out.mode,
+        structured_runtime::StructuredOutputMode::ToolUseWorkaround
+    );
+    let body = p.body(0);
+    assert_eq!(body["tool_choice"], "required");
+    assert_eq!(body["tools"].as_array().map(Vec::len), Some(1));
+    assert!(body.get("grammar").is_none() && body.get("response_format").is_none());
+
+    let p = Scripted::new(ProviderKind::LlamaCpp, "qwen2.5-7b", vec![call]);
+    agent(&p, &AgentStep::new(tools()), &config(1)).unwrap();
+    let body = p.body(0);
+    assert_eq!(body["tool_choice"], "required");
+    assert_eq!(body["tools"].as_array().map(Vec::len), Some(3));
+}

@@ -215,6 +215,7 @@ fn a_caller_can_override_a_model_the_matrix_does_not_know() {
         ProviderCapabilities {
             supports_response_schema: true,
             supports_tool_use: false,
+            supports_tool_calls: false,
             forced_tool_with_thinking: false,
             schema_target: SchemaTarget::LlamaCpp,
         },

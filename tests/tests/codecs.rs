@@ -705,15 +705,39 @@ fn a_request_fragment_per_provider() {
     let guided = fragment(ProviderKind::LlamaCpp, "any", PromptGuided);
     assert_eq!(guided.body, json!({}));
     assert_eq!(guided.system.as_deref(), Some(schema.prompt_guidance()));
-    // Ollama cannot force a tool: an error before any request.
-    let caps = capabilities(ProviderKind::Ollama, "llama3.1");
-    assert!(request_fragment(
+    // Ollama has no tool choice: its tool is offered (an agent step's finalizer), never forced;
+    // the capabilities say a forced tool is not to be had there.
+    let ollama_tool = fragment(
         ProviderKind::Ollama,
+        "llama3.1",
         StructuredOutputMode::ToolUseWorkaround,
-        schema,
-        &caps
-    )
-    .is_err());
+    );
+    assert_eq!(
+        ollama_tool.body["tools"][0]["function"]["name"],
+        schema.name()
+    );
+    assert!(ollama_tool.body.get("tool_choice").is_none());
+    assert!(ollama_tool.body.get("format").is_none());
+    let caps = capabilities(ProviderKind::Ollama, "llama3.1");
+    assert!(!caps.supports_tool_use && caps.supports_tool_calls);
+    // llama.cpp takes `tool_choice` as a string only: `required`, with the one tool.
+    let llama_tool = fragment(
+        ProviderKind::LlamaCpp,
+        "qwen2.5-7b-instruct",
+        StructuredOutputMode::ToolUseWorkaround,
+    );
+    assert_eq!(llama_tool.body["tool_choice"], "required");
+    assert_eq!(llama_tool.body["tools"].as_array().map(Vec::len), Some(1));
+    // vLLM takes the named choice.
+    let vllm_tool = fragment(
+        ProviderKind::Vllm,
+        "qwen2.5-7b-instruct",
+        StructuredOutputMode::ToolUseWorkaround,
+    );
+    assert_eq!(
+        vllm_tool.body["tool_choice"]["function"]["name"],
+        schema.name()
+    );
 }
 
 #[test]

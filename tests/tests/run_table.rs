@@ -223,8 +223,9 @@ fn every_budget_and_check_holds_for_every_entry_point() {
             "{entry:?}: {warnings:?}"
         );
 
-        // A mode the provider cannot take ends the run before any request.
-        let p = Scripted::new(ProviderKind::Ollama, "llama3.1", vec![]);
+        // A mode the provider cannot take ends the run before any request (an unknown model
+        // behind a passthrough takes neither a forced tool nor tool calls).
+        let p = Scripted::new(ProviderKind::Passthrough, "acme-7b", vec![]);
         let config = RunConfig {
             mode: Some(structured_runtime::StructuredOutputMode::ToolUseWorkaround),
             ..timed(&ManualClock::default())

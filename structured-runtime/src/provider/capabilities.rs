@@ -157,8 +157,11 @@ impl<'de> serde::Deserialize<'de> for ProviderKind {
 pub struct ProviderCapabilities {
     /// The provider constrains decoding to a JSON Schema given in the request.
     pub supports_response_schema: bool,
-    /// The provider can be made to call one named tool (a forced tool choice).
+    /// The provider can be made to call one named tool (a forced tool choice: tool mode).
     pub supports_tool_use: bool,
+    /// The provider takes tools and answers with calls of them when the model chooses to (what
+    /// an agent step needs; a forced choice is not).
+    pub supports_tool_calls: bool,
     /// A forced tool choice is still accepted while extended thinking is on (Anthropic: no).
     pub forced_tool_with_thinking: bool,
     /// The schema dialect to lower to.
@@ -170,6 +173,7 @@ impl ProviderCapabilities {
     pub const PROMPT_ONLY: ProviderCapabilities = ProviderCapabilities {
         supports_response_schema: false,
         supports_tool_use: false,
+        supports_tool_calls: false,
         forced_tool_with_thinking: false,
         schema_target: SchemaTarget::JsonSchema,
     };
@@ -178,6 +182,7 @@ impl ProviderCapabilities {
         ProviderCapabilities {
             supports_response_schema: true,
             supports_tool_use: true,
+            supports_tool_calls: true,
             forced_tool_with_thinking: true,
             schema_target,
         }
@@ -280,17 +285,19 @@ pub fn capabilities(provider: ProviderKind, model: &str) -> ProviderCapabilities
             }
         }
         ProviderKind::Ollama => ProviderCapabilities {
-            // Native tools exist, but no tool choice can force one.
+            // Native tools, which the model calls when it chooses (an agent step), but no tool
+            // choice: nothing can force one.
             supports_tool_use: false,
             forced_tool_with_thinking: false,
             ..ProviderCapabilities::both(SchemaTarget::LlamaCpp)
         },
+        // vLLM takes a named tool choice and `required` (guided decoding makes the call).
         ProviderKind::Vllm => ProviderCapabilities::both(SchemaTarget::JsonSchema),
-        ProviderKind::LlamaCpp => ProviderCapabilities {
-            supports_tool_use: false,
-            forced_tool_with_thinking: false,
-            ..ProviderCapabilities::both(SchemaTarget::LlamaCpp)
-        },
+        // llama.cpp's server takes tools (with `--jinja` and a chat template that renders them)
+        // and `tool_choice` as a string only: `required` with the one tool forces it. The
+        // schema is still preferred: its grammar holds every rule, a tool call's only the
+        // template's format.
+        ProviderKind::LlamaCpp => ProviderCapabilities::both(SchemaTarget::LlamaCpp),
         ProviderKind::Passthrough => match upstream(&model) {
             Some(p) => capabilities(p, &model),
             None => ProviderCapabilities::PROMPT_ONLY,
@@ -332,6 +339,7 @@ fn anthropic(model: &str) -> ProviderCapabilities {
     ProviderCapabilities {
         supports_response_schema: native,
         supports_tool_use: true,
+        supports_tool_calls: true,
         forced_tool_with_thinking: false,
         schema_target: SchemaTarget::Anthropic,
     }

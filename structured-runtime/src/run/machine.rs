@@ -156,7 +156,7 @@ impl<'r, G: Target> Run<'r, G> {
         let mode = match &agent {
             // An agent step needs tool calls, and only lets the model choose among the tools
             // (`auto` with thinking on Anthropic), so thinking does not rule the tool out.
-            Some(_) if caps.supports_tool_use => StructuredOutputMode::ToolUseWorkaround,
+            Some(_) if caps.supports_tool_calls => StructuredOutputMode::ToolUseWorkaround,
             Some(_) => {
                 return Err(RunError::from(RunErrorKind::UnsupportedInput {
                     reason: format!(

@@ -35,9 +35,9 @@ use serde_json::{Map, Value};
 
 use crate::provider::cache::{fragment, Fragment, FragmentKey};
 use crate::provider::capabilities::{ProviderCapabilities, ProviderKind};
-use crate::provider::dialect::{grammar, GrammarBudget, LowerError, LowerReport, SchemaTarget};
+use crate::provider::dialect::{grammar, GrammarBudget, LowerReport, SchemaTarget};
 use crate::read::mode::StructuredOutputMode;
-use crate::schema::{Pointer, ResponseSchema};
+use crate::schema::ResponseSchema;
 
 pub use chat::{Attachment, AttachmentSource, ChatMessage, ChatRequest, Role, Tool, Turn};
 #[cfg(feature = "http")]
@@ -302,9 +302,13 @@ pub(crate) fn add_caller_tools(
                 WireApi::Anthropic => {
                     serde_json::json!({"type": "any", "disable_parallel_tool_use": false})
                 }
+                // Ollama has no tool choice: the model chooses, the run bounds text answers.
+                WireApi::OllamaChat => Value::Null,
                 _ => Value::from("required"),
             };
-            map.insert("tool_choice".into(), choice);
+            if !choice.is_null() {
+                map.insert("tool_choice".into(), choice);
+            }
             if map.contains_key("parallel_tool_calls") {
                 map.insert("parallel_tool_calls".into(), Value::Bool(true));
             }
@@ -349,16 +353,6 @@ fn build_fragment(
             }
         }
         StructuredOutputMode::ToolUseWorkaround => {
-            if matches!(provider, ProviderKind::Ollama | ProviderKind::LlamaCpp) {
-                return Err(LowerReport {
-                    target,
-                    errors: vec![LowerError {
-                        target,
-                        path: Pointer::root(),
-                        reason: format!("{provider:?} cannot force a tool call; ask with SchemaEnforced or PromptGuided"),
-                    }],
-                });
-            }
             let lowered = schema.lowered(target)?.clone();
             match provider.wire_api() {
                 WireApi::OpenAiResponses => {
@@ -366,7 +360,8 @@ fn build_fragment(
                 }
                 WireApi::Anthropic => anthropic::tool_fragment(name, description, lowered),
                 WireApi::Gemini => gemini::tool_fragment(target, name, description, lowered),
-                WireApi::OpenAiChat | WireApi::OllamaChat => {
+                WireApi::OllamaChat => ollama::tool_fragment(name, description, lowered),
+                WireApi::OpenAiChat => {
                     openai_chat::tool_fragment(provider, name, description, lowered, strict)
                 }
             }

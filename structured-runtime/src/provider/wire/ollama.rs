@@ -1,5 +1,6 @@
-//! Ollama's native `/api/chat`: `format` with the schema (nothing forces a tool), OpenAI-shaped
-//! messages with tool arguments as objects, `options.num_predict`, one unstreamed message.
+//! Ollama's native `/api/chat`: `format` with the schema, `tools` the model calls when it chooses
+//! (the API has no tool choice: nothing forces one), OpenAI-shaped messages with tool arguments
+//! as objects, `options.num_predict`, one unstreamed message.
 
 use serde_json::{json, Map, Value};
 
@@ -14,6 +15,16 @@ use crate::read::Answer;
 /// `format` with the schema.
 pub(super) fn schema_fragment(schema: Value) -> Value {
     object([("format", schema)])
+}
+
+/// The schema as one function tool, offered: Ollama has no tool choice, so the model calls it
+/// when it chooses (an agent step's finalizer; the run bounds the text-only answers).
+pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
+    let mut function = object([("name", Value::from(name)), ("parameters", schema)]);
+    if let (Some(d), Value::Object(f)) = (description, &mut function) {
+        f.insert("description".into(), Value::from(d));
+    }
+    json!({"tools": [{"type": "function", "function": function}]})
 }
 
 pub(super) fn body(

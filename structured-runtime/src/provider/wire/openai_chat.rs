@@ -34,7 +34,9 @@ pub(super) fn schema_fragment(
     body
 }
 
-/// One function tool with the schema, forced, no parallel calls.
+/// One function tool with the schema, forced, no parallel calls. llama.cpp's server takes
+/// `tool_choice` as a string only (an object is dropped for `auto`): `required` with the one
+/// tool forces it there.
 pub(super) fn tool_fragment(
     provider: ProviderKind,
     name: &str,
@@ -53,7 +55,10 @@ pub(super) fn tool_fragment(
         ("tools", Value::Array(vec![tool])),
         (
             "tool_choice",
-            json!({"type": "function", "function": {"name": name}}),
+            match provider {
+                ProviderKind::LlamaCpp => Value::from("required"),
+                _ => json!({"type": "function", "function": {"name": name}}),
+            },
         ),
         ("parallel_tool_calls", Value::Bool(false)),
     ]);
