@@ -24,6 +24,7 @@
 //!   changes applied), then `parse_response` on the whole text (the final value);
 //!   `stream_10k_reader`: the same without the final reading; `prefixes_10k`: `parse_response` on
 //!   every 16th prefix of it (what re-parsing each prefix costs, over 16).
+//! - `read_body`: reading the runner's OpenAI Chat body (the envelope around the answer).
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
 
@@ -33,7 +34,7 @@ use std::pin::pin;
 use std::task::{Context, Poll, Waker};
 
 use structured_runtime::provider::capabilities::ProviderKind;
-use structured_runtime::provider::wire::ChatRequest;
+use structured_runtime::provider::wire::{read_response, ChatRequest, Expect, WireApi};
 use structured_runtime::read::repair::repair_text;
 use structured_runtime::run::{run_structured, Provider, RunConfig, TransportError};
 use structured_runtime::{parse_response, StreamReader, StructuredOutput, StructuredOutputMode};
@@ -140,6 +141,12 @@ fn main() {
         ok += match path.as_str() {
             "from_json" => HeartbeatDecision::from_json(black_box(ANSWER)).is_ok(),
             "from_json_checked" => Checked::from_json(black_box(CHECKED)).is_ok(),
+            "read_body" => read_response(
+                WireApi::OpenAiChat,
+                &Expect::new(StructuredOutputMode::SchemaEnforced),
+                black_box(&provider.0),
+            )
+            .is_ok(),
             "repaired" => parse_response::<HeartbeatDecision>(
                 black_box(&repaired),
                 StructuredOutputMode::PromptGuided,
@@ -208,7 +215,7 @@ fn main() {
             ))
             .is_ok(),
             other => {
-                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus or runner");
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, read_body or runner");
                 std::process::exit(2);
             }
         } as usize;

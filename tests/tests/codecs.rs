@@ -897,6 +897,29 @@ fn a_body_with_a_repeated_key_or_an_inexact_number_is_refused_with_what_it_was()
 }
 
 #[test]
+fn an_openai_chat_key_read_twice_is_refused_and_one_never_read_is_skipped() {
+    // OpenAI's arguments are text: the answer's own keys are the reader's to check. In the
+    // envelope, a field the answer is made of given twice is refused as before; a field the
+    // reader never looks at (here `logprobs`, with a repeated key and a number no float holds)
+    // is skipped unread, like every other such field.
+    let expect = Expect::new(SchemaEnforced);
+    let twice = r#"{"choices": [{"index": 0, "finish_reason": "stop",
+        "message": {"role": "assistant", "content": "{\"a\": 1}", "content": "{\"a\": 2}"}}]}"#;
+    match read_response(WireApi::OpenAiChat, &expect, twice) {
+        Err(CodecError::NotJson { message, .. }) => {
+            assert!(message.contains("/choices/0/message/content"), "{message}");
+            assert!(message.contains("given twice"), "{message}");
+        }
+        other => panic!("{other:?}"),
+    }
+    let unread = r#"{"choices": [{"index": 0, "finish_reason": "stop",
+        "logprobs": {"t": -0.1, "t": 123456789012345678901234567890},
+        "message": {"role": "assistant", "content": "{\"a\": 1}"}}]}"#;
+    let read = read_response(WireApi::OpenAiChat, &expect, unread).unwrap();
+    assert_eq!(read.outcome, answer(r#"{"a": 1}"#));
+}
+
+#[test]
 fn a_streamed_tool_call_index_that_skips_ahead_is_refused() {
     // Each event names a call 60 past the last: 2.4 GB of slots for a 2.6 MB stream before.
     let mut sse = String::new();
@@ -980,7 +1003,152 @@ fn arbitrary_json() -> impl proptest::strategy::Strategy<Value = Value> {
     })
 }
 
+/// An OpenAI Chat body whose every field the reader looks at is absent or any kind of value:
+/// the shapes where reading in place and reading a `Value` could part.
+fn openai_chat_body() -> impl proptest::strategy::Strategy<Value = Value> {
+    use proptest::prelude::*;
+    let any = || {
+        prop_oneof![
+            Just(None),
+            Just(Some(Value::Null)),
+            any::<bool>().prop_map(|b| Some(Value::Bool(b))),
+            any::<u32>().prop_map(|n| Some(Value::from(n))),
+            (-5i64..0).prop_map(|n| Some(Value::from(n))),
+            Just(Some(json!(2.5))),
+            "[a-z_ \"\\\\{}]{0,10}".prop_map(|t| Some(Value::String(t))),
+            prop::sample::select(vec!["stop", "length", "content_filter", "tool_calls", "x"])
+                .prop_map(|t| Some(Value::from(t))),
+            Just(Some(json!({"a": [1, {"b": null}]}))),
+            Just(Some(json!([1, "x"]))),
+        ]
+    };
+    let object = |fields: Vec<(&'static str, Option<Value>)>| {
+        Value::Object(
+            fields
+                .into_iter()
+                .filter_map(|(k, v)| v.map(|v| (k.to_owned(), v)))
+                .collect(),
+        )
+    };
+    let call = (any(), any(), any(), any()).prop_map(move |(id, name, arguments, odd)| {
+        let function = object(vec![("name", name), ("arguments", arguments)]);
+        let function = match odd {
+            Some(Value::Bool(true)) => None,
+            Some(Value::Null) => Some(Value::from("not an object")),
+            _ => Some(function),
+        };
+        object(vec![
+            ("id", id),
+            ("type", Some(json!("function"))),
+            ("function", function),
+        ])
+    });
+    let calls = prop_oneof![
+        any(),
+        prop::collection::vec(call, 0..3).prop_map(|c| Some(Value::Array(c))),
+    ];
+    let message =
+        (any(), any(), calls, any()).prop_map(move |(content, refusal, calls, odd)| match odd {
+            Some(Value::Bool(true)) => Some(Value::from("not an object")),
+            _ => Some(object(vec![
+                ("role", Some(json!("assistant"))),
+                ("content", content),
+                ("refusal", refusal),
+                ("tool_calls", calls),
+            ])),
+        });
+    let choice = (any(), message).prop_map(move |(finish, message)| {
+        object(vec![
+            ("index", Some(json!(0))),
+            ("finish_reason", finish),
+            ("message", message),
+        ])
+    });
+    let choices = prop_oneof![
+        any(),
+        prop::collection::vec(choice, 0..3).prop_map(|c| Some(Value::Array(c))),
+    ];
+    let usage =
+        (any(), any(), any(), any()).prop_map(move |(prompt, completion, cached, odd)| match odd {
+            Some(Value::Bool(true)) => None,
+            Some(Value::Null) => Some(Value::from(3)),
+            _ => Some(object(vec![
+                ("prompt_tokens", prompt),
+                ("completion_tokens", completion),
+                (
+                    "prompt_tokens_details",
+                    Some(object(vec![("cached_tokens", cached)])),
+                ),
+            ])),
+        });
+    let error = prop_oneof![
+        4 => Just(None),
+        1 => Just(Some(Value::Null)),
+        1 => Just(Some(json!({"message": "overloaded", "type": "server_error"}))),
+    ];
+    (choices, usage, error, any()).prop_map(move |(choices, usage, error, extra)| {
+        object(vec![
+            ("id", Some(json!("chatcmpl-1"))),
+            ("choices", choices),
+            ("usage", usage),
+            ("error", error),
+            ("system_fingerprint", extra),
+        ])
+    })
+}
+
+/// What the OpenAI Chat reader makes of `body`, read in place from its text and read as a
+/// `Value`, for every kind of expectation.
+fn both_readings(
+    body: &Value,
+) -> Vec<(
+    Result<ProviderResponse, CodecError>,
+    Result<ProviderResponse, CodecError>,
+)> {
+    let text = body.to_string();
+    [
+        Expect::new(SchemaEnforced),
+        Expect::new(PromptGuided),
+        Expect::tool("structured_response"),
+    ]
+    .iter()
+    .map(|expect| {
+        (
+            read_response(WireApi::OpenAiChat, expect, &text),
+            read_response_value(WireApi::OpenAiChat, expect, body),
+        )
+    })
+    .collect()
+}
+
+#[test]
+fn openai_chat_bodies_read_in_place_as_they_read_as_values() {
+    let mut read = 0;
+    for entry in std::fs::read_dir(dir()).unwrap() {
+        let name = entry.unwrap().file_name().to_string_lossy().into_owned();
+        if !name.ends_with(".json") || name.contains("request") {
+            continue;
+        }
+        let body = json_of(&name);
+        if body.get("choices").is_none() {
+            continue;
+        }
+        for (in_place, as_value) in both_readings(&body) {
+            assert_eq!(in_place, as_value, "{name}");
+        }
+        read += 1;
+    }
+    assert!(read >= 9, "{read} recorded OpenAI Chat bodies");
+}
+
 proptest::proptest! {
+    #[test]
+    fn an_openai_chat_body_reads_the_same_in_place_and_as_a_value(body in openai_chat_body()) {
+        for (in_place, as_value) in both_readings(&body) {
+            proptest::prop_assert_eq!(in_place, as_value, "{}", body);
+        }
+    }
+
     #[test]
     fn any_body_is_read_or_a_typed_error(body in arbitrary_json(), tool in proptest::bool::ANY) {
         let expect = if tool { Expect::tool("name") } else { Expect::new(SchemaEnforced) };

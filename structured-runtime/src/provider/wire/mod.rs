@@ -58,6 +58,11 @@ pub fn read_response(
     expect: &Expect,
     body: &str,
 ) -> Result<ProviderResponse, CodecError> {
+    if api == WireApi::OpenAiChat {
+        if let Some(response) = openai_chat::read_in_place(body, expect) {
+            return Ok(response);
+        }
+    }
     let not_json = |message: String| CodecError::NotJson { api, message };
     let (value, floats) =
         crate::read::strict_de::value_from_str(body).map_err(|e| match e.path.is_root() {
@@ -443,7 +448,7 @@ pub(crate) fn body_text(
     if fragment.members.iter().any(|(k, _)| meets(k)) {
         merge(&mut body, &fragment.value);
         merge(&mut body, &request.extra);
-        return body.to_string();
+        return json_text(&body, 0);
     }
     // The caller's fields that meet the body's merge into it; the rest follow the fragment's.
     let mut after = Vec::new();
@@ -453,12 +458,19 @@ pub(crate) fn body_text(
             None => after.push((k, v)),
         }
     }
-    let mut text = body.to_string();
+    // Written straight into one buffer sized for the fragment's members (serde_json's writer,
+    // not `Display`'s formatter).
+    let spliced: usize = fragment
+        .members
+        .iter()
+        .map(|(k, v)| k.len() + v.len() + 4)
+        .sum();
+    let mut text = json_text(&body, spliced);
     if text.pop() != Some('}') {
         // Not an object (never, for the bodies above): merged as a value.
         merge(&mut body, &fragment.value);
         merge(&mut body, &request.extra);
-        return body.to_string();
+        return json_text(&body, 0);
     }
     let mut first = text.len() == 1;
     let mut member = |text: &mut String, key: &str, value: &str| {
@@ -466,7 +478,7 @@ pub(crate) fn body_text(
             text.push(',');
         }
         first = false;
-        text.push_str(&Value::from(key).to_string());
+        text.push_str(&json_text(key, 0));
         text.push(':');
         text.push_str(value);
     };
@@ -474,10 +486,20 @@ pub(crate) fn body_text(
         member(&mut text, k, v);
     }
     for (k, v) in after {
-        member(&mut text, k, &v.to_string());
+        member(&mut text, k, &json_text(v, 0));
     }
     text.push('}');
     text
+}
+
+/// `value` as JSON text, with room for `more` bytes after it.
+fn json_text<T: serde::Serialize + ?Sized>(value: &T, more: usize) -> String {
+    let mut out = Vec::with_capacity(256 + more);
+    // Writing a `Value` or a `str` into a `Vec` cannot fail.
+    if serde_json::to_writer(&mut out, value).is_err() {
+        out.clear();
+    }
+    String::from_utf8(out).unwrap_or_default()
 }
 
 #[cfg(test)]

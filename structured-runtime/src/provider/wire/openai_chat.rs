@@ -2,13 +2,17 @@
 //! gateways): `response_format` or a forced function tool, `messages`, `choices[0]`, and the
 //! `data:` stream ending in `[DONE]`.
 
+use std::borrow::Cow;
+
+use serde::de::{IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
 use serde_json::{json, Map, Value};
 
 use super::chat::{AttachmentSource, ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
 use super::json::{merge, object, put};
 use super::sse::{data, problem, Event};
-use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
+use super::types::{CodecError, Expect, ProviderResponse, ToolCall, Usage, WireApi};
 use crate::provider::capabilities::ProviderKind;
 use crate::read::mode::StructuredOutputMode;
 use crate::read::Answer;
@@ -184,52 +188,242 @@ pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, 
     if choices.is_empty() {
         return Err(r.shape("/choices", "at least one choice"));
     }
-    let finish = r.opt_str("/choices/0/finish_reason")?;
-    let content = r.opt_str("/choices/0/message/content")?;
-    let refusal = r.opt_str("/choices/0/message/refusal")?;
     let mut calls = Vec::new();
-    for (i, call) in r
-        .opt_array("/choices/0/message/tool_calls")?
-        .iter()
-        .enumerate()
-    {
+    for i in 0..r.opt_array("/choices/0/message/tool_calls")?.len() {
         let base = format!("/choices/0/message/tool_calls/{i}");
         let name = r
             .opt_str(&format!("{base}/function/name"))?
             .ok_or_else(|| r.shape(&format!("{base}/function/name"), "a tool name"))?;
-        let arguments = r
-            .opt_str(&format!("{base}/function/arguments"))?
-            .unwrap_or_default();
-        calls.push((
-            ToolCall {
-                id: call.get("id").and_then(Value::as_str).map(str::to_owned),
-                name: name.to_owned(),
+        let id = r.at(&format!("{base}/id")).and_then(Value::as_str);
+        let arguments = r.opt_str(&format!("{base}/function/arguments"))?;
+        calls.push(Call {
+            id: id.map_or(Scalar::Other, |id| Scalar::Text(Cow::Borrowed(id))),
+            function: Function {
+                name: Some(Cow::Borrowed(name)),
+                arguments: arguments.map(Cow::Borrowed),
             },
-            Answer::Text(arguments.to_owned()),
-        ));
+        });
     }
+    let message = Message {
+        content: r.opt_str("/choices/0/message/content")?.map(Cow::Borrowed),
+        refusal: r.opt_str("/choices/0/message/refusal")?.map(Cow::Borrowed),
+        tool_calls: Some(calls),
+    };
+    let finish = r.opt_str("/choices/0/finish_reason")?.map(Cow::Borrowed);
+    let usage = r.usage(
+        "/usage/prompt_tokens",
+        "/usage/completion_tokens",
+        Some("/usage/prompt_tokens_details/cached_tokens"),
+    );
+    Ok(respond(finish, message, usage, expect))
+}
+
+/// A body read where it lies, into the fields the answer is made of: no `Value` built, no key
+/// hashed, nothing else looked at. `None` when the body is anything but the plain shape (not
+/// JSON, a field of another type, an `error`, no choice, a key given twice among the fields
+/// read): [`read`] then reads it as a `Value` and says exactly what is wrong. What it returns
+/// is what [`read`] returns for the same body (`tests/tests/codecs.rs` checks both on every
+/// recorded body).
+pub(super) fn read_in_place(body: &str, expect: &Expect) -> Option<ProviderResponse> {
+    let parsed: InPlace<'_> = serde_json::from_str(body).ok()?;
+    if parsed.error.is_some() {
+        return None;
+    }
+    let choice = parsed.choices?.into_iter().next()?;
+    let message = choice.message.unwrap_or_default();
+    let mut calls = message.tool_calls.as_deref().unwrap_or_default().iter();
+    if calls.any(|c| c.function.name.is_none()) {
+        return None;
+    }
+    let usage = parsed.usage.and_then(|u| {
+        let (input, output) = (u.prompt_tokens.as_u64(), u.completion_tokens.as_u64());
+        let cached = u
+            .prompt_tokens_details
+            .and_then(|d| d.cached_tokens.as_u64());
+        (input.is_some() || output.is_some()).then(|| Usage {
+            input_tokens: input.unwrap_or(0),
+            output_tokens: output.unwrap_or(0),
+            cached_input_tokens: cached.unwrap_or(0),
+        })
+    });
+    Some(respond(choice.finish_reason, message, usage, expect))
+}
+
+/// The answer from the fields of the first choice, however they were read.
+fn respond(
+    finish: Option<Cow<'_, str>>,
+    message: Message<'_>,
+    usage: Option<Usage>,
+    expect: &Expect,
+) -> ProviderResponse {
+    let finish = finish.map(Cow::into_owned);
+    let calls = message
+        .tool_calls
+        .unwrap_or_default()
+        .into_iter()
+        .map(|call| {
+            (
+                ToolCall {
+                    id: call.id.into_text().map(Cow::into_owned),
+                    name: call.function.name.map(Cow::into_owned).unwrap_or_default(),
+                },
+                Answer::Text(
+                    call.function
+                        .arguments
+                        .map(Cow::into_owned)
+                        .unwrap_or_default(),
+                ),
+            )
+        })
+        .collect();
     let outcome = decide(
         expect,
         Signals {
-            truncated: (finish == Some("length")).then_some("length"),
-            filtered: (finish == Some("content_filter")).then_some("content_filter"),
-            refusal: refusal
+            truncated: (finish.as_deref() == Some("length")).then_some("length"),
+            filtered: (finish.as_deref() == Some("content_filter")).then_some("content_filter"),
+            refusal: message
+                .refusal
                 .filter(|r| !r.is_empty())
-                .map(|r| (Some(r.to_owned()), None)),
-            text: content.map(str::to_owned),
+                .map(|r| (Some(r.into_owned()), None)),
+            text: message.content.map(Cow::into_owned),
             calls,
             malformed_call: None,
         },
     );
-    Ok(ProviderResponse {
+    ProviderResponse {
         outcome,
-        usage: r.usage(
-            "/usage/prompt_tokens",
-            "/usage/completion_tokens",
-            Some("/usage/prompt_tokens_details/cached_tokens"),
-        ),
-        stop_reason: finish.map(str::to_owned),
-    })
+        usage,
+        stop_reason: finish,
+    }
+}
+
+/// The fields of a body [`read_in_place`] reads; every other field is skipped unread.
+#[derive(Deserialize)]
+struct InPlace<'a> {
+    #[serde(borrow)]
+    choices: Option<Vec<Choice<'a>>>,
+    #[serde(borrow, default)]
+    usage: Option<UsageIn<'a>>,
+    #[serde(default)]
+    error: Option<IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct Choice<'a> {
+    #[serde(borrow, default)]
+    finish_reason: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    message: Option<Message<'a>>,
+}
+
+#[derive(Deserialize, Default)]
+struct Message<'a> {
+    #[serde(borrow, default)]
+    content: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    refusal: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    tool_calls: Option<Vec<Call<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct Call<'a> {
+    #[serde(borrow, default)]
+    id: Scalar<'a>,
+    #[serde(borrow)]
+    function: Function<'a>,
+}
+
+#[derive(Deserialize)]
+struct Function<'a> {
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    arguments: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct UsageIn<'a> {
+    #[serde(borrow, default)]
+    prompt_tokens: Scalar<'a>,
+    #[serde(borrow, default)]
+    completion_tokens: Scalar<'a>,
+    #[serde(borrow, default)]
+    prompt_tokens_details: Option<Details<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Details<'a> {
+    #[serde(borrow, default)]
+    cached_tokens: Scalar<'a>,
+}
+
+/// A field [`read`] takes loosely (a call's `id` as a string, a token count as a whole number,
+/// anything else as nothing): any JSON is accepted, and only those two kinds are kept.
+#[derive(Default)]
+enum Scalar<'a> {
+    Text(Cow<'a, str>),
+    Count(u64),
+    #[default]
+    Other,
+}
+
+impl<'a> Scalar<'a> {
+    fn as_u64(&self) -> Option<u64> {
+        match self {
+            Scalar::Count(n) => Some(*n),
+            _ => None,
+        }
+    }
+
+    fn into_text(self) -> Option<Cow<'a, str>> {
+        match self {
+            Scalar::Text(text) => Some(text),
+            _ => None,
+        }
+    }
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Scalar<'a> {
+    fn deserialize<D: serde::Deserializer<'de>>(de: D) -> Result<Self, D::Error> {
+        struct Loose<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for Loose<'a> {
+            type Value = Scalar<'a>;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("any JSON value")
+            }
+            fn visit_borrowed_str<E>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Scalar::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Scalar::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Self::Value, E> {
+                Ok(Scalar::Count(v))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_unit<E>(self) -> Result<Self::Value, E> {
+                Ok(Scalar::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<IgnoredAny, IgnoredAny>()?.is_some() {}
+                Ok(Scalar::Other)
+            }
+        }
+        de.deserialize_any(Loose(std::marker::PhantomData))
+    }
 }
 
 /// Tool calls in one streamed answer, at most.
