@@ -620,15 +620,8 @@ impl<'a> Reading<'a> {
         &self,
         answer: impl Into<AnswerRef<'x>>,
     ) -> Result<Parsed<T>, ParseError> {
-        let default;
-        let options = match self.options {
-            Some(options) => options,
-            None => {
-                default = ParseOptions::default();
-                &default
-            }
-        };
-        let mode = self.mode;
+        let (default, mode) = (ParseOptions::default(), self.mode);
+        let options = self.options.unwrap_or(&default);
         match (answer.into(), self.reshape) {
             (AnswerRef::Text(text), None) => {
                 let target = Typed::<T>::new();
@@ -665,15 +658,8 @@ impl<'a> Reading<'a> {
         answer: impl Into<AnswerRef<'x>>,
         schema: &ResponseSchema,
     ) -> Result<Parsed<Value>, ParseError> {
-        let default;
-        let options = match self.options {
-            Some(options) => options,
-            None => {
-                default = ParseOptions::default();
-                &default
-            }
-        };
-        let mode = self.mode;
+        let (default, mode) = (ParseOptions::default(), self.mode);
+        let options = self.options.unwrap_or(&default);
         match (answer.into(), self.reshape) {
             (AnswerRef::Text(text), None) => match schema.markdown() {
                 Some(markdown) => gate(
