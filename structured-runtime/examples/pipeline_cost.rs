@@ -119,6 +119,20 @@ fn main() {
     let (fenced, braces, corpus) = (answer(4096), chatty(4096), corpus_inputs());
     let (chatty_100k, chatty_1m) = (chatty(100_000), chatty(1_000_000));
     let long = long_answer(10_000);
+    // A whole valid answer of many small values (the long answer's quotes escaped).
+    let valid = long.replace("to \"negative\"", "to \\\"negative\\\"");
+    assert!(serde_json::from_str::<serde_json::Value>(&valid).is_ok());
+    let stream_valid = |chunk: usize| {
+        let mut reader = StreamReader::new(HeartbeatDecision::schema());
+        let mut shown = serde_json::Value::Null;
+        for piece in valid.as_bytes().chunks(chunk) {
+            for change in reader.feed(black_box(piece)).changes {
+                change.apply(&mut shown);
+            }
+        }
+        black_box(&shown);
+        !shown.is_null()
+    };
     let stream = |final_read: bool| {
         // The value so far kept after every byte, as a consumer keeps it: by its changes.
         let mut reader = StreamReader::new(HeartbeatDecision::schema());
@@ -176,6 +190,10 @@ fn main() {
             )
             .is_ok(),
             "stream_10k" => stream(true),
+            "valid_10k" => HeartbeatDecision::from_json(black_box(&valid)).is_ok(),
+            "stream_valid_1" => stream_valid(1),
+            "stream_valid_4" => stream_valid(4),
+            "stream_valid_16" => stream_valid(16),
             "stream_10k_reader" => stream(false),
             "prefixes_10k" => {
                 (1..=long.len())

@@ -35,6 +35,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use crate::schema::node::{Additional, JsonType, Node};
+use crate::schema::pointer::lookup_mut;
 use crate::schema::validate::Violation;
 use crate::schema::{Pointer, ResponseSchema};
 
@@ -373,11 +374,21 @@ impl<'s> StreamReader<'s> {
         if n == 0 {
             return;
         }
-        let mut quoted = Vec::with_capacity(n + 2);
-        quoted.push(b'"');
-        quoted.extend_from_slice(raw.get(..n).unwrap_or_default());
-        quoted.push(b'"');
-        match serde_json::from_slice::<String>(&quoted) {
+        let piece = raw.get(..n).unwrap_or_default();
+        // Text with no escape and no control character is itself, once it is UTF-8; anything
+        // else is decoded as a JSON string.
+        let plain = !piece.iter().any(|&b| b == b'\\' || b < 0x20);
+        let decoded = match std::str::from_utf8(piece) {
+            Ok(text) if plain => Ok(text.to_owned()),
+            _ => {
+                let mut quoted = Vec::with_capacity(n + 2);
+                quoted.push(b'"');
+                quoted.extend_from_slice(piece);
+                quoted.push(b'"');
+                serde_json::from_slice::<String>(&quoted)
+            }
+        };
+        match decoded {
             Ok(piece) => {
                 self.token.drain(..n);
                 free.text.push_str(&piece);
@@ -919,11 +930,11 @@ impl Change {
     pub fn apply(&self, value: &mut Value) {
         match self {
             Change::Set { at, value: new } => {
-                let Some((parent, last)) = at.split_last() else {
+                let Some((parent, last)) = at.parent_and_last() else {
                     *value = new.clone();
                     return;
                 };
-                match parent.get_mut(value) {
+                match lookup_mut(value, parent) {
                     Some(Value::Object(map)) => {
                         map.insert(last.into_owned(), new.clone());
                     }

@@ -156,7 +156,17 @@ impl Pointer {
 
     /// The value this pointer names in `doc`, to change it.
     pub fn get_mut<'v>(&self, doc: &'v mut Value) -> Option<&'v mut Value> {
-        doc.pointer_mut(&self.0)
+        lookup_mut(doc, &self.0)
+    }
+
+    /// The parent's location and this one's last segment (unescaped), borrowed: `None` for the
+    /// root.
+    pub(crate) fn parent_and_last(&self) -> Option<(&str, Cow<'_, str>)> {
+        let at = self.0.rfind('/')?;
+        Some((
+            self.0.get(..at).unwrap_or_default(),
+            unescape(self.0.get(at + 1..).unwrap_or_default()),
+        ))
     }
 
     /// Takes the member or item this pointer names out of `doc` (an array's later items move
@@ -303,20 +313,40 @@ pub(crate) fn lookup<'v>(doc: &'v Value, pointer: &str) -> Option<&'v Value> {
         let segment = unescape(segment);
         at = match at {
             Value::Object(map) => map.get(segment.as_ref())?,
-            Value::Array(items) => {
-                // RFC 6901: decimal digits, no leading zero (except `0` itself).
-                let valid = !segment.is_empty()
-                    && segment.bytes().all(|b| b.is_ascii_digit())
-                    && (segment.len() == 1 || !segment.starts_with('0'));
-                if !valid {
-                    return None;
-                }
-                items.get(segment.parse::<usize>().ok()?)?
-            }
+            Value::Array(items) => items.get(index(&segment)?)?,
             _ => return None,
         };
     }
     Some(at)
+}
+
+/// [`lookup`], to change what it finds: one walk, a segment copied only when it holds an
+/// escape.
+pub(crate) fn lookup_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mut Value> {
+    if pointer.is_empty() {
+        return Some(doc);
+    }
+    let mut at = doc;
+    for segment in pointer.strip_prefix('/')?.split('/') {
+        let segment = unescape(segment);
+        at = match at {
+            Value::Object(map) => map.get_mut(segment.as_ref())?,
+            Value::Array(items) => items.get_mut(index(&segment)?)?,
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
+/// An array index as RFC 6901 writes it: decimal digits, no leading zero (except `0` itself).
+fn index(segment: &str) -> Option<usize> {
+    let valid = !segment.is_empty()
+        && segment.bytes().all(|b| b.is_ascii_digit())
+        && (segment.len() == 1 || !segment.starts_with('0'));
+    if !valid {
+        return None;
+    }
+    segment.parse().ok()
 }
 
 /// Appends `name` as one pointer segment: `~` → `~0`, `/` → `~1`.
@@ -402,7 +432,7 @@ mod tests {
     }
 
     #[test]
-    fn lookup_agrees_with_serde_json() {
+    fn lookup_and_lookup_mut_agree_with_serde_json() {
         let doc = json!({"a": [{"b/c": 1, "m~n": [true]}], "": {"": 2}, "01": 3});
         for p in [
             "",
@@ -423,6 +453,8 @@ mod tests {
             "/a/ 0",
         ] {
             assert_eq!(lookup(&doc, p), doc.pointer(p), "{p:?}");
+            let (mut ours, mut theirs) = (doc.clone(), doc.clone());
+            assert_eq!(lookup_mut(&mut ours, p), theirs.pointer_mut(p), "{p:?}");
         }
     }
 
