@@ -24,6 +24,10 @@
 //!   changes applied), then `parse_response` on the whole text (the final value);
 //!   `stream_10k_reader`: the same without the final reading; `prefixes_10k`: `parse_response` on
 //!   every 16th prefix of it (what re-parsing each prefix costs, over 16).
+//! - `valid_10k`, `whole_valid_10k`: `from_json` and `parse_response` on a whole valid 10 KB
+//!   answer of many small values (`long_answer` with its quotes escaped: as written it is not
+//!   JSON, and a reader stops at byte 244); `stream_valid_1`, `_4`, `_16`: that answer fed to a
+//!   `StreamReader` in 1-, 4- and 16-byte chunks, the value so far kept by its changes.
 //! - `read_body`: reading the runner's OpenAI Chat body (the envelope around the answer).
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
@@ -191,6 +195,11 @@ fn main() {
             .is_ok(),
             "stream_10k" => stream(true),
             "valid_10k" => HeartbeatDecision::from_json(black_box(&valid)).is_ok(),
+            "whole_valid_10k" => parse_response::<HeartbeatDecision>(
+                black_box(&valid),
+                StructuredOutputMode::SchemaEnforced,
+            )
+            .is_ok(),
             "stream_valid_1" => stream_valid(1),
             "stream_valid_4" => stream_valid(4),
             "stream_valid_16" => stream_valid(16),
