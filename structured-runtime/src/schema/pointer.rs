@@ -309,7 +309,7 @@ pub(crate) fn lookup<'v>(doc: &'v Value, pointer: &str) -> Option<&'v Value> {
         return Some(doc);
     }
     let mut at = doc;
-    for segment in pointer.strip_prefix('/')?.split('/') {
+    for segment in segments(pointer.strip_prefix('/')?) {
         let segment = unescape(segment);
         at = match at {
             Value::Object(map) => map.get(segment.as_ref())?,
@@ -327,7 +327,7 @@ pub(crate) fn lookup_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mu
         return Some(doc);
     }
     let mut at = doc;
-    for segment in pointer.strip_prefix('/')?.split('/') {
+    for segment in segments(pointer.strip_prefix('/')?) {
         let segment = unescape(segment);
         at = match at {
             Value::Object(map) => map.get_mut(segment.as_ref())?,
@@ -336,6 +336,25 @@ pub(crate) fn lookup_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mu
         };
     }
     Some(at)
+}
+
+/// The `/`-separated segments of a pointer's text after its first `/`, found by a byte search
+/// (`str::split(char)` sets up a searcher per call, and pointers are short).
+fn segments(text: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(text);
+    std::iter::from_fn(move || {
+        let current = rest?;
+        match memchr::memchr(b'/', current.as_bytes()) {
+            Some(i) => {
+                rest = current.get(i + 1..);
+                current.get(..i)
+            }
+            None => {
+                rest = None;
+                Some(current)
+            }
+        }
+    })
 }
 
 /// An array index as RFC 6901 writes it: decimal digits, no leading zero (except `0` itself).
@@ -366,7 +385,8 @@ fn escape_into(out: &mut String, name: &str) {
 
 /// One segment as the name it stands for.
 fn unescape(segment: &str) -> Cow<'_, str> {
-    if segment.contains('~') {
+    // A byte search: `str::contains(char)` sets up a searcher per call, and pointers are short.
+    if segment.as_bytes().contains(&b'~') {
         Cow::Owned(segment.replace("~1", "/").replace("~0", "~"))
     } else {
         Cow::Borrowed(segment)
