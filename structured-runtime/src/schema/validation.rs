@@ -312,9 +312,10 @@ struct Explain {
     out: Vec<Violation>,
     /// Nodes left to visit.
     budget: usize,
-    /// (schema node, value) pairs being checked: meeting one again is a reference cycle that
-    /// makes no progress.
-    active: HashSet<(usize, usize)>,
+    /// (schema node, value) pairs being checked, outermost first: meeting one again is a
+    /// reference cycle that makes no progress. A stack searched in place, not a hashed set: it
+    /// is as deep as the walk (bounded by the node depth limit), and most walks are shallow.
+    active: Vec<(usize, usize)>,
     /// Only the value's own keywords: its members are not visited.
     own_only: bool,
     /// The budget ran out with nodes left to visit.
@@ -326,7 +327,7 @@ impl Explain {
         Explain {
             out: Vec::new(),
             budget: EXPLAIN_BUDGET,
-            active: HashSet::new(),
+            active: Vec::new(),
             own_only,
             spent: false,
         }
@@ -377,11 +378,12 @@ impl Explain {
             node.value() as *const Value as usize,
             value as *const Value as usize,
         );
-        if !self.active.insert(key) {
+        if self.active.contains(&key) {
             return;
         }
+        self.active.push(key);
         self.keywords(node, s, value, path);
-        self.active.remove(&key);
+        self.active.pop();
     }
 
     fn keywords(
@@ -626,7 +628,7 @@ impl Explain {
                 let mut sub = Explain {
                     out: Vec::new(),
                     budget: self.budget,
-                    active: HashSet::new(),
+                    active: Vec::new(),
                     own_only: false,
                     spent: false,
                 };
