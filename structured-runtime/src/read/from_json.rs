@@ -6,7 +6,7 @@ use serde_json::Value;
 use crate::read::repair::inexact_number;
 use crate::read::strict_de;
 use crate::schema::validate::{Rule, Violation, Violations};
-use crate::schema::{ResponseSchema, Validate};
+use crate::schema::{Pointer, ResponseSchema, Validate};
 
 /// Why `T::from_json` refused its input.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -71,17 +71,18 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
     if schema.needs_schema_check() {
         return from_value_text(json, schema);
     }
-    match strict_de::from_str_noting_floats::<T>(json) {
+    match strict_de::try_from_str_noting_floats::<T>(json) {
         // A part the strict pass could not follow, in a type that did not say so ahead (an
         // absent field, a hand-written `Deserialize`): the value is read as a `Value` and judged
         // from it.
-        Ok((_, noted)) if noted.loose => from_value_text(json, schema),
-        Ok((value, noted)) => match value.validate() {
+        Some((_, noted)) if noted.loose => from_value_text(json, schema),
+        Some((value, noted)) => match value.validate() {
             Ok(()) => exact_numbers(json, noted.floats).map(|()| value),
             Err(violations) => Err(FromJsonError::Invalid(violations)),
         },
-        Err(first) => match serde_json::from_str::<Value>(json) {
-            Ok(value) => refused(schema, &value, first).map_err(FromJsonError::Invalid),
+        None => match serde_json::from_str::<Value>(json) {
+            Ok(value) => refused::<T>(schema, &value, || strict_de::refusal::<T>(json))
+                .map_err(FromJsonError::Invalid),
             Err(e) => Err(syntax_error(&e)),
         },
     }
@@ -130,7 +131,7 @@ fn exact_numbers(json: &str, floats: bool) -> Result<(), FromJsonError> {
 fn refused<T: DeserializeOwned + Validate>(
     schema: &ResponseSchema,
     value: &Value,
-    first: strict_de::StrictDeError,
+    first: impl FnOnce() -> Option<strict_de::StrictDeError>,
 ) -> Result<T, Violations> {
     schema.check_instance(value)?;
     if let Some(integers) = integral_floats_as_integers(value) {
@@ -138,11 +139,16 @@ fn refused<T: DeserializeOwned + Validate>(
             return out.validate().map(|()| out);
         }
     }
+    // Only now is it worth working out where the type refused it (reading the text again).
+    let (path, found) = match first() {
+        Some(first) => (first.path, strip_position(&first.error.to_string())),
+        None => (Pointer::root(), "a value the strict reading refused".into()),
+    };
     Err(Violations(vec![Violation {
-        path: first.path,
+        path,
         rule: Rule::Deserialize,
         expected: "a value the Rust type accepts".into(),
-        found: strip_position(&first.error.to_string()),
+        found,
     }]))
 }
 
@@ -187,7 +193,7 @@ pub(crate) fn from_value<T: DeserializeOwned + Validate>(
         Ok((out, noted)) => schema_check(schema, value, noted)
             .and_then(|()| out.validate())
             .map(|()| out),
-        Err(first) => refused(schema, value, first),
+        Err(first) => refused(schema, value, || Some(first)),
     }
 }
 

@@ -775,7 +775,7 @@ impl<T: StructuredOutput> Target for Typed<T> {
             }
             return self.exact_value(&value);
         }
-        let (value, noted) = strict_de::from_str_noting_floats::<T>(json).ok()?;
+        let (value, noted) = strict_de::try_from_str_noting_floats::<T>(json)?;
         // A float only the text can vouch for: a number read differently is a repair, found
         // the careful way. A part the strict pass could not follow is judged the careful way
         // too (from a `Value`).

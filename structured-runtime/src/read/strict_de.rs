@@ -42,7 +42,38 @@ pub(crate) fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, StrictDeErr
 pub(crate) fn from_str_noting_floats<T: DeserializeOwned>(
     json: &str,
 ) -> Result<(T, Noted), StrictDeError> {
-    let track = Track::default();
+    // Keys are kept for error paths only when there is an error: the first pass does not keep
+    // them, and a refused input is read again, keeping them, to say where.
+    match read_strictly::<T>(json, false) {
+        Ok(read) => Ok(read),
+        // Not JSON: where it broke is in the error itself.
+        Err(first) if first.error.is_syntax() || first.error.is_eof() => Err(first),
+        Err(first) => match read_strictly::<T>(json, true) {
+            Err(located) => Err(located),
+            Ok(_) => Err(first),
+        },
+    }
+}
+
+/// [`from_str_noting_floats`] for a caller that needs only whether `json` reads: a refusal is
+/// not read again to say where ([`refusal`] says it when it is wanted).
+pub(crate) fn try_from_str_noting_floats<T: DeserializeOwned>(json: &str) -> Option<(T, Noted)> {
+    read_strictly::<T>(json, false).ok()
+}
+
+/// Why `json`, which [`try_from_str_noting_floats`] refused, does not read, and where.
+pub(crate) fn refusal<T: DeserializeOwned>(json: &str) -> Option<StrictDeError> {
+    from_str_noting_floats::<T>(json).err()
+}
+
+fn read_strictly<T: DeserializeOwned>(
+    json: &str,
+    locate: bool,
+) -> Result<(T, Noted), StrictDeError> {
+    let track = Track {
+        unlocated: !locate,
+        ..Track::default()
+    };
     let mut de = serde_json::Deserializer::from_str(json);
     let result = T::deserialize(Strict {
         de: &mut de,
@@ -187,6 +218,9 @@ enum Seg {
 /// read that may not be the number as written.
 #[derive(Default)]
 struct Track {
+    /// Keep no struct key read: a first pass that, on an error, is read again keeping them to
+    /// say where it happened.
+    unlocated: bool,
     path: RefCell<Vec<Seg>>,
     /// [`Noted::floats`].
     floats: std::cell::Cell<bool>,
@@ -646,6 +680,11 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, 'de, A> {
         &mut self,
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
+        if self.track.unlocated {
+            let key = self.map.next_key_seed(seed)?;
+            self.cursor.keys += usize::from(key.is_some());
+            return Ok(key);
+        }
         self.cursor.key = None;
         let key = self
             .map
