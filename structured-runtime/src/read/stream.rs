@@ -35,7 +35,7 @@ use std::collections::HashSet;
 use serde_json::{Map, Value};
 
 use crate::schema::node::{Additional, JsonType, Node};
-use crate::schema::pointer::lookup_mut;
+use crate::schema::pointer::{lookup_mut, newest_mut};
 use crate::schema::validate::Violation;
 use crate::schema::{Pointer, ResponseSchema};
 
@@ -928,17 +928,19 @@ impl Change {
     /// Applies this change to `value` (the value so far as the changes before built it).
     /// A change that does not fit (never, for changes in their order) is left out.
     pub fn apply(&self, value: &mut Value) {
+        // What a stream changes is along the newest members: found there without hashing a
+        // key, else looked up by its pointer.
         match self {
             Change::Set { at, value: new } => {
                 let Some((parent, last)) = at.parent_and_last() else {
                     *value = new.clone();
                     return;
                 };
-                match lookup_mut(value, parent) {
-                    Some(Value::Object(map)) => {
+                let set = |container: &mut Value| match container {
+                    Value::Object(map) => {
                         map.insert(last.into_owned(), new.clone());
                     }
-                    Some(Value::Array(items)) => match last.parse::<usize>() {
+                    Value::Array(items) => match last.parse::<usize>() {
                         Ok(i) if i == items.len() => items.push(new.clone()),
                         Ok(i) => {
                             if let Some(slot) = items.get_mut(i) {
@@ -948,11 +950,29 @@ impl Change {
                         Err(_) => {}
                     },
                     _ => {}
+                };
+                match newest_mut(value, parent) {
+                    Some(container) => set(container),
+                    None => {
+                        if let Some(container) = lookup_mut(value, parent) {
+                            set(container)
+                        }
+                    }
                 }
             }
             Change::Append { at, text } => {
-                if let Some(Value::String(s)) = at.get_mut(value) {
-                    s.push_str(text);
+                let append = |target: &mut Value| {
+                    if let Value::String(s) = target {
+                        s.push_str(text);
+                    }
+                };
+                match newest_mut(value, at.as_str()) {
+                    Some(target) => append(target),
+                    None => {
+                        if let Some(target) = lookup_mut(value, at.as_str()) {
+                            append(target)
+                        }
+                    }
                 }
             }
         }

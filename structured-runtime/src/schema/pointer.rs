@@ -338,6 +338,36 @@ pub(crate) fn lookup_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mu
     Some(at)
 }
 
+/// [`lookup_mut`] along the newest member of each object and the last item of each list,
+/// with no key hashed: what a stream is writing is there. `None` as soon as a segment is not
+/// the newest one (then [`lookup_mut`] finds it, if it is anywhere).
+pub(crate) fn newest_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mut Value> {
+    if pointer.is_empty() {
+        return Some(doc);
+    }
+    let mut at = doc;
+    for segment in segments(pointer.strip_prefix('/')?) {
+        at = match at {
+            Value::Object(map) => {
+                let (key, value) = map.iter_mut().next_back()?;
+                if *key != *unescape(segment) {
+                    return None;
+                }
+                value
+            }
+            Value::Array(items) => {
+                let last = items.len().checked_sub(1)?;
+                if index(segment)? != last {
+                    return None;
+                }
+                items.last_mut()?
+            }
+            _ => return None,
+        };
+    }
+    Some(at)
+}
+
 /// The `/`-separated segments of a pointer's text after its first `/`, found by a byte search
 /// (`str::split(char)` sets up a searcher per call, and pointers are short).
 fn segments(text: &str) -> impl Iterator<Item = &str> {
@@ -475,7 +505,27 @@ mod tests {
             assert_eq!(lookup(&doc, p), doc.pointer(p), "{p:?}");
             let (mut ours, mut theirs) = (doc.clone(), doc.clone());
             assert_eq!(lookup_mut(&mut ours, p), theirs.pointer_mut(p), "{p:?}");
+            // Along the newest members, the same value or none.
+            let mut newest = doc.clone();
+            if let Some(found) = newest_mut(&mut newest, p) {
+                assert_eq!(Some(&*found), doc.pointer(p), "{p:?}");
+            }
         }
+    }
+
+    #[test]
+    fn newest_mut_follows_only_the_newest_members() {
+        let mut doc = json!({"a": 1, "b": {"c": [1, {"d~e": "x"}]}});
+        assert_eq!(newest_mut(&mut doc, "/b/c/1/d~0e"), Some(&mut json!("x")));
+        assert_eq!(
+            newest_mut(&mut doc, "/b/c/1"),
+            Some(&mut json!({"d~e": "x"}))
+        );
+        // Older members are not newest: found by `lookup_mut` instead.
+        assert_eq!(newest_mut(&mut doc, "/a"), None);
+        assert_eq!(newest_mut(&mut doc, "/b/c/0"), None);
+        assert_eq!(newest_mut(&mut doc, "/b/x"), None);
+        assert_eq!(lookup_mut(&mut doc, "/a"), Some(&mut json!(1)));
     }
 
     #[test]
