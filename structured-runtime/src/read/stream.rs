@@ -93,7 +93,63 @@ struct Frame<'s> {
     path: Pointer,
     /// Its schema node, when one is known without choosing an `anyOf` branch.
     node: Option<Node<'s>>,
+    /// Where its members' nodes are, found once when it opened.
+    members: Members<'s>,
     body: Body,
+}
+
+/// Where a container's members find their schema nodes, looked up once when it opens (not
+/// per member): its node with `$ref` followed, unless it has `anyOf` (a branch is chosen by
+/// the whole value's check, so members are left to it).
+#[derive(Clone, Copy, Default)]
+struct Members<'s> {
+    node: Option<Node<'s>>,
+    properties: Option<&'s Map<String, Value>>,
+    /// `additionalProperties` as a schema, when no `patternProperties` may cover a key (a key
+    /// those cover is left to the final reading).
+    additional: Option<Node<'s>>,
+    prefix: &'s [Value],
+    items: Option<Node<'s>>,
+}
+
+impl<'s> Members<'s> {
+    fn of(node: Option<Node<'s>>) -> Self {
+        let Some(node) = node.map(Node::target).filter(|n| !n.has("anyOf")) else {
+            return Members::default();
+        };
+        let additional = match node.additional() {
+            Additional::Schema(values) if !node.has("patternProperties") => Some(values),
+            _ => None,
+        };
+        Members {
+            node: Some(node),
+            properties: node.get("properties").and_then(Value::as_object),
+            additional,
+            prefix: node
+                .get("prefixItems")
+                .and_then(Value::as_array)
+                .map_or(&[], Vec::as_slice),
+            items: node.items(),
+        }
+    }
+
+    /// The node of member `key` (as [`Node::property`], else `additionalProperties`).
+    fn property(&self, key: &str) -> Option<Node<'s>> {
+        let node = self.node?;
+        match self.properties.and_then(|p| p.get(key)) {
+            Some(schema) => Some(node.child(schema)),
+            None => self.additional,
+        }
+    }
+
+    /// The node of item `index` (as [`Node::item`]).
+    fn item(&self, index: usize) -> Option<Node<'s>> {
+        let node = self.node?;
+        match self.prefix.get(index) {
+            Some(schema) => Some(node.child(schema)),
+            None => self.items,
+        }
+    }
 }
 
 enum Body {
@@ -621,7 +677,13 @@ impl<'s> StreamReader<'s> {
                     });
                     self.changed = true;
                 }
-                self.frames.push(Frame { path, node, body });
+                let members = Members::of(node);
+                self.frames.push(Frame {
+                    path,
+                    node,
+                    members,
+                    body,
+                });
                 self.lex = if b == b'{' {
                     Lex::FirstKey
                 } else {
@@ -684,28 +746,16 @@ impl<'s> StreamReader<'s> {
     fn next_place(&self) -> (Pointer, Option<Node<'s>>) {
         match self.frames.last() {
             None => (Pointer::root(), Some(Node::root(self.schema.schema()))),
-            Some(frame) => {
-                let parent = frame.node.map(Node::target).filter(|n| !n.has("anyOf"));
-                match &frame.body {
-                    Body::Object(_, key) => {
-                        let key = key.as_deref().unwrap_or_default();
-                        // A key `patternProperties` may cover is left to the final reading.
-                        let node = parent.and_then(|p| {
-                            p.property(key).or(match p.additional() {
-                                Additional::Schema(values) if !p.has("patternProperties") => {
-                                    Some(values)
-                                }
-                                _ => None,
-                            })
-                        });
-                        (frame.path.key(key), node)
-                    }
-                    Body::Array(items) => (
-                        frame.path.index(items.len()),
-                        parent.and_then(|p| p.item(items.len())),
-                    ),
+            Some(frame) => match &frame.body {
+                Body::Object(_, key) => {
+                    let key = key.as_deref().unwrap_or_default();
+                    (frame.path.key(key), frame.members.property(key))
                 }
-            }
+                Body::Array(items) => (
+                    frame.path.index(items.len()),
+                    frame.members.item(items.len()),
+                ),
+            },
         }
     }
 

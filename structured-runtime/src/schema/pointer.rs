@@ -368,13 +368,14 @@ pub(crate) fn newest_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mu
     Some(at)
 }
 
-/// The `/`-separated segments of a pointer's text after its first `/`, found by a byte search
+/// The `/`-separated segments of a pointer's text after its first `/`, found byte by byte
 /// (`str::split(char)` sets up a searcher per call, and pointers are short).
 fn segments(text: &str) -> impl Iterator<Item = &str> {
     let mut rest = Some(text);
     std::iter::from_fn(move || {
         let current = rest?;
-        match memchr::memchr(b'/', current.as_bytes()) {
+        // Segments are short: a plain loop beats a vectorised search's set-up.
+        match current.bytes().position(|b| b == b'/') {
             Some(i) => {
                 rest = current.get(i + 1..);
                 current.get(..i)
@@ -415,8 +416,8 @@ fn escape_into(out: &mut String, name: &str) {
 
 /// One segment as the name it stands for.
 fn unescape(segment: &str) -> Cow<'_, str> {
-    // A byte search: `str::contains(char)` sets up a searcher per call, and pointers are short.
-    if segment.as_bytes().contains(&b'~') {
+    // Byte by byte: `str::contains(char)` sets up a searcher per call, and segments are short.
+    if segment.bytes().any(|b| b == b'~') {
         Cow::Owned(segment.replace("~1", "/").replace("~0", "~"))
     } else {
         Cow::Borrowed(segment)
