@@ -30,11 +30,12 @@
 //! usual. A brace in the prose before the JSON is passed over: reading starts again at the next
 //! opener, a bounded number of times, while nothing has been reported.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
+use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::{Map, Value};
 
-use crate::schema::node::{Additional, JsonType, Node};
+use crate::schema::node::{Additional, JsonType, Node, Types};
 use crate::schema::pointer::{lookup_mut, newest_mut};
 use crate::schema::validate::Violation;
 use crate::schema::{Pointer, ResponseSchema};
@@ -259,9 +260,81 @@ pub struct StreamReader<'s> {
     /// Paths already reported in a violation (a container's check may repeat its members').
     violated: HashSet<Pointer>,
     changed: bool,
+    /// What each schema node met so far says about a string or scalar read at it, worked out
+    /// once per node (by its address in the schema this reader borrows).
+    facts: HashMap<usize, Facts, BuildHasherDefault<AddressHasher>>,
+}
+
+/// What a schema node says about a scalar read at it, worked out once.
+#[derive(Clone, Copy)]
+struct Facts {
+    /// A string there may be shown before it ends ([`free_text`]).
+    free_text: bool,
+    /// The `type` it allows, when `type` is all it asserts (its other keywords annotations):
+    /// a scalar of that type then breaks none of its rules, with no further look.
+    only_type: Option<Types>,
+}
+
+impl Facts {
+    /// The keywords that assert nothing about a value.
+    const ANNOTATIONS: [&'static str; 8] = [
+        "description",
+        "title",
+        "$comment",
+        "examples",
+        "default",
+        "deprecated",
+        "readOnly",
+        "writeOnly",
+    ];
+
+    fn of(node: Node<'_>) -> Facts {
+        let target = node.target();
+        let only_type = target.map().and_then(|keywords| {
+            let asserts_more = keywords
+                .keys()
+                .any(|k| k != "type" && !Self::ANNOTATIONS.contains(&k.as_str()));
+            (!asserts_more && node.map().is_some_and(|own| !own.contains_key("$ref")))
+                .then(|| target.types())
+        });
+        Facts {
+            free_text: free_text(node),
+            only_type,
+        }
+    }
+}
+
+/// Hashes a schema node's address: one multiplication (the keys are addresses, not input).
+#[derive(Default)]
+struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(5) ^ u64::from(b)).wrapping_mul(0x51_7c_c1_b7_27_22_0a_95);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64)
+            .wrapping_mul(0x9e37_79b9_7f4a_7c15)
+            .rotate_left(26);
+    }
 }
 
 impl<'s> StreamReader<'s> {
+    /// What `node` says about a scalar read at it ([`Facts`]), worked out once per node.
+    fn facts(&mut self, node: Node<'s>) -> Facts {
+        *self
+            .facts
+            .entry(node.value() as *const Value as usize)
+            .or_insert_with(|| Facts::of(node))
+    }
+
     /// A reader for an answer to `schema`.
     pub fn new(schema: &'s ResponseSchema) -> Self {
         let root = Node::root(schema.schema()).target();
@@ -288,6 +361,7 @@ impl<'s> StreamReader<'s> {
             violations: Vec::new(),
             violated: HashSet::new(),
             changed: false,
+            facts: HashMap::default(),
         }
     }
 
@@ -694,7 +768,7 @@ impl<'s> StreamReader<'s> {
             b'"' => {
                 self.token.push(b);
                 let (at, node) = self.next_place();
-                if node.is_some_and(free_text) {
+                if node.is_some_and(|n| self.facts(n).free_text) {
                     self.show_root();
                     // Shown at once, empty, then as it arrives.
                     self.changes.push(Change::Set {
@@ -848,6 +922,14 @@ impl<'s> StreamReader<'s> {
     /// The rules `value` breaks at its node, each reported once.
     fn check(&mut self, node: Option<Node<'s>>, value: &Value, path: &Pointer) {
         let Some(node) = node else { return };
+        // A scalar at a node that asserts nothing but its type: that type is all to check.
+        if !value.is_object() && !value.is_array() {
+            if let Some(types) = self.facts(node).only_type {
+                if types.allows(value) {
+                    return;
+                }
+            }
+        }
         // A container whose members were given their nodes ([`Self::next_place`]) had each
         // checked as it completed: only its own keywords are left. Under `anyOf` the members
         // were not checked, and the whole value is judged against the branches here, once.
