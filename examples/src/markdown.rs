@@ -48,6 +48,7 @@ pub struct CommitMessage {
     pub emoji: Option<String>,
     /// The summary line, in the imperative, at most 72 characters.
     #[markdown(title)]
+    #[length(max = 72)]
     pub title: String,
     /// The body: what changed and why.
     #[markdown]

@@ -176,6 +176,10 @@
 //! |---|---|---|
 //! | `#[range(min, max)]`, `#[range(min = ..)]`, `#[range(max = ..)]` | numbers, `Option`/`Vec` of numbers | inclusive `minimum`/`maximum` in the schema and in `Validate` |
 //! | `#[enum_values("a", "b")]` | `String`, `Option<String>`, `Vec<String>` | `enum` in the schema and in `Validate` |
+//! | `#[length(min = .., max = ..)]` (either or both) | strings (characters), lists and sets (items), maps (entries), `Option` of those | `minLength`/`maxLength`, `minItems`/`maxItems` or `minProperties`/`maxProperties` in the schema and in `Validate` |
+//! | `#[pattern("^[A-Z]{3}$")]` | `String`, `Option<String>` | `pattern` in the schema and in `Validate` (compiled at compile time: a pattern that does not compile is a compile error) |
+//! | `#[format("email")]` | `String`, `Option<String>` | `format` in the schema and in `Validate`: `date`, `date-time`, `time`, `duration`, `email`, `hostname`, `ipv4`, `ipv6`, `uri`, `uri-reference`, `uuid` |
+//! | `#[validate(with = path::to::check)]` (repeatable) | field, or the type | the caller's own rule: a function of the field (or of anything it borrows as: `&str` for a `String`), or of the whole value on the type, returning `Result<(), E: Display>`; run after the structural rules, its error reported like any rule at the field's path |
 //! | `#[fallback_keyword(..)]` | `String`, `bool`, numbers, unit enums, `Option` of those | how [`StructuredOutput::from_text`] reads the field from prose (below) |
 //! | `#[markdown]`, `#[markdown(title)]` | `String` | the type is a markdown wrapper: a plain-text answer fills this field (below) |
 //! | `///` doc comment | type, field, variant | `description` |

@@ -172,6 +172,33 @@ fn a_commit_message_takes_its_first_line_as_the_title() {
     assert_eq!(parsed.value.emoji.as_deref(), Some("✨"));
 }
 
+/// The commit-message document's rule: a summary line of at most 72 characters, held in the
+/// schema, the guidance and every reading (prose or JSON).
+#[test]
+fn a_commit_message_title_is_at_most_72_characters() {
+    assert_eq!(
+        CommitMessage::schema().schema()["properties"]["title"]["maxLength"],
+        72
+    );
+    let long = "Refactor the whole request pipeline so that every provider shares one codec path";
+    assert!(long.chars().count() > 72);
+    let prose = format!("{long}\n\nThe body.\n");
+    let refused = parse_response::<CommitMessage>(&prose, StructuredOutputMode::PromptGuided);
+    assert!(
+        refused.as_ref().is_err_and(|e| e.to_string().contains("/title")),
+        "{refused:?}"
+    );
+    let json = format!(r#"{{"emoji": null, "title": "{long}", "message": "m"}}"#);
+    let refused = parse_response::<CommitMessage>(&json, StructuredOutputMode::SchemaEnforced);
+    assert!(
+        refused.as_ref().is_err_and(|e| e.to_string().contains("/title")),
+        "{refused:?}"
+    );
+    let short = "Share one codec path across providers";
+    let read = parse_response::<CommitMessage>(short, StructuredOutputMode::PromptGuided).unwrap();
+    assert_eq!(read.value.title, short);
+}
+
 #[test]
 fn the_schema_stays_the_strict_object_and_guidance_asks_for_markdown() {
     let schema = MarkdownPullRequest::schema();
