@@ -306,3 +306,33 @@ fn nested_shared_definitions_cannot_make_a_lowering_explode() {
         }
     }
 }
+
+/// Every change a lowering makes is reported: Gemini's `responseSchema` takes no `default`, so
+/// it goes into the description and is said, never dropped without a word.
+#[test]
+fn gemini_response_schema_reports_the_default_it_does_not_send() {
+    let schema = structured_runtime::ResponseSchema::new(
+        "reply",
+        json!({"type": "object", "properties": {
+            "tone": {"type": "string", "enum": ["calm", "urgent"], "default": "calm"}},
+            "required": ["tone"], "additionalProperties": false}),
+    )
+    .unwrap();
+    let target = SchemaTarget::GeminiResponseSchema;
+    let lowered = schema.lowered(target).unwrap();
+    let tone = &lowered["properties"]["tone"];
+    assert!(tone.get("default").is_none(), "{tone}");
+    assert!(
+        tone["description"]
+            .as_str()
+            .is_some_and(|d| d.contains("calm")),
+        "{tone}"
+    );
+    let moved = schema.moved(target).unwrap();
+    assert!(
+        moved
+            .iter()
+            .any(|m| m.path.as_str() == "/properties/tone" && m.keywords == ["default"]),
+        "{moved:?}"
+    );
+}

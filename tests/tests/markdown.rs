@@ -185,13 +185,17 @@ fn a_commit_message_title_is_at_most_72_characters() {
     let prose = format!("{long}\n\nThe body.\n");
     let refused = parse_response::<CommitMessage>(&prose, StructuredOutputMode::PromptGuided);
     assert!(
-        refused.as_ref().is_err_and(|e| e.to_string().contains("/title")),
+        refused
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("/title")),
         "{refused:?}"
     );
     let json = format!(r#"{{"emoji": null, "title": "{long}", "message": "m"}}"#);
     let refused = parse_response::<CommitMessage>(&json, StructuredOutputMode::SchemaEnforced);
     assert!(
-        refused.as_ref().is_err_and(|e| e.to_string().contains("/title")),
+        refused
+            .as_ref()
+            .is_err_and(|e| e.to_string().contains("/title")),
         "{refused:?}"
     );
     let short = "Share one codec path across providers";

@@ -45,7 +45,7 @@ const TABLE: Table = Table {
         ("$defs", Policy::Rewrite),
         ("definitions", Policy::Rewrite),
         ("$ref", Policy::Rewrite),
-        ("default", Policy::Rewrite),
+        ("default", Policy::Move),
         ("$schema", Policy::Rewrite),
         // `false` is Gemini's only behaviour; anything else is a rule it cannot enforce.
         ("additionalProperties", Policy::Move),
