@@ -238,3 +238,46 @@ fn every_budget_and_check_holds_for_every_entry_point() {
         assert_eq!(p.calls(), 0, "{entry:?}");
     }
 }
+
+/// The structured-output strategy is chosen on the request too, over the run's setting and the
+/// provider's: the same run asked for a forced tool, or for the schema, as the request says;
+/// a mode the provider cannot take ends it before any request.
+#[test]
+fn the_strategy_is_chosen_on_the_request_over_the_config() {
+    use structured_runtime::StructuredOutputMode::{SchemaEnforced, ToolUseWorkaround};
+    let tool_call = json!({"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {
+        "role": "assistant", "content": null, "tool_calls": [{"id": "c", "type": "function",
+        "function": {"name": Note::schema().name(), "arguments": NOTE}}]}}]})
+    .to_string();
+    let config = RunConfig {
+        mode: Some(SchemaEnforced),
+        ..timed(&ManualClock::default())
+    };
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![Ok(tool_call)]);
+    let request = ChatRequest::user("Note the state.").with_mode(ToolUseWorkaround);
+    let out = block_on(run_structured::<Note, _>(&p, &request, &config)).unwrap();
+    assert_eq!(out.mode, ToolUseWorkaround);
+    assert!(p.body(0)["tools"].is_array() && p.body(0).get("response_format").is_none());
+
+    // Without it, the config's choice holds.
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![good(Entry::Plain)]);
+    let out = block_on(run_structured::<Note, _>(
+        &p,
+        &ChatRequest::user("Note."),
+        &config,
+    ))
+    .unwrap();
+    assert_eq!(out.mode, SchemaEnforced);
+
+    // A mode the provider cannot take: refused before any request, for every way in.
+    for entry in [Entry::Plain, Entry::PlainValue, Entry::Stream, Entry::Chain] {
+        let p = Scripted::new(ProviderKind::Ollama, "llama3.1", vec![]);
+        let request = ChatRequest::user("Note.").with_mode(ToolUseWorkaround);
+        let err = run(entry, &p, &request, &timed(&ManualClock::default())).unwrap_err();
+        assert!(
+            matches!(err.kind, RunErrorKind::UnsupportedInput { .. }),
+            "{entry:?}: {err:?}"
+        );
+        assert_eq!(p.calls(), 0);
+    }
+}

@@ -108,7 +108,8 @@ pub struct RunConfig {
     pub clock: RunClock,
     /// The mode every request of the run is asked in, over the one chosen from the provider's
     /// capabilities (and over a provider's own, [`Provider::mode`](super::Provider::mode));
-    /// `None` (the default): chosen. A mode the provider cannot take ends the run before any
+    /// a request's own ([`ChatRequest::mode`](crate::ChatRequest::mode)) is over it. `None`
+    /// (the default): chosen. A mode the provider cannot take ends the run before any
     /// request. TOML key `mode` (`"schema_enforced"`, `"tool_use_workaround"`,
     /// `"prompt_guided"`).
     pub mode: Option<StructuredOutputMode>,

@@ -166,7 +166,7 @@ impl<'r, G: Target> Run<'r, G> {
                     ),
                 }))
             }
-            None => match config.mode.or(provider.mode()) {
+            None => match request.mode.or(config.mode).or(provider.mode()) {
                 Some(asked) if config.outputs.enabled => {
                     let forced_tool =
                         caps.supports_tool_use && (!thinking || caps.forced_tool_with_thinking);

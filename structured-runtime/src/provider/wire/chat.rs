@@ -5,6 +5,7 @@ use serde_json::{Map, Value};
 
 use super::types::WireApi;
 use crate::provider::capabilities::ProviderKind;
+use crate::read::mode::StructuredOutputMode;
 use crate::read::Answer;
 
 /// Who wrote a message.
@@ -141,6 +142,11 @@ pub struct ChatRequest {
     pub max_tokens: Option<u32>,
     /// Provider-specific fields merged into the body last (`temperature`, `thinking`, ...).
     pub extra: Value,
+    /// How this request asks for its structured answer (the schema enforced, a forced tool, the
+    /// schema in the prompt), over the run's [`RunConfig::mode`](crate::run::RunConfig::mode) and
+    /// the provider's own; `None` leaves it to them, else to what the provider and model take
+    /// best. A mode the provider cannot take ends the run before any request.
+    pub mode: Option<StructuredOutputMode>,
 }
 
 impl ChatRequest {
@@ -151,7 +157,14 @@ impl ChatRequest {
             messages: vec![ChatMessage::user(text)],
             max_tokens: None,
             extra: Value::Object(Map::new()),
+            mode: None,
         }
+    }
+
+    /// This request asking for its structured answer in `mode` ([`ChatRequest::mode`]).
+    pub fn with_mode(mut self, mode: StructuredOutputMode) -> Self {
+        self.mode = Some(mode);
+        self
     }
 }
 
