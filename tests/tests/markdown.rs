@@ -5,6 +5,7 @@
 
 use serde::Serialize;
 use serde_json::{json, Value};
+mod common;
 use structured_examples::replay::{block_on, ReplayProvider, Reply};
 use structured_examples::{
     CommitMessage, MarkdownChangelog, MarkdownPullRequest, MarkdownReleaseNotes, MarkdownReview,
@@ -408,5 +409,47 @@ fn an_empty_answer_is_re_asked_without_asking_for_json() {
     assert_eq!(
         last["content"],
         "Your answer was empty. Answer as instructed."
+    );
+}
+
+/// Streaming free text: a markdown wrapper answered in plain Markdown holds no value until the
+/// answer ends, so its text is given as it arrives (`StreamEvent::Text`), piece by piece, and
+/// the pieces are the answer; the run ends with the wrapper read from them.
+#[test]
+fn a_markdown_answer_streams_its_text_as_it_arrives() {
+    use common::streaming::StreamingOpenAi;
+    use structured_runtime::run::{Ask, StreamEvent};
+    let answer = "Share one codec path across providers\n\nEvery provider now reads its body through one codec.\n";
+    let provider = StreamingOpenAi(answer.to_owned());
+    let config = RunConfig {
+        mode: Some(StructuredOutputMode::PromptGuided),
+        ..RunConfig::default()
+    };
+    let request = ChatRequest::user("Write the commit message.");
+    let mut pieces: Vec<String> = Vec::new();
+    let mut partials_before_the_end = 0;
+    let out = block_on(
+        Ask::new(&provider, &request)
+            .config(&config)
+            .stream(|event| match event {
+                StreamEvent::Text(text) => pieces.push(text.to_owned()),
+                StreamEvent::Partial { .. } if pieces.concat().len() < answer.len() => {
+                    partials_before_the_end += 1
+                }
+                _ => {}
+            })
+            .typed::<CommitMessage>(),
+    )
+    .unwrap();
+    assert!(pieces.len() > 5, "{pieces:?}");
+    assert_eq!(pieces.concat(), answer);
+    assert_eq!(
+        partials_before_the_end, 0,
+        "plain Markdown shows no value before it ends"
+    );
+    assert_eq!(out.value.title, "Share one codec path across providers");
+    assert_eq!(
+        out.value.message,
+        "Every provider now reads its body through one codec."
     );
 }

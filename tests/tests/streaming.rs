@@ -272,6 +272,7 @@ fn a_provider_that_does_not_stream_gives_one_piece_and_the_same_result() {
                     StreamEvent::Attempt { number } => format!("attempt {number}"),
                     StreamEvent::Partial { .. } => "partial".to_owned(),
                     StreamEvent::Violations(v) => format!("violations {}", v[0].path),
+                    StreamEvent::Text(_) => "text".to_owned(),
                     _ => "other".to_owned(),
                 })
             })
@@ -284,13 +285,16 @@ fn a_provider_that_does_not_stream_gives_one_piece_and_the_same_result() {
     );
     assert_eq!(streamed.provenance, whole.provenance);
     assert_eq!(streamed.attempts, 2);
+    // Each answer whole, in one piece: its text first, then what it shows.
     assert_eq!(
         events,
         [
             "attempt 1",
+            "text",
             "violations /severity",
             "partial",
             "attempt 2",
+            "text",
             "partial"
         ]
     );

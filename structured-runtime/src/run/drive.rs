@@ -204,7 +204,7 @@ async fn streamed<G: Target, P: Provider>(
                 return true;
             }
             match decoder.feed(bytes) {
-                Ok(answer) => shown.feed(answer.as_bytes(), sink),
+                Ok(answer) => shown.feed(&answer, sink),
                 Err(e) => {
                     broken = Some(e);
                     false
@@ -224,7 +224,7 @@ async fn streamed<G: Target, P: Provider>(
             // Read whole: the answer goes to the reader in one piece.
             let response = read_response(api, &run.expect, &text);
             if let Ok(Outcome::Candidate(candidate)) = response.as_ref().map(|r| &r.outcome) {
-                shown.feed(candidate.answer.to_text().as_bytes(), sink);
+                shown.feed(&candidate.answer.to_text(), sink);
             }
             match shown.stopped.take() {
                 Some(violations) => run.stopped_on(body, text, &shown.reader, violations),

@@ -26,6 +26,10 @@ pub enum StreamEvent<'e> {
         /// The values completed since the last event (none when only free text grew).
         completed: &'e [Pointer],
     },
+    /// The answer's text as it arrives, each piece once and in order, before what it shows: a
+    /// caller that prints free text (a markdown wrapper answered in plain Markdown, which holds no
+    /// value until it ends) prints these.
+    Text(&'e str),
     /// Values just completed break rules (each with its path), reported before the answer
     /// ends. With [`RunConfig::stop_stream_on_violation`](super::RunConfig::stop_stream_on_violation) the attempt stops here and is
     /// re-asked.
@@ -49,11 +53,14 @@ impl Shown<'_> {
     /// Reads more of the answer, tells the caller what changed; `false` to stop reading.
     pub(super) fn feed(
         &mut self,
-        text: &[u8],
+        text: &str,
         on_event: &mut (dyn FnMut(StreamEvent<'_>) + Send),
     ) -> bool {
+        if !text.is_empty() {
+            on_event(StreamEvent::Text(text));
+        }
         // The reader and the value kept beside it are apart: nothing is copied per chunk.
-        let progress = self.reader.feed(text);
+        let progress = self.reader.feed(text.as_bytes());
         for change in progress.changes {
             change.apply(&mut self.value);
         }

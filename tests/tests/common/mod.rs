@@ -5,6 +5,7 @@ pub mod gbnf;
 pub mod generate;
 pub mod grows;
 pub mod scripted;
+pub mod streaming;
 
 /// The official JSON-Schema-Test-Suite's draft 2020-12 files (`tests/data/json-schema-test-suite`),
 /// in name order.
