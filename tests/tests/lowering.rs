@@ -336,3 +336,51 @@ fn gemini_response_schema_reports_the_default_it_does_not_send() {
         "{moved:?}"
     );
 }
+
+/// Schemas from the wild: `x-` keywords (OpenAPI and code generators write them) are annotations.
+/// Kept in the schema as written, ignored by validation, never sent to a provider (each
+/// lowering leaves them out and says so); a real unknown keyword (a typo) is still refused.
+#[test]
+fn extension_keywords_are_annotations_kept_ignored_and_never_sent() {
+    use structured_runtime::{ResponseSchema, SchemaError};
+    let written = json!({
+        "type": "object", "x-go-type": "Reply",
+        "properties": {"tone": {"type": "string", "enum": ["calm", "urgent"], "x-order": 1}},
+        "required": ["tone"], "additionalProperties": false});
+    let schema = ResponseSchema::new("reply", written.clone()).unwrap();
+    assert_eq!(schema.schema(), &written, "kept as written");
+    assert!(schema.check_instance(&json!({"tone": "calm"})).is_ok());
+    assert!(schema.check_instance(&json!({"tone": "loud"})).is_err());
+    for target in SchemaTarget::ALL {
+        let sent = schema.lowered(target).unwrap().to_string();
+        assert!(
+            !sent.contains("x-go-type") && !sent.contains("x-order"),
+            "{target:?}: {sent}"
+        );
+        let dropped = schema.dropped(target).unwrap();
+        let said: Vec<(String, Vec<String>)> = dropped
+            .iter()
+            .map(|d| (d.path.as_str().to_owned(), d.keywords.clone()))
+            .collect();
+        assert_eq!(
+            said,
+            [
+                (String::new(), vec!["x-go-type".to_owned()]),
+                ("/properties/tone".to_owned(), vec!["x-order".to_owned()]),
+            ],
+            "{target:?}"
+        );
+    }
+    // A typo is not an annotation.
+    let typo = ResponseSchema::new(
+        "reply",
+        json!({"type": "object", "properties": {"tone": {"type": "string", "maxLenght": 4}},
+            "required": ["tone"], "additionalProperties": false}),
+    );
+    assert!(
+        matches!(&typo, Err(SchemaError::UnknownKeyword { keyword, .. }) if keyword == "maxLenght"),
+        "{typo:?}"
+    );
+    // `x-` alone is not an annotation's name either.
+    assert!(ResponseSchema::new("reply", json!({"type": "object", "x-": 1})).is_err());
+}

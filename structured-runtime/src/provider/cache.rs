@@ -13,7 +13,7 @@ use crate::provider::capabilities::ProviderKind;
 use crate::provider::dialect::{lower_reporting, GrammarBudget, Lowered};
 use crate::read::{Reshape, StructuredOutputMode};
 use crate::schema::dialect::{
-    Budgeted, Kept, LowerError, LowerReport, Moved, SchemaTarget, Unenforced,
+    Budgeted, Dropped, Kept, LowerError, LowerReport, Moved, SchemaTarget, Unenforced,
 };
 use crate::schema::{Pointer, ResponseSchema};
 
@@ -153,6 +153,12 @@ impl ResponseSchema {
     /// ignore, or may ignore (they are checked locally all the same).
     pub fn kept(&self, target: SchemaTarget) -> Result<&[Kept], LowerReport> {
         lowering(self, target).map(|l| l.kept.as_slice())
+    }
+
+    /// The extension annotations (`x-` keywords) lowering for `target` left out of what is sent:
+    /// they say nothing of the value.
+    pub fn dropped(&self, target: SchemaTarget) -> Result<&[Dropped], LowerReport> {
+        lowering(self, target).map(|l| l.dropped.as_slice())
     }
 
     /// How lowering for `target` changed the shape of what is sent (OpenAI strict: maps as lists

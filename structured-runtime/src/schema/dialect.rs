@@ -103,6 +103,16 @@ pub struct Moved {
     pub keywords: Vec<String>,
 }
 
+/// Extension annotations (`x-` keywords) left out of the schema sent: they say nothing of the
+/// value (validation ignores them too), and providers refuse keywords they do not know.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Dropped {
+    /// The node, in the schema as written.
+    pub path: Pointer,
+    /// The keywords.
+    pub keywords: Vec<String>,
+}
+
 /// A keyword the grammar does not hold the model to: left to the validator.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Unenforced {

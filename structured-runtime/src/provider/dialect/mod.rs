@@ -56,9 +56,11 @@ use serde_json::Value;
 use crate::schema::node::Node;
 use pass::Run;
 
+mod annotations;
+
 pub use crate::read::reshape::{ReadBackStream, Reshape};
 pub use crate::schema::dialect::{
-    Budgeted, Enforcement, Kept, LowerError, LowerReport, Moved, SchemaTarget, Unenforced,
+    Budgeted, Dropped, Enforcement, Kept, LowerError, LowerReport, Moved, SchemaTarget, Unenforced,
 };
 pub use gbnf::{grammar, Grammar, GrammarBudget, MAX_RULES};
 pub use pass::{Lowered, MAX_NODES};
@@ -77,6 +79,11 @@ pub fn lower(schema: &Value, target: SchemaTarget) -> Result<Value, LowerReport>
 /// provider will not hold the model to, reported to the caller.
 pub fn lower_reporting(schema: &Value, target: SchemaTarget) -> Result<Lowered, LowerReport> {
     let mut run = Run::new(target);
+    // Extension annotations (`x-...`) are for the schema's readers, not for a provider: left out
+    // of what is sent, and said.
+    let mut dropped = Vec::new();
+    let unannotated = annotations::without(schema, &mut dropped);
+    let schema = unannotated.as_ref().unwrap_or(schema);
     // A tool's parameters are an object on every API that forces one, and OpenAI strict takes
     // an object root only: a root that is not an object goes as the one property of an object
     // (read back on arrival). llama.cpp and plain JSON Schema take any root.
@@ -99,6 +106,7 @@ pub fn lower_reporting(schema: &Value, target: SchemaTarget) -> Result<Lowered, 
         SchemaTarget::JsonSchema => json_schema::lower(&mut run, root),
     };
     run.finish(out)
+        .map(|lowered| Lowered { dropped, ..lowered })
 }
 
 #[cfg(test)]

@@ -4,7 +4,9 @@
 use serde_json::{Map, Value};
 
 use crate::read::reshape::Reshape;
-use crate::schema::dialect::{Enforcement, Kept, LowerError, LowerReport, Moved, SchemaTarget};
+use crate::schema::dialect::{
+    Dropped, Enforcement, Kept, LowerError, LowerReport, Moved, SchemaTarget,
+};
 use crate::schema::node::{for_each_child_mut, Node, RefError, MAX_DEPTH};
 use crate::schema::Pointer;
 
@@ -42,6 +44,8 @@ pub struct Lowered {
     pub reshape: Reshape,
     /// Keywords sent as written that the target's engine ignores or may ignore.
     pub kept: Vec<Kept>,
+    /// Extension annotations (`x-` keywords) left out of the schema sent.
+    pub dropped: Vec<Dropped>,
 }
 
 impl Run {
@@ -65,6 +69,7 @@ impl Run {
                 moved: self.moved,
                 reshape: self.reshape,
                 kept: self.kept,
+                dropped: Vec::new(),
             })
         } else {
             Err(LowerReport {
