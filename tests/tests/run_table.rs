@@ -281,3 +281,65 @@ fn the_strategy_is_chosen_on_the_request_over_the_config() {
         assert_eq!(p.calls(), 0);
     }
 }
+
+/// Every change a lowering makes is said: Anthropic takes closed objects only, so an object the
+/// schema leaves open is sent closed, and the run says which (a derived type, closed already,
+/// has nothing to say).
+#[test]
+fn anthropic_says_which_open_objects_it_sent_closed() {
+    use structured_runtime::provider::dialect::SchemaTarget;
+    use structured_runtime::ResponseSchema;
+    let open = ResponseSchema::new(
+        "note",
+        json!({"type": "object", "properties": {
+            "text": {"type": "string"},
+            "meta": {"type": "object", "properties": {"by": {"type": "string"}}}},
+            "required": ["text"]}),
+    )
+    .unwrap()
+    .with_strict(false);
+    assert_eq!(
+        open.closed(SchemaTarget::Anthropic)
+            .unwrap()
+            .iter()
+            .map(|p| p.as_str())
+            .collect::<Vec<_>>(),
+        ["", "/properties/meta"]
+    );
+    let answer = json!({"type": "message", "role": "assistant", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": NOTE}]})
+    .to_string();
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-sonnet-4-5",
+        vec![Ok(answer.clone())],
+    );
+    let config = timed(&ManualClock::default());
+    let request = ChatRequest::user("Note.");
+    let out = block_on(structured_runtime::run_value(&p, &open, &request, &config)).unwrap();
+    let closed: Vec<_> = out
+        .request_warnings
+        .iter()
+        .filter(|w| matches!(w, Warning::ClosedByProvider { .. }))
+        .collect();
+    assert_eq!(closed.len(), 1, "{:?}", out.request_warnings);
+    assert!(
+        closed[0].to_string().contains("/properties/meta"),
+        "{}",
+        closed[0]
+    );
+
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-sonnet-4-5",
+        vec![Ok(answer)],
+    );
+    let out = block_on(run_structured::<Note, _>(&p, &request, &config)).unwrap();
+    assert!(
+        !out.request_warnings
+            .iter()
+            .any(|w| matches!(w, Warning::ClosedByProvider { .. })),
+        "{:?}",
+        out.request_warnings
+    );
+}

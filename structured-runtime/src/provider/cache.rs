@@ -161,6 +161,13 @@ impl ResponseSchema {
         lowering(self, target).map(|l| l.dropped.as_slice())
     }
 
+    /// The objects lowering for `target` sent closed though the schema as written leaves them
+    /// open (Anthropic closes every object): the provider holds the model to their declared
+    /// properties only.
+    pub fn closed(&self, target: SchemaTarget) -> Result<&[Pointer], LowerReport> {
+        lowering(self, target).map(|l| l.closed.as_slice())
+    }
+
     /// How lowering for `target` changed the shape of what is sent (OpenAI strict: maps as lists
     /// of entries, a root that is not an object wrapped): answers are read back into this
     /// schema's shape before anything else sees them.

@@ -182,6 +182,15 @@ pub enum Warning {
         /// Each node and its keywords, in the schema as sent, with what is known of the engine.
         kept: Vec<crate::schema::dialect::Kept>,
     },
+    /// The provider was sent these objects closed (no property beyond those declared), where the
+    /// schema as written leaves them open: Anthropic takes closed objects only. The answer can
+    /// hold only the declared properties; it is checked against the schema as written.
+    ClosedByProvider {
+        /// The schema target the request was written for.
+        target: crate::schema::dialect::SchemaTarget,
+        /// Each object closed, in the schema as sent.
+        paths: Vec<Pointer>,
+    },
     /// The provider was sent a grammar (llama.cpp's `grammar` field): these keywords are not
     /// written into it (the value was checked for them here), and these limits were added where
     /// the schema sets none, so a looping model ends with a closed value.
@@ -254,6 +263,19 @@ impl fmt::Display for Warning {
                 }
                 if kept.len() > 10 {
                     write!(f, " and {} more", kept.len() - 10)?;
+                }
+                Ok(())
+            }
+            Warning::ClosedByProvider { target, paths } => {
+                write!(
+                    f,
+                    "sent to {target:?} closed, left open by the schema (only the declared properties can come back):"
+                )?;
+                for p in paths.iter().take(10) {
+                    write!(f, " {p}")?;
+                }
+                if paths.len() > 10 {
+                    write!(f, " and {} more", paths.len() - 10)?;
                 }
                 Ok(())
             }

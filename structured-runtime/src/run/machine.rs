@@ -256,7 +256,15 @@ impl<'r, G: Target> Run<'r, G> {
                         target,
                         kept: kept.to_vec(),
                     });
-                moved.into_iter().chain(kept).collect()
+                let closed = schema
+                    .closed(target)
+                    .ok()
+                    .filter(|c| !c.is_empty())
+                    .map(|paths| Warning::ClosedByProvider {
+                        target,
+                        paths: paths.to_vec(),
+                    });
+                moved.into_iter().chain(kept).chain(closed).collect()
             }
             _ => Vec::new(),
         };

@@ -179,6 +179,11 @@ fn node(run: &mut Run, node: Node<'_>, path: &Pointer) -> Value {
     let types = node.types();
     // Objects closed, every property lowered.
     if types.contains(JsonType::Object) {
+        // Anthropic takes closed objects only: one the schema leaves open is said to be closed
+        // (outermost first).
+        if !node.closed() {
+            run.closed.push(path.clone());
+        }
         let props = node
             .properties()
             .map(|(k, p)| {

@@ -30,6 +30,8 @@ pub(super) struct Run {
     pub(super) reshape: Reshape,
     /// Keywords sent as written that the target's engine ignores or may ignore.
     kept: Vec<Kept>,
+    /// Objects sent closed that the schema as written leaves open.
+    pub(super) closed: Vec<Pointer>,
 }
 
 /// A schema as a target takes it, and what was moved into descriptions to get there.
@@ -46,6 +48,9 @@ pub struct Lowered {
     pub kept: Vec<Kept>,
     /// Extension annotations (`x-` keywords) left out of the schema sent.
     pub dropped: Vec<Dropped>,
+    /// Objects sent closed (`additionalProperties: false`) that the schema as written leaves
+    /// open: the provider holds the model to their declared properties only.
+    pub closed: Vec<Pointer>,
 }
 
 impl Run {
@@ -58,6 +63,7 @@ impl Run {
             moved: Vec::new(),
             reshape: Reshape::default(),
             kept: Vec::new(),
+            closed: Vec::new(),
         }
     }
 
@@ -70,6 +76,7 @@ impl Run {
                 reshape: self.reshape,
                 kept: self.kept,
                 dropped: Vec::new(),
+                closed: self.closed,
             })
         } else {
             Err(LowerReport {
