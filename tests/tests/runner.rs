@@ -712,12 +712,30 @@ fn a_schema_given_at_run_time_is_run_like_a_type() {
         }
         other => panic!("{other:?}"),
     }
-    // The defaults policy asked for, and unable to apply (the priority has no default and the
-    // answer no prose to read): the error says the policy failed, and why.
+    // The defaults policy asked for, and applied: the priority out of range taken out and given
+    // the bound nearest zero, the value marked recovered.
     let p = Scripted::new(
         ProviderKind::OpenAiChat,
         "gpt-4o",
         vec![openai_text(r#"{"id": "ABC-1", "priority": 9}"#); 2],
+    );
+    let mut policy = config(1);
+    policy.outputs.on_exhausted = OnExhausted::DefaultsWithWarning;
+    let out = block_on(run_value(
+        &p,
+        &schema,
+        &ChatRequest::user("File it."),
+        &policy,
+    ))
+    .unwrap();
+    assert_eq!(out.value, json!({"id": "ABC-1", "priority": 1}));
+    assert_eq!(out.provenance, Provenance::Recovered);
+    // Unable to apply (an id that breaks its pattern has no default that keeps it, and the
+    // answer no prose to read): the error says the policy failed, and why.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(r#"{"id": "abc-1", "priority": 2}"#); 2],
     );
     let mut policy = config(1);
     policy.outputs.on_exhausted = OnExhausted::DefaultsWithWarning;
@@ -1611,4 +1629,88 @@ fn a_mode_chosen_in_the_config_or_by_the_provider_is_the_mode_asked() {
     ))
     .unwrap();
     assert_eq!(out.mode, StructuredOutputMode::PromptGuided);
+}
+
+/// The defaults policy for types whose required enums declare no default: after the typed
+/// defaults and the prose reader, a required choice takes its first allowed value, so the
+/// policy applies (marked recovered, the errors said) instead of failing; for a schema given at
+/// run time too, and with structured output off and no JSON at all.
+#[test]
+fn the_defaults_policy_applies_to_required_enums_without_a_declared_default() {
+    use structured_examples::{FragmentEvaluation, ThreatAssessment};
+    use structured_runtime::run::run_value;
+    use structured_runtime::ResponseSchema;
+    let mut policy = config(1);
+    policy.outputs.on_exhausted = OnExhausted::DefaultsWithWarning;
+    let broken = r#"{"novelty": 0.4, "relevance": 0.9, "coherence": 0.7, "verdict": "keep"}"#;
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(broken), openai_text(broken)],
+    );
+    let out = block_on(run_structured::<FragmentEvaluation, _>(
+        &p,
+        &ChatRequest::user("Evaluate the fragment."),
+        &policy,
+    ))
+    .unwrap();
+    assert_eq!(out.provenance, Provenance::Recovered);
+    assert_eq!(out.value.verdict, "promote", "the first value allowed");
+    assert_eq!(
+        (out.value.novelty, out.value.relevance),
+        (0.4, 0.9),
+        "what fit is kept"
+    );
+    assert!(matches!(
+        &out.warnings[0],
+        Warning::Defaults { errors, .. } if errors.iter().any(|e| e.contains("/verdict"))
+    ));
+
+    // An answer with no JSON at all, twice, for a type with no prose reader: every field
+    // defaulted, each choice its first allowed value.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![
+            openai_text("Nothing to report."),
+            openai_text("Still nothing."),
+        ],
+    );
+    let out = block_on(run_structured::<ThreatAssessment, _>(
+        &p,
+        &ChatRequest::user("Rehearse the threat."),
+        &policy,
+    ))
+    .unwrap();
+    assert_eq!(out.provenance, Provenance::Recovered);
+    assert_eq!(out.value.severity, "low");
+    assert!(out.value.validate().is_ok());
+
+    // A schema given at run time, with an enum.
+    let schema = ResponseSchema::new(
+        "triage",
+        json!({"type": "object", "properties": {
+            "queue": {"type": "string", "enum": ["billing", "tech"]},
+            "note": {"type": "string"}},
+            "required": ["queue", "note"], "additionalProperties": false}),
+    )
+    .unwrap();
+    let wrong = r#"{"queue": "sales", "note": "card declined"}"#;
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(wrong), openai_text(wrong)],
+    );
+    let out = block_on(run_value(
+        &p,
+        &schema,
+        &ChatRequest::user("Route it."),
+        &policy,
+    ))
+    .unwrap();
+    assert_eq!(
+        out.value,
+        json!({"queue": "billing", "note": "card declined"})
+    );
+    assert_eq!(out.provenance, Provenance::Recovered);
 }

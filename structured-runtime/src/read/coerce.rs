@@ -220,12 +220,33 @@ impl fmt::Display for RecoveryKind {
 /// Fits `value` to `schema` as far as `policy` allows, and returns every change made. Never
 /// fails: what cannot be fitted is left as it is, for validation to report.
 pub fn coerce(value: &mut Value, schema: &ResponseSchema, policy: &CoercePolicy) -> Vec<Recovery> {
+    coerce_with(value, schema, policy, false)
+}
+
+/// [`coerce`], where a missing or null value the schema gives a choice of (an `enum`, a
+/// `const`) takes the first value allowed: for the defaults policy's last resort, which says
+/// every field it filled.
+pub(crate) fn coerce_choosing(
+    value: &mut Value,
+    schema: &ResponseSchema,
+    policy: &CoercePolicy,
+) -> Vec<Recovery> {
+    coerce_with(value, schema, policy, true)
+}
+
+fn coerce_with(
+    value: &mut Value,
+    schema: &ResponseSchema,
+    policy: &CoercePolicy,
+    choose: bool,
+) -> Vec<Recovery> {
     let root = Node::root(schema.schema());
     let mut run = Coerce {
         policy,
         schema,
         out: Vec::new(),
         aliases: schema.key_aliases(),
+        choose,
     };
     run.node(root, value, &Path::root());
     if policy.required_only {
@@ -240,6 +261,8 @@ struct Coerce<'p> {
     out: Vec<Recovery>,
     /// `(alias, name)`: other names serde reads for a property (`#[serde(alias)]`).
     aliases: &'p [(String, String)],
+    /// A missing value the schema gives a choice of takes the first allowed ([`coerce_choosing`]).
+    choose: bool,
 }
 
 impl Coerce<'_> {
@@ -265,7 +288,7 @@ impl Coerce<'_> {
         if value.is_null() {
             if !node.allows_null() && self.policy.null_to_default {
                 let mut budget = DEFAULT_BUDGET;
-                if let Some(default) = default_for(node, &mut budget) {
+                if let Some(default) = default_for(node, &mut budget, self.choose) {
                     self.push(RecoveryKind::DefaultForNull, path.to_pointer(), value);
                     *value = default;
                 }
@@ -403,7 +426,7 @@ impl Coerce<'_> {
                         map.insert(key.to_owned(), Value::Null);
                     } else if self.policy.missing_to_default {
                         let mut budget = DEFAULT_BUDGET;
-                        if let Some(default) = default_for(prop, &mut budget) {
+                        if let Some(default) = default_for(prop, &mut budget, self.choose) {
                             self.push(
                                 RecoveryKind::DefaultForMissing,
                                 child.to_pointer(),
@@ -549,30 +572,50 @@ fn optional_on_the_way(root: Node<'_>, value: &Value, target: &Pointer) -> Optio
 /// The default of a type: `""`, `0`, `false`, `[]`, `null` where allowed, an object of its
 /// required properties' defaults. `None` for an enum (no value is more right than another), or
 /// when the schema is too large to build one from.
-fn default_for(node: Node<'_>, budget: &mut usize) -> Option<Value> {
+fn default_for(node: Node<'_>, budget: &mut usize, choose: bool) -> Option<Value> {
     let node = node.target();
     if node.too_deep() || *budget == 0 {
         return None;
     }
     *budget -= 1;
+    // The schema's own default, when it declares one; else the first value it allows.
+    if let Some(declared) = node.get("default") {
+        return Some(declared.clone());
+    }
     if node.allows_null() {
         return Some(Value::Null);
     }
     if node.has("enum") || node.has("const") {
-        return None;
+        // A choice among values is the model's to make: only a caller who asked for one made
+        // anyway (the defaults policy, last) gets the first value allowed.
+        if !choose {
+            return None;
+        }
+        return node
+            .get("const")
+            .or_else(|| node.enum_values().and_then(<[Value]>::first))
+            .cloned();
     }
     if let Some(mut branches) = node.any_of() {
-        return branches.next().and_then(|b| default_for(b, budget));
+        return branches.next().and_then(|b| default_for(b, budget, choose));
     }
     Some(match node.types().iter().next() {
         Some(JsonType::String) => Value::String(String::new()),
-        Some(JsonType::Number | JsonType::Integer) => Value::Number(0.into()),
+        Some(JsonType::Number | JsonType::Integer) => {
+            // Zero, unless the range leaves it out: then the bound it is nearest.
+            let bound = |k: &str| node.get(k).filter(|b| b.is_number()).cloned();
+            let min = bound("minimum").filter(|m| m.as_f64().is_some_and(|m| m > 0.0));
+            let max = bound("maximum").filter(|m| m.as_f64().is_some_and(|m| m < 0.0));
+            min.or(max).unwrap_or_else(|| Value::Number(0.into()))
+        }
         Some(JsonType::Boolean) => Value::Bool(false),
         Some(JsonType::Array) => Value::Array(Vec::new()),
         Some(JsonType::Object) => {
             let mut map = Map::new();
             for key in node.required() {
-                let default = node.property(key).and_then(|p| default_for(p, budget))?;
+                let default = node
+                    .property(key)
+                    .and_then(|p| default_for(p, budget, choose))?;
                 map.insert(key.to_owned(), default);
             }
             Value::Object(map)

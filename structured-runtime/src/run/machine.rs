@@ -20,7 +20,7 @@ use crate::provider::wire::{
     add_caller_tools, body_text, body_with, fragment_body, read_response, sent_target, ChatRequest,
     CodecError, Expect, Outcome, ProviderResponse, StructuredCandidate, Turn, Usage,
 };
-use crate::read::coerce::{coerce, CoercePolicy};
+use crate::read::coerce::{coerce, coerce_choosing, CoercePolicy};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{Answer, ParseError, Provenance, Target, Warning};
 use crate::read::stream::StreamReader;
@@ -616,10 +616,12 @@ impl<'r, G: Target> Run<'r, G> {
     }
 
     /// The fallback policy, when every re-ask is spent ([`OnExhausted::DefaultsWithWarning`]):
-    /// the last value with each field that broke a rule taken out and typed defaults filled in;
-    /// failing that (an enum has no typed default, or there was no JSON), the type's prose reader
-    /// on the last answer, with the defaults its fields declare (`#[fallback_keyword(default =
-    /// ..)]`). Either way the value is marked recovered and each defaulted field is named.
+    /// the last value with each field that broke a rule taken out and typed defaults filled in
+    /// (the schema's own `default` where it declares one); failing that (an enum has no typed
+    /// default, or there was no JSON), the type's prose reader on the last answer, with the
+    /// defaults its fields declare (`#[fallback_keyword(default = ..)]`); failing that, the first
+    /// typed defaults again with each required choice (an enum, a constant) given its first
+    /// allowed value. Each way the value is marked recovered and each defaulted field is named.
     pub(super) fn fallback(&mut self, said: Option<&str>) -> Result<Next<G::Out>, Option<String>> {
         if self.config.outputs.on_exhausted != OnExhausted::DefaultsWithWarning {
             return Err(None);
@@ -629,18 +631,19 @@ impl<'r, G: Target> Run<'r, G> {
             attempts: self.ledger.attempts.len(),
             errors: self.ledger.errors(),
         }];
-        let value = match defaults(&self.goal, self.schema, self.last_value.as_ref(), policy) {
+        let last = self.last_value.as_ref();
+        let value = match defaults(&self.goal, self.schema, last, policy, false) {
             Some(value) => value,
-            None => {
-                let Some((value, defaulted)) = self.goal.read_prose(said.unwrap_or_default())
-                else {
-                    return Err(Some(
-                        "no typed default fits the last value (a field the schema gives no default, such as a required enum) and the last answer held nothing the type's prose reader could use".into(),
-                    ));
-                };
-                warnings.extend(defaulted);
-                value
-            }
+            None => match self.goal.read_prose(said.unwrap_or_default()) {
+                Some((value, defaulted)) => {
+                    warnings.extend(defaulted);
+                    value
+                }
+                // Last: a required choice (an enum, a constant) takes its first value.
+                None => defaults(&self.goal, self.schema, last, policy, true).ok_or_else(|| {
+                    "no default fits the last value (each field that broke a rule taken out, typed defaults and first allowed values filled in), and the last answer held nothing the type's prose reader could use".to_owned()
+                })?,
+            },
         };
         tracing::warn!(
             schema = self.schema.name(),
@@ -864,6 +867,7 @@ fn defaults<G: Target>(
     schema: &ResponseSchema,
     last: Option<&(Value, Violations)>,
     policy: &CoercePolicy,
+    choose: bool,
 ) -> Option<G::Out> {
     let mut value = match last {
         Some((value, violations)) => {
@@ -883,7 +887,11 @@ fn defaults<G: Target>(
         null_to_default: true,
         ..policy.clone()
     };
-    coerce(&mut value, schema, &policy);
+    if choose {
+        coerce_choosing(&mut value, schema, &policy);
+    } else {
+        coerce(&mut value, schema, &policy);
+    }
     goal.checked(&value)
 }
 
