@@ -453,3 +453,50 @@ fn a_markdown_answer_streams_its_text_as_it_arrives() {
         "Every provider now reads its body through one codec."
     );
 }
+
+/// Plain text as a first-class answer: with structured output off, a markdown wrapper takes the
+/// answer whole (no `NoProseReader`: it needs no keywords to read prose), for a derived type and
+/// for its schema given at run time.
+#[test]
+fn a_markdown_wrapper_runs_with_structured_output_off() {
+    use common::scripted::{openai_text, Scripted};
+    use structured_runtime::run::config::StructuredOutputsConfig;
+    let config = RunConfig {
+        outputs: StructuredOutputsConfig {
+            enabled: false,
+            ..StructuredOutputsConfig::default()
+        },
+        ..RunConfig::default()
+    };
+    let answer =
+        "Share one codec path across providers\n\nEvery provider reads its body through one codec.";
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(answer)],
+    );
+    let out = block_on(run_structured::<CommitMessage, _>(
+        &p,
+        &ChatRequest::user("Write the commit message."),
+        &config,
+    ))
+    .unwrap();
+    assert_eq!(out.mode, StructuredOutputMode::None);
+    assert_eq!(out.value.title, "Share one codec path across providers");
+    assert!(p.body(0).get("response_format").is_none());
+
+    let schema = CommitMessage::schema();
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(answer)],
+    );
+    let out = block_on(structured_runtime::run_value(
+        &p,
+        schema,
+        &ChatRequest::user("Write the commit message."),
+        &config,
+    ))
+    .unwrap();
+    assert_eq!(out.value["title"], "Share one codec path across providers");
+}

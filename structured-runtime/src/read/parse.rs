@@ -861,7 +861,9 @@ impl<T: StructuredOutput> Target for Typed<T> {
         Some((read.value, defaulted))
     }
     fn reads_prose(&self) -> bool {
-        !matches!(T::from_text(""), Err(FromTextError::NotSupported { .. }))
+        // A markdown wrapper takes any text whole; another type reads prose by its keywords.
+        T::schema().markdown().is_some()
+            || !matches!(T::from_text(""), Err(FromTextError::NotSupported { .. }))
     }
 }
 
@@ -930,6 +932,10 @@ impl Target for Untyped<'_> {
     }
     fn checked(&self, value: &Value) -> Option<Value> {
         self.0.check_instance(value).is_ok().then(|| value.clone())
+    }
+    /// A markdown wrapper's schema takes any text whole; another schema has no prose reader.
+    fn reads_prose(&self) -> bool {
+        self.0.markdown().is_some()
     }
 }
 
