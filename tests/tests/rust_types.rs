@@ -641,7 +641,8 @@ fn the_readme_example_report() {
 
 /// Every new shape has a notation in the prompt guidance (none falls back to raw schema), and
 /// every rule is in it: the tag of each variant, the map's key names and count, the set, the
-/// tuple positions, the fixed count, the pattern, the length.
+/// tuple positions, the fixed count, the pattern, the length. A data enum's variant descriptions
+/// stand beside each variant, not after the whole union.
 #[test]
 fn the_guidance_sketches_every_shape() {
     assert_eq!(
@@ -650,16 +651,16 @@ fn the_guidance_sketches_every_shape() {
 // A triaged ticket
 {
  "account": string matching "^acc_[0-9]+$", // An account's id
- "action": {
+ "action": { // Close it
   "kind": "close"
- }|{
+ }|{ // Refund the customer
   "kind": "refund",
   "amount": number >= 0.01,
   "currency": "EUR"|"USD" // The currency of an amount
  }|{
   "kind": "escalate",
   "team": string of >= 1 chars
- }, // What to do with a ticket / Close it / Refund the customer
+ }, // What to do with a ticket
  "labels": {string: number 0 to 1} <= 3 keys, // Confidence per label
  "totals": {"EUR"|"USD": integer 0 to 4294967295},
  "tags": [string] unique,

@@ -235,7 +235,19 @@ impl Sketcher<'_> {
                 if i > 0 {
                     out.push('|');
                 }
-                self.node(b, indent, out, comments);
+                // A branch written over several lines (an object: a data enum's variant) has
+                // its own description beside its opening brace; another's goes with the union's.
+                let start = out.len();
+                let mut own = Vec::new();
+                self.node(b, indent, out, &mut own);
+                let spans_lines = out.get(start..).is_some_and(|b| b.starts_with("{\n"));
+                if spans_lines && !own.is_empty() {
+                    let mut beside = String::new();
+                    push_comments(&mut beside, &own);
+                    out.insert_str(start + 1, &beside);
+                } else {
+                    comments.extend(own);
+                }
             }
             return;
         }
