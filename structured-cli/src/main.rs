@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use serde_json::Value;
 use structured_runtime::read::repair::{repair_text, RepairError};
 use structured_runtime::read::MAX_STREAM_DEPTH;
-use structured_runtime::schema::Markdown;
+use structured_runtime::schema::{LimitProfile, Markdown};
 use structured_runtime::{
     parse_value, ParseError, ParseOptions, Provenance, ResponseSchema, SchemaLimits, StreamReader,
     StreamStatus,
@@ -18,7 +18,7 @@ structured: read the JSON in a model's answer
 
 USAGE:
     structured repair [--pretty] < answer.txt
-    structured check --schema schema.json [--strict] [--pretty] < answer.txt
+    structured check --schema schema.json [--strict] [--pretty] [--limits NAME] < answer.txt
     structured check --schema schema.json --markdown FIELD [--title FIELD] < answer.md
     structured stream --schema schema.json [--every BYTES] [--strict] < answer.txt
     structured grammar --schema schema.json [--max-tokens N]
@@ -56,6 +56,9 @@ OPTIONS:
                     anywhere reads); without it, whatever has arrived is read.
     --max-tokens N  With grammar: the answer's token limit the budget for free text is
                     derived from (4096 when not given).
+    --limits NAME   The limits the schema is held to: `default` (1 MiB, any root) or
+                    `gateway` (16 KiB, an object root, as a gateway's HTTP layer takes
+                    a client's schema). The file is not read past the limit.
     --pretty        Print the value indented (the final value, with stream).
     -h, --help      Show this help.
 
@@ -113,6 +116,8 @@ struct Args {
     every: Option<usize>,
     /// `grammar --max-tokens N`.
     max_tokens: Option<u32>,
+    /// `--limits NAME`: the schema's limit profile.
+    limits: LimitProfile,
 }
 
 fn main() -> ExitCode {
@@ -155,6 +160,7 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
         pretty: false,
         every: None,
         max_tokens: None,
+        limits: LimitProfile::Default,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -176,6 +182,11 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
             "--max-tokens" => match args.next().map(|n| n.parse::<u32>()) {
                 Some(Ok(n)) if n > 0 => parsed.max_tokens = Some(n),
                 _ => return Err("`--max-tokens` needs a number above 0: `--max-tokens 512`".into()),
+            },
+            "--limits" => match args.next().map(|n| n.parse::<LimitProfile>()) {
+                Some(Ok(profile)) => parsed.limits = profile,
+                Some(Err(e)) => return Err(format!("`--limits`: {e}")),
+                None => return Err("`--limits` needs a name: `--limits gateway`".into()),
             },
             "--title" => match args.next() {
                 Some(field) => parsed.title = Some(field),
@@ -459,13 +470,17 @@ fn print_grammar(args: &Args) -> u8 {
 
 fn load_schema(args: &Args) -> Result<ResponseSchema, String> {
     let path = args.schema.as_deref().unwrap_or_default();
-    let text = read_capped(path, SchemaLimits::default().max_bytes)?;
+    let limits = match args.limits {
+        // The command line takes any root by default: a prompt-guided answer may be a list.
+        LimitProfile::Default => SchemaLimits {
+            object_root: false,
+            ..SchemaLimits::default()
+        },
+        profile => profile.limits(),
+    };
+    let text = read_capped(path, limits.max_bytes)?;
     let schema: Value =
         serde_json::from_str(&text).map_err(|e| format!("the schema `{path}` is not JSON: {e}"))?;
-    let limits = SchemaLimits {
-        object_root: false,
-        ..SchemaLimits::default()
-    };
     let schema = ResponseSchema::with_limits("schema", schema, &limits)
         .map_err(|e| format!("`{path}` is not a schema this tool can use: {e}"))?;
     let Some(content) = &args.markdown else {

@@ -187,6 +187,32 @@ fn a_schema_file_above_the_cap_is_refused_unread() {
     assert!(err.contains("larger than 1048576 bytes"), "{err}");
 }
 
+/// Limits as the documents state them: `--limits gateway` holds the schema to a gateway's
+/// 16 KiB (the file not read past it) and an object root; the default takes it.
+#[test]
+fn limit_profiles_are_chosen_on_the_command_line() {
+    let mid = format!(
+        r#"{{"type": "object", "description": "{}"}}"#,
+        "x".repeat(20 << 10)
+    );
+    let schema = tempfile_path::write(&mid);
+    let path = schema.0.to_str().unwrap();
+    let (code, _, err) = run(&["check", "--schema", path, "--limits", "gateway"], "{}");
+    assert_eq!(code, 66, "{err}");
+    assert!(err.contains("larger than 16384 bytes"), "{err}");
+    let (code, _, err) = run(&["check", "--schema", path], "{}");
+    assert_eq!(code, 0, "{err}");
+    // The gateway takes an object root only.
+    let list = tempfile_path::write(r#"{"type": "array", "items": {"type": "integer"}}"#);
+    let list = list.0.to_str().unwrap();
+    let (code, _, err) = run(&["check", "--schema", list, "--limits", "gateway"], "[1]");
+    assert_ne!(code, 0, "{err}");
+    assert_eq!(run(&["check", "--schema", list], "[1]").0, 0);
+    let (code, _, err) = run(&["check", "--schema", list, "--limits", "strictest"], "[1]");
+    assert_eq!(code, 64, "a usage error: {err}");
+    assert!(err.contains("unknown limit profile"), "{err}");
+}
+
 /// A schema file in the target directory, removed when dropped.
 mod tempfile_path {
     pub struct Path(pub std::path::PathBuf);

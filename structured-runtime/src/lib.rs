@@ -335,7 +335,7 @@ pub use run::{
     Structured,
 };
 pub use schema::{
-    GuidanceFormat, HasPartial, Pointer, ResponseSchema, Rule, SchemaError, SchemaLimits, Validate,
-    Violation, Violations,
+    GuidanceFormat, HasPartial, LimitProfile, Pointer, ResponseSchema, Rule, SchemaError,
+    SchemaLimits, Validate, Violation, Violations,
 };
 pub use structured_derive::StructuredOutput;

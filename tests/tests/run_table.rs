@@ -343,3 +343,74 @@ fn anthropic_says_which_open_objects_it_sent_closed() {
         out.request_warnings
     );
 }
+
+/// Limits as the documents state them, from the config: `schema_limits = "gateway"` holds the
+/// run's schema to a gateway's 16 KiB before any request; the default leaves it to the limits it
+/// was built with.
+#[test]
+fn the_gateway_limit_profile_is_set_from_config_and_holds_before_any_request() {
+    use structured_runtime::{LimitProfile, ResponseSchema};
+    let config =
+        RunConfig::from_toml("[inference.structured_outputs]\nschema_limits = \"gateway\"")
+            .unwrap();
+    assert_eq!(config.schema_limits, LimitProfile::Gateway);
+    let bad = RunConfig::from_toml("[inference.structured_outputs]\nschema_limits = \"huge\"");
+    assert!(
+        bad.as_ref()
+            .is_err_and(|e| e.to_string().contains("schema_limits")),
+        "{bad:?}"
+    );
+    let big = ResponseSchema::new(
+        "big",
+        json!({"type": "object", "description": "x".repeat(20 << 10),
+            "properties": {"text": {"type": "string"}}, "required": ["text"],
+            "additionalProperties": false}),
+    )
+    .unwrap();
+    let config = RunConfig {
+        clock: RunClock::new(ManualClock::default()),
+        ..config
+    };
+    for entry in [Entry::PlainValue, Entry::StreamValue, Entry::ChainValue] {
+        let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![]);
+        let err = run_value_entry(entry, &p, &big, &config).unwrap_err();
+        assert!(
+            matches!(&err.kind, RunErrorKind::UnsupportedInput { reason } if reason.contains("gateway")),
+            "{entry:?}: {err:?}"
+        );
+        assert_eq!(p.calls(), 0);
+    }
+    // The default: the same schema runs.
+    let p = Scripted::new(ProviderKind::OpenAiChat, "gpt-4o", vec![good(Entry::Plain)]);
+    let out = block_on(run_value(
+        &p,
+        &big,
+        &ChatRequest::user("Note."),
+        &timed(&ManualClock::default()),
+    ));
+    assert!(out.is_ok(), "{out:?}");
+}
+
+/// A run of `schema` through a value entry.
+fn run_value_entry(
+    entry: Entry,
+    p: &Scripted,
+    schema: &structured_runtime::ResponseSchema,
+    config: &RunConfig,
+) -> Result<structured_runtime::run::Structured<Value>, RunError> {
+    let request = ChatRequest::user("Note.");
+    match entry {
+        Entry::StreamValue => block_on(
+            Ask::new(p, &request)
+                .config(config)
+                .stream(|_| {})
+                .value(schema),
+        ),
+        Entry::ChainValue => block_on(
+            Ask::fallback(std::slice::from_ref(p), &request)
+                .config(config)
+                .value(schema),
+        ),
+        _ => block_on(run_value(p, schema, &request, config)),
+    }
+}

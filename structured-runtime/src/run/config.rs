@@ -35,6 +35,7 @@ use crate::provider::dialect::GrammarBudget;
 use crate::provider::wire::{Constraint, LlamaCppRequest};
 use crate::read::ParseOptions;
 use crate::schema::response::ResponseSchema;
+use crate::schema::LimitProfile;
 
 /// What to do when every validation re-ask was spent.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -116,6 +117,12 @@ pub struct RunConfig {
     /// Record each request's body and answer on its span (`gen_ai.input.messages`,
     /// `gen_ai.output.messages`): off by default, as they hold the user's data.
     pub trace_bodies: bool,
+    /// The limits every schema of the run is held to before any request, by name: the default
+    /// leaves each schema to the limits it was built with; `"gateway"` holds it to a gateway's
+    /// (16 KiB, an object root, as the documents state them:
+    /// [`ResponseSchema::check_limits`](crate::ResponseSchema::check_limits)), a schema outside
+    /// them ending the run before any request. TOML key `schema_limits`.
+    pub schema_limits: LimitProfile,
 }
 
 impl RunConfig {
@@ -150,6 +157,7 @@ impl Default for RunConfig {
             sampling: None,
             clock: RunClock::default(),
             mode: None,
+            schema_limits: LimitProfile::Default,
             trace_bodies: false,
         }
     }
@@ -172,6 +180,7 @@ const RUN_KEYS: &[&str] = &[
     "string_budget",
     "items_budget",
     "mode",
+    "schema_limits",
 ];
 
 impl RunConfig {
@@ -274,6 +283,21 @@ impl RunConfig {
                 })
             }
         };
+        let schema_limits = match section.get("schema_limits") {
+            None => defaults.schema_limits,
+            Some(Value::String(s)) => s.parse().map_err(|_| ConfigError::Value {
+                key: named("schema_limits"),
+                expected: "\"default\" or \"gateway\"",
+                found: format!("the string {s:?}"),
+            })?,
+            Some(other) => {
+                return Err(ConfigError::Value {
+                    key: named("schema_limits"),
+                    expected: "a limit profile's name",
+                    found: describe(other),
+                })
+            }
+        };
         let strings = count("string_budget", 1 << 20)?;
         let items = count("items_budget", 1 << 16)?;
         let grammar_budget = match (strings, items) {
@@ -289,6 +313,7 @@ impl RunConfig {
         };
         Ok(RunConfig {
             mode,
+            schema_limits,
             llama_cpp_request,
             grammar_budget,
             stop_stream_on_violation,

@@ -26,6 +26,7 @@ use crate::read::parse::{Answer, ParseError, Provenance, Target, Warning};
 use crate::read::stream::StreamReader;
 use crate::schema::response::ResponseSchema;
 use crate::schema::validate::Violation;
+use crate::schema::LimitProfile;
 use crate::schema::Violations;
 
 /// Thinking budget sent to Anthropic when [`RunConfig::extended_thinking`] is on and the
@@ -194,6 +195,22 @@ impl<'r, G: Target> Run<'r, G> {
                 ),
             },
         };
+        // The default leaves each schema to the limits it was built with; a tighter profile is
+        // checked here (a walk of the schema, at most its limit in size).
+        let checked = if config.schema_limits == LimitProfile::Default {
+            Ok(())
+        } else {
+            schema.check_limits(&config.schema_limits.limits())
+        };
+        if let Err(e) = checked {
+            return Err(RunError::from(RunErrorKind::UnsupportedInput {
+                reason: format!(
+                    "the schema `{}` is outside the {} limits: {e}",
+                    schema.name(),
+                    config.schema_limits
+                ),
+            }));
+        }
         if let Some(reason) = agent.as_ref().and_then(|a| a.step.clash(schema.name())) {
             return Err(RunError::from(RunErrorKind::UnsupportedInput { reason }));
         }

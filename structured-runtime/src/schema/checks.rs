@@ -33,6 +33,76 @@ impl Default for SchemaLimits {
     }
 }
 
+impl SchemaLimits {
+    /// The limits a gateway's HTTP layer puts on a schema a client sends (as the documents this
+    /// project was designed from state them): at most 16 KiB, an object root.
+    pub fn gateway() -> Self {
+        SchemaLimits {
+            max_bytes: 16 << 10,
+            object_root: true,
+        }
+    }
+}
+
+/// The limits by name, for configuration files and the command line: `"default"` (1 MiB, an
+/// object root: [`SchemaLimits::default`]) or `"gateway"` (16 KiB, an object root:
+/// [`SchemaLimits::gateway`]).
+///
+/// ```
+/// use structured_runtime::schema::{LimitProfile, SchemaLimits};
+/// let profile: LimitProfile = "gateway".parse().unwrap();
+/// assert_eq!(profile.limits(), SchemaLimits::gateway());
+/// assert!("strictest".parse::<LimitProfile>().is_err());
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LimitProfile {
+    /// [`SchemaLimits::default`].
+    #[default]
+    Default,
+    /// [`SchemaLimits::gateway`].
+    Gateway,
+}
+
+impl LimitProfile {
+    /// Every profile, in the order listed.
+    pub const ALL: [LimitProfile; 2] = [LimitProfile::Default, LimitProfile::Gateway];
+
+    /// The limits this profile names.
+    pub fn limits(self) -> SchemaLimits {
+        match self {
+            LimitProfile::Default => SchemaLimits::default(),
+            LimitProfile::Gateway => SchemaLimits::gateway(),
+        }
+    }
+
+    /// The profile's name, as configuration files write it.
+    pub fn name(self) -> &'static str {
+        match self {
+            LimitProfile::Default => "default",
+            LimitProfile::Gateway => "gateway",
+        }
+    }
+}
+
+impl std::fmt::Display for LimitProfile {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for LimitProfile {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        LimitProfile::ALL
+            .into_iter()
+            .find(|p| p.name() == s)
+            .ok_or_else(|| {
+                format!("unknown limit profile {s:?}: expected \"default\" or \"gateway\"")
+            })
+    }
+}
+
 /// Why a [`ResponseSchema`](crate::ResponseSchema) could not be built. Each names the schema node it is about.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -27,7 +27,7 @@ pub(crate) mod types;
 pub(crate) mod validate;
 pub(crate) mod validation;
 
-pub use checks::{SchemaError, SchemaLimits};
+pub use checks::{LimitProfile, SchemaError, SchemaLimits};
 pub use guidance::GuidanceFormat;
 pub use markdown::Markdown;
 pub use partial::HasPartial;

@@ -205,6 +205,13 @@ impl ResponseSchema {
         })
     }
 
+    /// Whether this schema is within `limits` as well (it was checked against those it was built
+    /// with): a run or an application with tighter limits, such as
+    /// [`SchemaLimits::gateway`], holds a schema read from elsewhere to them.
+    pub fn check_limits(&self, limits: &SchemaLimits) -> Result<(), SchemaError> {
+        admit(&self.schema, limits)
+    }
+
     fn unchecked(name: String, description: Option<String>, schema: Value) -> Self {
         ResponseSchema {
             name,
