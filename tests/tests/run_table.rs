@@ -414,3 +414,69 @@ fn run_value_entry(
         _ => block_on(run_value(p, schema, &request, config)),
     }
 }
+
+/// Provider limits that are not documented: Gemini answers a schema too large to serve with an
+/// opaque 400 ("too many states"). The run reads it as the schema refused, naming the likely
+/// causes, so a fallback chain moves on to the next provider; any other 400 stays a transport
+/// error.
+#[test]
+fn geminis_too_many_states_is_the_schema_refused_with_its_likely_cause() {
+    let opaque = || {
+        Err(TransportError::Rejected {
+            status: 400,
+            body: r#"{"error": {"code": 400, "message": "The specified schema produces a constraint that has too many states for serving.", "status": "INVALID_ARGUMENT"}}"#.into(),
+        })
+    };
+    let config = timed(&ManualClock::default());
+    let request = ChatRequest::user("Note.");
+    let p = Scripted::new(ProviderKind::Gemini, "gemini-2.5-flash", vec![opaque()]);
+    let err = block_on(run_structured::<Note, _>(&p, &request, &config)).unwrap_err();
+    match &err.kind {
+        RunErrorKind::InvalidSchema(report) => {
+            let said = report.to_string();
+            assert!(
+                said.contains("too many states") && said.contains("enum"),
+                "{said}"
+            );
+        }
+        other => panic!("{other:?}"),
+    }
+    assert_eq!(err.ledger.len(), 1, "the request is in the ledger");
+
+    // Another 400 is what it was.
+    let p = Scripted::new(
+        ProviderKind::Gemini,
+        "gemini-2.5-flash",
+        vec![Err(TransportError::Rejected {
+            status: 400,
+            body: "API key not valid".into(),
+        })],
+    );
+    let err = block_on(run_structured::<Note, _>(&p, &request, &config)).unwrap_err();
+    assert!(
+        matches!(err.kind, RunErrorKind::Transport { .. }),
+        "{err:?}"
+    );
+
+    // In a chain, the next provider is asked.
+    use structured_runtime::run::DynProvider;
+    let chain: Vec<Box<dyn DynProvider>> = vec![
+        Box::new(Scripted::new(
+            ProviderKind::Gemini,
+            "gemini-2.5-flash",
+            vec![opaque()],
+        )),
+        Box::new(Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![good(Entry::Plain)],
+        )),
+    ];
+    let out = block_on(
+        Ask::fallback(&chain, &request)
+            .config(&config)
+            .typed::<Note>(),
+    )
+    .unwrap();
+    assert_eq!(out.attempts, 2);
+}

@@ -24,10 +24,11 @@ use crate::read::coerce::{coerce, coerce_choosing, CoercePolicy};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{Answer, ParseError, Provenance, Target, Warning};
 use crate::read::stream::StreamReader;
+use crate::schema::dialect::{LowerError, LowerReport, SchemaTarget};
 use crate::schema::response::ResponseSchema;
 use crate::schema::validate::Violation;
-use crate::schema::LimitProfile;
 use crate::schema::Violations;
+use crate::schema::{LimitProfile, Pointer};
 
 /// Thinking budget sent to Anthropic when [`RunConfig::extended_thinking`] is on and the
 /// request does not set its own.
@@ -124,6 +125,8 @@ pub(super) struct Run<'r, G: Target> {
     pub(super) not_enforced: Vec<Warning>,
     /// How the schema sent differs in shape from the schema (answers are read back from it).
     pub(super) reshape: &'r Reshape,
+    /// The dialect the schema was lowered to for this provider.
+    target: SchemaTarget,
     /// The schema as sent, when it differs in shape ([`Run::reshape`]): what a streamed answer
     /// is read against while it arrives.
     pub(super) sent_schema: Option<&'r Value>,
@@ -325,6 +328,7 @@ impl<'r, G: Target> Run<'r, G> {
             plain_texts: 0,
             transport_failures: 0,
             not_enforced,
+            target,
             reshape,
             sent_schema,
             last_finish: None,
@@ -545,6 +549,12 @@ impl<'r, G: Target> Run<'r, G> {
             return Next::Wait(delay);
         }
         let ledger = self.ledger();
+        if let Some(report) = schema_refused(self.kind, self.target, &error) {
+            return done(Err(RunError::new(
+                RunErrorKind::InvalidSchema(report),
+                ledger,
+            )));
+        }
         done(Err(RunError::new(
             RunErrorKind::Transport { error },
             ledger,
@@ -879,6 +889,35 @@ fn echo_cut(text: &str, max: usize) -> String {
 /// The type's defaults: the last value with every field that broke a rule taken out, then
 /// filled with typed defaults (missing-field recovery, forced on). `None` when a field has no
 /// default that fits (an enum, or a range that excludes zero). The value is read where it is.
+/// A rejection that is the provider refusing the schema itself, read as what it is, with the
+/// likely cause: Gemini answers a schema whose decoding constraint is too large with a 400 that
+/// says "too many states" and nothing more (its documentation names the usual causes).
+fn schema_refused(
+    kind: ProviderKind,
+    target: SchemaTarget,
+    error: &TransportError,
+) -> Option<LowerReport> {
+    let TransportError::Rejected { status: 400, body } = error else {
+        return None;
+    };
+    let gemini = kind == ProviderKind::Gemini
+        || matches!(
+            target,
+            SchemaTarget::GeminiJsonSchema | SchemaTarget::GeminiResponseSchema
+        );
+    if !gemini || !body.to_ascii_lowercase().contains("too many states") {
+        return None;
+    }
+    Some(LowerReport {
+        target,
+        errors: vec![LowerError {
+            target,
+            path: Pointer::root(),
+            reason: "Gemini refused the schema as too large to serve (\"too many states\"): the usual causes are many or long enum values and property names, several arrays with item limits (nested ones most), and numbers with bounds; shorten the enums, drop minItems/maxItems, or move bounds into descriptions".into(),
+        }],
+    })
+}
+
 fn defaults<G: Target>(
     goal: &G,
     schema: &ResponseSchema,
