@@ -504,22 +504,8 @@ impl<'s> StreamReader<'s> {
         if n == 0 {
             return;
         }
-        let piece = raw.get(..n).unwrap_or_default();
-        // Text with no escape and no control character is itself, once it is UTF-8; anything
-        // else is decoded as a JSON string.
-        let plain = !piece.iter().any(|&b| b == b'\\' || b < 0x20);
-        let decoded = match std::str::from_utf8(piece) {
-            Ok(text) if plain => Ok(text.to_owned()),
-            _ => {
-                let mut quoted = Vec::with_capacity(n + 2);
-                quoted.push(b'"');
-                quoted.extend_from_slice(piece);
-                quoted.push(b'"');
-                serde_json::from_slice::<String>(&quoted)
-            }
-        };
-        match decoded {
-            Ok(piece) => {
+        match string_content(raw.get(..n).unwrap_or_default()) {
+            Some(piece) => {
                 self.token.drain(..n);
                 free.text.push_str(&piece);
                 self.changes.push(Change::Append {
@@ -529,7 +515,7 @@ impl<'s> StreamReader<'s> {
                 self.changed = true;
             }
             // Not JSON text: the final reading says why.
-            Err(_) => self.lose(),
+            None => self.lose(),
         }
     }
 
@@ -637,15 +623,14 @@ impl<'s> StreamReader<'s> {
             return;
         }
         if let Some(free) = self.free.take() {
-            // The rest of the free text: what was not decoded yet, to its closing quote.
-            let mut quoted = Vec::with_capacity(self.token.len() + 1);
-            quoted.push(b'"');
-            quoted.append(&mut self.token);
-            let Ok(rest) = serde_json::from_slice::<String>(&quoted) else {
+            // The rest of the free text: what was not decoded yet, before its closing quote.
+            let rest = self.token.split_last().and_then(|(_, c)| string_content(c));
+            let Some(rest) = rest else {
                 self.free = Some(free);
                 self.lose();
                 return;
             };
+            self.token.clear();
             let FreeText { at, mut text } = free;
             if !rest.is_empty() {
                 text.push_str(&rest);
@@ -655,7 +640,9 @@ impl<'s> StreamReader<'s> {
             self.finish(at, node, Value::String(text));
             return;
         }
-        let Ok(text) = serde_json::from_slice::<String>(&self.token) else {
+        // The token is the string with its quotes.
+        let content = self.token.get(1..self.token.len().saturating_sub(1));
+        let Some(text) = content.and_then(string_content) else {
             self.lose();
             return;
         };
@@ -965,6 +952,20 @@ fn free_text(node: Node<'_>) -> bool {
         ]
         .iter()
         .any(|k| node.has(k))
+}
+
+/// The text of a JSON string's content (the bytes between its quotes): itself when it holds
+/// no escape and no control character, else decoded as a JSON string; `None` when it is not
+/// JSON text.
+fn string_content(content: &[u8]) -> Option<String> {
+    if !content.iter().any(|&b| b == b'\\' || b < 0x20) {
+        return std::str::from_utf8(content).ok().map(str::to_owned);
+    }
+    let mut quoted = Vec::with_capacity(content.len() + 2);
+    quoted.push(b'"');
+    quoted.extend_from_slice(content);
+    quoted.push(b'"');
+    serde_json::from_slice(&quoted).ok()
 }
 
 /// How many of `raw` (JSON string bytes, no quotes) can be decoded now: up to an escape or a

@@ -13,12 +13,13 @@ use super::config::{OnExhausted, RunConfig};
 use super::ledger::{Attempt, AttemptResult, Ledger, Stop};
 use super::result::{RunError, RunErrorKind, Structured, FALLBACK_FAILED};
 use super::transport::{Provider, TransportError};
-use crate::provider::cache::Fragment;
+use crate::provider::cache::{lowering, Fragment};
 use crate::provider::capabilities::{resolve_mode, ProviderKind};
 use crate::provider::dialect::Reshape;
 use crate::provider::wire::{
-    add_caller_tools, body_text, body_with, fragment_body, read_response, sent_target, ChatRequest,
-    CodecError, Expect, Outcome, ProviderResponse, StructuredCandidate, Turn, Usage,
+    add_caller_tools, body_text, body_with, fragment_body, read_response, schema_refusal,
+    sent_target, ChatRequest, CodecError, Expect, Outcome, ProviderResponse, StructuredCandidate,
+    Turn, Usage, WireApi,
 };
 use crate::read::coerce::{coerce, coerce_choosing, CoercePolicy};
 use crate::read::mode::StructuredOutputMode;
@@ -260,30 +261,23 @@ impl<'r, G: Target> Run<'r, G> {
                 .into_iter()
                 .collect(),
             StructuredOutputMode::SchemaEnforced | StructuredOutputMode::ToolUseWorkaround => {
-                let moved = schema
-                    .moved(target)
-                    .ok()
-                    .filter(|m| !m.is_empty())
-                    .map(|moved| Warning::NotEnforcedByProvider {
-                        target,
-                        moved: moved.to_vec(),
-                    });
-                let kept = schema
-                    .kept(target)
-                    .ok()
-                    .filter(|k| !k.is_empty())
-                    .map(|kept| Warning::SentNotEnforced {
-                        target,
-                        kept: kept.to_vec(),
-                    });
-                let closed = schema
-                    .closed(target)
-                    .ok()
-                    .filter(|c| !c.is_empty())
-                    .map(|paths| Warning::ClosedByProvider {
-                        target,
-                        paths: paths.to_vec(),
-                    });
+                // What the lowering moved, kept unenforced and closed: one look at it.
+                let lowered = lowering(schema, target).ok();
+                let moved = lowered.map(|l| &l.moved).filter(|m| !m.is_empty());
+                let kept = lowered.map(|l| &l.kept).filter(|k| !k.is_empty());
+                let closed = lowered.map(|l| &l.closed).filter(|c| !c.is_empty());
+                let moved = moved.map(|moved| Warning::NotEnforcedByProvider {
+                    target,
+                    moved: moved.clone(),
+                });
+                let kept = kept.map(|kept| Warning::SentNotEnforced {
+                    target,
+                    kept: kept.clone(),
+                });
+                let closed = closed.map(|paths| Warning::ClosedByProvider {
+                    target,
+                    paths: paths.clone(),
+                });
                 moved.into_iter().chain(kept).chain(closed).collect()
             }
             _ => Vec::new(),
@@ -886,38 +880,35 @@ fn echo_cut(text: &str, max: usize) -> String {
     )
 }
 
-/// The type's defaults: the last value with every field that broke a rule taken out, then
-/// filled with typed defaults (missing-field recovery, forced on). `None` when a field has no
-/// default that fits (an enum, or a range that excludes zero). The value is read where it is.
-/// A rejection that is the provider refusing the schema itself, read as what it is, with the
-/// likely cause: Gemini answers a schema whose decoding constraint is too large with a 400 that
-/// says "too many states" and nothing more (its documentation names the usual causes).
+/// A rejection that is the provider refusing the schema itself, read as what it is: the
+/// schema refused, with the likely cause its wire file knows (a fallback chain moves on).
 fn schema_refused(
     kind: ProviderKind,
     target: SchemaTarget,
     error: &TransportError,
 ) -> Option<LowerReport> {
-    let TransportError::Rejected { status: 400, body } = error else {
+    let TransportError::Rejected { status, body } = error else {
         return None;
     };
-    let gemini = kind == ProviderKind::Gemini
-        || matches!(
-            target,
-            SchemaTarget::GeminiJsonSchema | SchemaTarget::GeminiResponseSchema
-        );
-    if !gemini || !body.to_ascii_lowercase().contains("too many states") {
-        return None;
-    }
+    // A schema lowered for Gemini (behind a passthrough too) is refused in Gemini's words.
+    let api = match target {
+        SchemaTarget::GeminiJsonSchema | SchemaTarget::GeminiResponseSchema => WireApi::Gemini,
+        _ => kind.wire_api(),
+    };
+    let reason = schema_refusal(api, *status, body)?;
     Some(LowerReport {
         target,
         errors: vec![LowerError {
             target,
             path: Pointer::root(),
-            reason: "Gemini refused the schema as too large to serve (\"too many states\"): the usual causes are many or long enum values and property names, several arrays with item limits (nested ones most), and numbers with bounds; shorten the enums, drop minItems/maxItems, or move bounds into descriptions".into(),
+            reason,
         }],
     })
 }
 
+/// The type's defaults: the last value with every field that broke a rule taken out, then
+/// filled with typed defaults (missing-field recovery, forced on). `None` when a field has no
+/// default that fits (an enum, or a range that excludes zero). The value is read where it is.
 fn defaults<G: Target>(
     goal: &G,
     schema: &ResponseSchema,

@@ -186,15 +186,16 @@ pub enum SchemaError {
     },
 }
 
-/// Every keyword of the JSON Schema drafts the validator implements (2020-12, 2019-09, 7, 6, 4):
-/// assertions, applicators, references and the annotations the drafts define. A keyword outside
-/// this list would be ignored by the validator, so it is refused instead.
 /// Whether `keyword` is an extension annotation (`x-` and a name, as OpenAPI and code generators
 /// write them): kept in the schema, ignored by validation, never sent to a provider.
 pub fn is_annotation(keyword: &str) -> bool {
     keyword.len() > 2 && keyword.starts_with("x-")
 }
 
+/// Every keyword of the JSON Schema drafts the validator implements (2020-12, 2019-09, 7, 6, 4):
+/// assertions, applicators, references and the annotations the drafts define. A keyword outside
+/// this list (and not an extension annotation) would be ignored by the validator, so it is
+/// refused instead.
 const KNOWN_KEYWORDS: &[&str] = &[
     // core
     "$schema",

@@ -104,6 +104,15 @@ pub(super) fn body(request: &ChatRequest, system: Option<String>, turns: &[Turn]
     body
 }
 
+/// Why Gemini rejected a request with `status` and `body`, when the rejection is the schema
+/// itself: a 400 saying "too many states" (and nothing more) is a schema whose decoding
+/// constraint is too large to serve; its documentation names the usual causes.
+pub(super) fn schema_refusal(status: u16, body: &str) -> Option<String> {
+    (status == 400 && body.to_ascii_lowercase().contains("too many states")).then(|| {
+        "Gemini refused the schema as too large to serve (\"too many states\"): the usual causes are many or long enum values and property names, several arrays with item limits (nested ones most), and numbers with bounds; shorten the enums, drop minItems/maxItems, or move bounds into descriptions".into()
+    })
+}
+
 pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, CodecError> {
     let usage = r.usage(
         "/usageMetadata/promptTokenCount",

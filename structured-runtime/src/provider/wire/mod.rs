@@ -49,6 +49,15 @@ pub use types::{
     WireApi,
 };
 
+/// Why `api` rejected a request with `status` and `body`, when the rejection is the schema it
+/// was sent (an API that says so only in its own words); `None` for any other rejection.
+pub(crate) fn schema_refusal(api: WireApi, status: u16, body: &str) -> Option<String> {
+    match api {
+        WireApi::Gemini => gemini::schema_refusal(status, body),
+        _ => None,
+    }
+}
+
 /// Reads a response body (a whole JSON document). The body is read as written or refused: a
 /// key given twice, or a number no value holds as written (a tool call's arguments sent as an
 /// object are read from it, and must not change on the way), is [`CodecError::NotJson`] naming

@@ -6,7 +6,7 @@ use serde_json::{json, Map, Value};
 
 use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
-use super::json::object;
+use super::json::{object, put};
 use super::openai_chat::messages;
 use super::sse::{data, problem, Event};
 use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
@@ -21,9 +21,7 @@ pub(super) fn schema_fragment(schema: Value) -> Value {
 /// when it chooses (an agent step's finalizer; the run bounds the text-only answers).
 pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
     let mut function = object([("name", Value::from(name)), ("parameters", schema)]);
-    if let (Some(d), Value::Object(f)) = (description, &mut function) {
-        f.insert("description".into(), Value::from(d));
-    }
+    put(&mut function, "description", description);
     json!({"tools": [{"type": "function", "function": function}]})
 }
 
