@@ -7,16 +7,20 @@ use structured_runtime::StructuredOutput;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, StructuredOutput)]
 pub struct CuratorEvaluation {
     /// Entries evaluated this cycle.
+    #[fallback_keyword("evaluated", default = 0)]
     pub entries_evaluated: u32,
     /// Entries that passed validation.
+    #[fallback_keyword("retained", default = 0)]
     pub entries_retained: u32,
     /// Entries pruned (below confidence threshold).
+    #[fallback_keyword("pruned", default = 0)]
     pub entries_pruned: u32,
     /// Cross-references discovered.
     pub cross_references: Vec<CrossRef>,
     /// Entries promoted from inherited to validated.
     pub promotions: Vec<Promotion>,
     /// Overall Grimoire health score.
+    #[fallback_keyword("health", default = 0.0)]
     pub grimoire_health: f64,
 }
 

@@ -11,10 +11,12 @@ pub struct ReplayAnalysis {
     /// What the Golem learned from this replay.
     pub lessons: Vec<Lesson>,
     /// Surprise score: how much the outcome differed from prediction.
+    #[fallback_keyword("surprise", default = 0.0)]
     pub surprise_score: f64,
     /// Counterfactual markers: what could have been done differently.
     pub counterfactuals: Vec<Counterfactual>,
     /// Emotional depotentiation: has arousal decreased?
+    #[fallback_keyword("arousal", default = 0.0)]
     pub arousal_delta: f64,
 }
 
@@ -46,13 +48,17 @@ pub struct Counterfactual {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, StructuredOutput)]
 pub struct FragmentEvaluation {
     /// How new the fragment is.
+    #[fallback_keyword(default = 0.0)]
     pub novelty: f64,
     /// How relevant it is to current goals.
+    #[fallback_keyword(default = 0.0)]
     pub relevance: f64,
     /// How coherent it is.
+    #[fallback_keyword(default = 0.0)]
     pub coherence: f64,
     /// What to do with the fragment.
     #[enum_values("promote", "stage", "discard")]
+    #[fallback_keyword("discard", "promote", "stage", default = "stage")]
     pub verdict: String,
 }
 
@@ -66,6 +72,7 @@ pub struct DreamIntegration {
     /// Hypotheses discarded.
     pub discarded: Vec<IntegrationItem>,
     /// PLAYBOOK.md diff (additions/modifications).
+    #[fallback_keyword(excerpt = 4000)]
     pub playbook_diff: Option<String>,
 }
 
@@ -87,14 +94,18 @@ pub struct IntegrationItem {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, StructuredOutput)]
 pub struct ThreatAssessment {
     /// The kind of threat.
+    #[fallback_keyword(excerpt = 80)]
     pub threat_type: String,
     /// How bad it would be.
     #[enum_values("low", "medium", "high", "critical")]
+    #[fallback_keyword("critical", "high", "medium", "low", default = "medium")]
     pub severity: String,
     /// How likely it is (a probability, 0-1).
     #[range(0.0, 1.0)]
+    #[fallback_keyword("likelihood", "probability", default = 0.5)]
     pub likelihood: f64,
     /// What happens if it occurs.
+    #[fallback_keyword(excerpt = 200)]
     pub impact_if_realized: String,
     /// What to do about it.
     pub mitigation_actions: Vec<String>,

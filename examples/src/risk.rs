@@ -7,20 +7,23 @@ use structured_runtime::StructuredOutput;
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, StructuredOutput)]
 pub struct RiskAssessment {
     /// Overall approval decision.
+    #[fallback_keyword("approved", "approve")]
     pub approved: bool,
     /// Adjusted position size in USD (may be less than requested).
     #[range(min = 0.0)]
+    #[fallback_keyword("adjusted size", "size", default = 0.0)]
     pub adjusted_size_usd: f64,
     /// Per-layer evaluation results.
     pub layers: RiskLayers,
     /// Warnings (non-blocking concerns).
     pub warnings: Vec<String>,
     /// Reasoning chain (if visible thinking enabled).
+    #[fallback_keyword(excerpt = 500)]
     pub reasoning: Option<String>,
 }
 
 /// The result of each risk layer.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, StructuredOutput)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, StructuredOutput)]
 pub struct RiskLayers {
     /// Hard limits that can never be crossed.
     pub hard_shields: LayerResult,
@@ -35,7 +38,7 @@ pub struct RiskLayers {
 }
 
 /// One layer's evaluation.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, StructuredOutput)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, StructuredOutput)]
 pub struct LayerResult {
     /// Whether the layer passed.
     pub passed: bool,

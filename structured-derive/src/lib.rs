@@ -73,6 +73,27 @@ mod tests {
         assert_eq!(errors(input), Vec::<String>::new());
     }
 
+    /// An optional free-text field takes an excerpt (`Some` of the text); an optional flag, or
+    /// an optional text with only a fixed default, is still refused: a reading always has one.
+    #[test]
+    fn an_optional_free_text_field_takes_an_excerpt() {
+        let ok: DeriveInput = parse_quote! {
+            struct X {
+                #[fallback_keyword(excerpt = 100)] note: Option<String>,
+            }
+        };
+        assert_eq!(errors(ok), Vec::<String>::new());
+        let refused: DeriveInput = parse_quote! {
+            struct X {
+                #[fallback_keyword("on")] on: Option<bool>,
+                #[fallback_keyword(default = "x")] note: Option<String>,
+            }
+        };
+        let errors = errors(refused);
+        assert_eq!(errors.len(), 2, "{errors:?}");
+        assert!(errors[1].contains("excerpt = N"), "{errors:?}");
+    }
+
     #[test]
     fn every_mistake_is_counted_once() {
         let input: DeriveInput = parse_quote! {

@@ -213,7 +213,7 @@
 //! | same | `"sell everything" => "exit"` among the keywords | the phrase selects the value, at its place in the list |
 //! | `bool` | `#[fallback_keyword("escalate", "page the on-call")]` or bare | true when a keyword (bare: the field's name) occurs |
 //! | number | `#[fallback_keyword("pleasure", "valence", default = 0.0)]` or bare | the number after a label (bare: the field's name): `pleasure: 0.3`, `pleasure of -0.5`, `pleasure=+.3`, `confidence 80%` (a percent is a fraction when the field's maximum is at most 1); a number the field's `#[range]` or type refuses is not taken, and the report warns; else `default` (0 when absent, if the range allows it) |
-//! | `String` | `#[fallback_keyword(excerpt = 200)]` | the first 200 characters (`default = ".."` instead for a text with no word) |
+//! | `String` or `Option<String>` | `#[fallback_keyword(excerpt = 200)]` | the first 200 characters (`default = ".."` instead for a text with no word); `Some` of them for an `Option` |
 //! | `String` | `#[fallback_keyword(default = "neutral")]` | that value |
 //!
 //! Fields without the attribute take their empty value (`[]`, `None`, `""`, `false`) or their

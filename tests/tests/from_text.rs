@@ -308,9 +308,98 @@ fn a_megabyte_of_text() {
 
 #[test]
 fn a_type_without_fallback_keywords_has_no_reader() {
-    let err = RiskAssessment::from_text("approved").unwrap_err();
+    #[derive(StructuredOutput, Deserialize, Debug)]
+    struct Plain {
+        approved: bool,
+    }
+    let err = Plain::from_text("approved").unwrap_err();
     assert!(matches!(err, FromTextError::NotSupported { .. }));
-    assert!(err.to_string().contains("RiskAssessment"));
+    assert!(err.to_string().contains("Plain"));
+}
+
+/// Every one of the eight subsystem types reads prose (the design documents' requirement that a
+/// run with structured output off still yields each of them), and what it reads passes its
+/// rules; a field the text does not give is reported as a default.
+#[test]
+fn every_subsystem_type_reads_prose() {
+    use structured_examples::{
+        CuratorEvaluation, DreamIntegration, FragmentEvaluation, ReplayAnalysis, ThreatAssessment,
+    };
+    let risk = RiskAssessment::from_text(
+        "Approved. Adjusted size: 2500 USD after the sizing layer; liquidity is thin.",
+    )
+    .unwrap();
+    assert!(risk.value.approved);
+    assert_eq!(risk.value.adjusted_size_usd, 2500.0);
+    assert!(risk
+        .value
+        .reasoning
+        .as_deref()
+        .unwrap()
+        .starts_with("Approved."));
+    let refused = RiskAssessment::from_text("Not approved: the position is too large.").unwrap();
+    assert!(!refused.value.approved);
+    assert!(matches!(
+        refused.report.field("/adjusted_size_usd").unwrap().source,
+        TextSource::Default { .. }
+    ));
+
+    let curator =
+        CuratorEvaluation::from_text("Evaluated 40 entries; retained 31, pruned 9. Health: 0.8.")
+            .unwrap();
+    assert_eq!(
+        (
+            curator.value.entries_evaluated,
+            curator.value.entries_retained,
+            curator.value.entries_pruned
+        ),
+        (40, 31, 9)
+    );
+    assert_eq!(curator.value.grimoire_health, 0.8);
+
+    let replay = ReplayAnalysis::from_text("Surprise 0.7, arousal -0.2 after the replay.").unwrap();
+    assert_eq!(
+        (replay.value.surprise_score, replay.value.arousal_delta),
+        (0.7, -0.2)
+    );
+
+    let fragment = FragmentEvaluation::from_text(
+        "Novelty 0.9, relevance 0.4, coherence 0.6. Do not discard it; promote it.",
+    )
+    .unwrap();
+    assert_eq!(fragment.value.verdict, "promote");
+    assert_eq!(fragment.value.novelty, 0.9);
+
+    let dream = DreamIntegration::from_text("Add a rule: hedge before governance votes.").unwrap();
+    assert_eq!(
+        dream.value.playbook_diff.as_deref(),
+        Some("Add a rule: hedge before governance votes.")
+    );
+    assert!(dream.value.promoted.is_empty());
+
+    let threat = ThreatAssessment::from_text(
+        "Oracle manipulation. Severity high, likelihood 30%. Losses on every open loan.",
+    )
+    .unwrap();
+    assert_eq!(threat.value.severity, "high");
+    assert_eq!(threat.value.likelihood, 0.3);
+    let unsaid = ThreatAssessment::from_text("Something may go wrong.").unwrap();
+    assert_eq!(unsaid.value.severity, "medium");
+    assert!(matches!(
+        unsaid.report.field("/severity").unwrap().source,
+        TextSource::Default { .. }
+    ));
+
+    for v in [
+        risk.value.validate().is_ok(),
+        curator.value.validate().is_ok(),
+        replay.value.validate().is_ok(),
+        fragment.value.validate().is_ok(),
+        dream.value.validate().is_ok(),
+        threat.value.validate().is_ok(),
+    ] {
+        assert!(v);
+    }
 }
 
 // ---- Every kind of field, on a type of the test's own. ----

@@ -1049,6 +1049,47 @@ fn with_structured_output_off_a_type_without_a_prose_reader_is_refused_at_the_st
     assert_eq!(out.provenance, Provenance::Heuristic);
 }
 
+/// With structured output off, each of the eight subsystem types runs: the prose answer is read
+/// by the type's keywords (`Heuristic`, every field's source in the warnings), never refused with
+/// `NoProseReader`, and nothing asks the provider for a schema.
+#[test]
+fn with_structured_output_off_every_subsystem_type_reads_its_prose() {
+    use structured_examples::{
+        CuratorEvaluation, DreamIntegration, FragmentEvaluation, HeartbeatDecision, ReplayAnalysis,
+        RiskAssessment, ThreatAssessment,
+    };
+    fn prose_run<T: StructuredOutput + Validate + 'static>(answer: &str) -> T {
+        let p = Scripted::new(
+            ProviderKind::OpenAiChat,
+            "gpt-4o",
+            vec![openai_text(answer)],
+        );
+        let mut off = config(0);
+        off.outputs.enabled = false;
+        let out = block_on(run_structured::<T, _>(
+            &p,
+            &ChatRequest::user("Assess."),
+            &off,
+        ))
+        .unwrap_or_else(|e| panic!("{}: {e:?}", std::any::type_name::<T>()));
+        assert_eq!(out.provenance, Provenance::Heuristic);
+        assert_eq!(out.mode, StructuredOutputMode::None);
+        assert!(p.body(0).get("response_format").is_none());
+        assert!(out.value.validate().is_ok());
+        out.value
+    }
+    let text = "Severity high, approved; evaluated 12, retained 10, pruned 2; surprise 0.4; \
+                novelty 0.7, promote it; likelihood 20%; I feel fear, pleasure -0.3.";
+    assert_eq!(prose_run::<HeartbeatDecision>(text).severity, "high");
+    assert_eq!(prose_run::<DaimonAppraisal>(text).primary_emotion, "fear");
+    assert!(prose_run::<RiskAssessment>(text).approved);
+    assert_eq!(prose_run::<CuratorEvaluation>(text).entries_pruned, 2);
+    assert_eq!(prose_run::<ReplayAnalysis>(text).surprise_score, 0.4);
+    assert_eq!(prose_run::<FragmentEvaluation>(text).verdict, "promote");
+    assert!(prose_run::<DreamIntegration>(text).playbook_diff.is_some());
+    assert_eq!(prose_run::<ThreatAssessment>(text).likelihood, 0.2);
+}
+
 #[test]
 fn ollama_gets_images_beside_the_text_and_refuses_a_pdf() {
     use structured_runtime::provider::wire::{Attachment, ChatMessage};
@@ -1637,9 +1678,28 @@ fn a_mode_chosen_in_the_config_or_by_the_provider_is_the_mode_asked() {
 /// run time too, and with structured output off and no JSON at all.
 #[test]
 fn the_defaults_policy_applies_to_required_enums_without_a_declared_default() {
-    use structured_examples::{FragmentEvaluation, ThreatAssessment};
+    use structured_examples::FragmentEvaluation;
     use structured_runtime::run::run_value;
     use structured_runtime::ResponseSchema;
+    // FragmentEvaluation and ThreatAssessment as the documents give them: no prose reader, so
+    // no declared default for their choices.
+    #[derive(Debug, serde::Deserialize, StructuredOutput)]
+    struct Fragment {
+        novelty: f64,
+        relevance: f64,
+        coherence: f64,
+        #[enum_values("promote", "stage", "discard")]
+        verdict: String,
+    }
+    #[derive(Debug, serde::Deserialize, StructuredOutput)]
+    struct Threat {
+        threat_type: String,
+        #[enum_values("low", "medium", "high", "critical")]
+        severity: String,
+        #[range(0.0, 1.0)]
+        likelihood: f64,
+        mitigation_actions: Vec<String>,
+    }
     let mut policy = config(1);
     policy.outputs.on_exhausted = OnExhausted::DefaultsWithWarning;
     let broken = r#"{"novelty": 0.4, "relevance": 0.9, "coherence": 0.7, "verdict": "keep"}"#;
@@ -1648,7 +1708,7 @@ fn the_defaults_policy_applies_to_required_enums_without_a_declared_default() {
         "gpt-4o",
         vec![openai_text(broken), openai_text(broken)],
     );
-    let out = block_on(run_structured::<FragmentEvaluation, _>(
+    let out = block_on(run_structured::<Fragment, _>(
         &p,
         &ChatRequest::user("Evaluate the fragment."),
         &policy,
@@ -1676,7 +1736,7 @@ fn the_defaults_policy_applies_to_required_enums_without_a_declared_default() {
             openai_text("Still nothing."),
         ],
     );
-    let out = block_on(run_structured::<ThreatAssessment, _>(
+    let out = block_on(run_structured::<Threat, _>(
         &p,
         &ChatRequest::user("Rehearse the threat."),
         &policy,
@@ -1685,6 +1745,21 @@ fn the_defaults_policy_applies_to_required_enums_without_a_declared_default() {
     assert_eq!(out.provenance, Provenance::Recovered);
     assert_eq!(out.value.severity, "low");
     assert!(out.value.validate().is_ok());
+
+    // A type whose prose reader declares its choice's default takes that one, not the first.
+    let p = Scripted::new(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        vec![openai_text(broken), openai_text(broken)],
+    );
+    let out = block_on(run_structured::<FragmentEvaluation, _>(
+        &p,
+        &ChatRequest::user("Evaluate the fragment."),
+        &policy,
+    ))
+    .unwrap();
+    assert_eq!(out.value.verdict, "stage", "its declared default");
+    assert_eq!((out.value.novelty, out.value.relevance), (0.4, 0.9));
 
     // A schema given at run time, with an enum.
     let schema = ResponseSchema::new(

@@ -29,9 +29,11 @@ fn with_attr(cx: &Ctxt, f: &Field, fb: &FallbackAttr) {
         ),
         Kind::Scalar(Scalar::Str) if f.attrs.enum_values.is_some() => choice(cx, f, fb, k.optional),
         Kind::Path => choice(cx, f, fb, k.optional),
+        // An excerpt of the text fills an optional free-text field too (`Some`, the text's words).
+        Kind::Scalar(Scalar::Str) if k.optional && fb.excerpt.is_some() => free_text(cx, f, fb),
         Kind::Scalar(Scalar::Str) | Kind::Scalar(Scalar::Bool) if k.optional => cx.error_at(
             fb.span,
-            format!("#[fallback_keyword] on `{ty}`: a free-text or flag field is never absent from a reading; use `{}` without the Option", ty.trim_start_matches("Option<").trim_end_matches('>')),
+            format!("#[fallback_keyword] on `{ty}`: a flag or fixed text is never absent from a reading; use `{}` without the Option (an optional free-text field takes `excerpt = N`)", ty.trim_start_matches("Option<").trim_end_matches('>')),
         ),
         Kind::Scalar(Scalar::Str) => free_text(cx, f, fb),
         Kind::Scalar(Scalar::Bool) => flag(cx, fb),

@@ -66,7 +66,12 @@ fn field_value(f: &Field, check_values: bool) -> TokenStream {
                 Some(n) => {
                     let n = n.value;
                     let default = option(default.map(|d| quote!(#d)));
-                    quote!(_structured::__private::text_excerpt(#reader, #n, #default))
+                    let text = quote!(_structured::__private::text_excerpt(#reader, #n, #default));
+                    if k.optional {
+                        quote!(::core::option::Option::Some(#text))
+                    } else {
+                        text
+                    }
                 }
                 None => {
                     let d = default.unwrap_or_default();

@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::read::coerce::{coerce, CoercePolicy, Recovery, RecoveryKind};
 use crate::read::extract::{scan, Candidate, Source, Spans};
 use crate::read::from_json::{from_json, from_value};
-use crate::read::from_text::{FromTextError, TextReport, TextSource};
+use crate::read::from_text::{DefaultReason, FromTextError, TextReport, TextSource};
 use crate::read::markdown::{route, Route};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::number::all_plain;
@@ -153,9 +153,12 @@ pub enum Warning {
         title: Option<Pointer>,
     },
     /// The answer held no JSON: the value was read from its prose by the type's keywords and
-    /// numbers (`fields` of them found there), every other field by an excerpt or a default.
+    /// numbers (`fields` of them found there), every other field by an excerpt or a default. A
+    /// type that looks for no keyword or number (its prose rules are all excerpts) is read from
+    /// the text's words: `fields` counts its excerpts then.
     FromProse {
-        /// Fields read from a keyword or a number in the text.
+        /// Fields read from a keyword or a number in the text (from an excerpt, for a type whose
+        /// prose rules are only excerpts).
         fields: usize,
     },
     /// The value came from one place in the answer, and other places held JSON too: a choice
@@ -309,7 +312,7 @@ impl fmt::Display for Warning {
             }
             Warning::FromProse { fields } => write!(
                 f,
-                "the answer holds no JSON: {fields} field(s) read from keywords and numbers in its prose"
+                "the answer holds no JSON: {fields} field(s) read from its prose"
             ),
             Warning::WholeAnswer { content, title } => match title {
                 Some(title) => write!(
@@ -1625,27 +1628,40 @@ fn prose<T: StructuredOutput>(
         return Err(not_found(None));
     }
     let read = T::from_text(text).map_err(|e| not_found(Some(e)))?;
-    let evidence = read.report.fields().iter().any(|f| {
+    use crate::read::from_text::FieldReport;
+    fn found(f: &FieldReport) -> bool {
         matches!(
             f.source,
             TextSource::Keyword { .. } | TextSource::Number { .. }
         )
-    });
-    if !evidence {
-        // No keyword or number found: an excerpt and defaults are not a reading of the answer.
+    }
+    // What the type looks for in the text: keywords and labels (their misses are defaults the
+    // text did not give), not excerpts and fixed values.
+    fn looked_for(f: &FieldReport) -> bool {
+        found(f)
+            || matches!(
+                f.source,
+                TextSource::Default {
+                    reason: DefaultReason::NotFound
+                        | DefaultReason::Negated { .. }
+                        | DefaultReason::Rejected { .. }
+                }
+            )
+    }
+    fn excerpt(f: &FieldReport) -> bool {
+        matches!(f.source, TextSource::Excerpt { chars } if chars > 0)
+    }
+    // A keyword or number found is a reading of the answer. Where the type looks for none (its
+    // prose rules are excerpts: the text itself is what it holds), the text's words are. An
+    // excerpt beside keywords none of which occur is not: defaults are not a reading.
+    let all = read.report.fields();
+    let fields = match all.iter().filter(|f| found(f)).count() {
+        0 if !all.iter().any(looked_for) => all.iter().filter(|f| excerpt(f)).count(),
+        n => n,
+    };
+    if fields == 0 {
         return Err(not_found(None));
     }
-    let fields = read
-        .report
-        .fields()
-        .iter()
-        .filter(|f| {
-            matches!(
-                f.source,
-                TextSource::Keyword { .. } | TextSource::Number { .. }
-            )
-        })
-        .count();
     warnings.push(Warning::FromProse { fields });
     for field in read.report.fields() {
         if let TextSource::Default { reason } = &field.source {
