@@ -557,3 +557,64 @@ fn each_instantiation_of_a_generic_type_has_its_own_name_and_a_given_name_wins()
         Envelope::<TicketBody>::from_json(r#"{"id": "1", "body": {"title": "short"}}"#).is_ok()
     );
 }
+
+/// Serialize-only types: a type the program only sends (tool parameters) derives without
+/// `Deserialize`. Its schema is the one the same type gets when it is also read, and its rules
+/// check a value the program built before it is sent. Reading one is a compile error at the
+/// read (`ui-tests/tests/ui/serde/read_a_type_only_sent.rs`).
+#[test]
+fn a_type_the_program_only_sends_derives_its_schema_and_rules() {
+    use structured_runtime::provider::wire::Tool;
+
+    /// Where to send the order.
+    #[derive(StructuredOutput, serde::Serialize)]
+    struct Venue {
+        #[enum_values("spot", "perp")]
+        market: String,
+    }
+    /// Place an order.
+    #[derive(StructuredOutput, serde::Serialize)]
+    struct PlaceOrder {
+        #[length(min = 1, max = 8)]
+        symbol: String,
+        #[range(min = 0.0)]
+        size: f64,
+        venue: Venue,
+    }
+    mod read {
+        /// Where to send the order.
+        #[derive(structured_runtime::StructuredOutput, serde::Deserialize)]
+        pub struct Venue {
+            #[enum_values("spot", "perp")]
+            pub market: String,
+        }
+        /// Place an order.
+        #[derive(structured_runtime::StructuredOutput, serde::Deserialize)]
+        pub struct PlaceOrder {
+            #[length(min = 1, max = 8)]
+            pub symbol: String,
+            #[range(min = 0.0)]
+            pub size: f64,
+            pub venue: Venue,
+        }
+    }
+    let tool = Tool::of::<PlaceOrder>("place_order", "Place an order.");
+    assert_eq!(
+        tool.parameters,
+        *<read::PlaceOrder as StructuredOutput>::schema().schema()
+    );
+    let bad = PlaceOrder {
+        symbol: String::new(),
+        size: -1.0,
+        venue: Venue {
+            market: "otc".into(),
+        },
+    };
+    let paths: Vec<String> = bad
+        .validate()
+        .unwrap_err()
+        .iter()
+        .map(|v| v.path.to_string())
+        .collect();
+    assert_eq!(paths, ["/symbol", "/size", "/venue/market"]);
+}

@@ -141,7 +141,15 @@ pub fn structured_output_impl(cont: &Container, from_text: TokenStream) -> Token
                 _structured::__private::Once::new();
             __STRUCTURED_SCHEMA.get_or_init(#build)
         };
-        (body, g.where_clause.clone())
+        // Reading needs `Deserialize`; a type the program only sends (tool parameters, a
+        // schema to publish) derives without it. The bound is written for all lifetimes so the
+        // compiler takes it as a condition of the impl, not a claim checked here: a type that is
+        // not `Deserialize` gets its schema and rules, and reading it is refused where it is read.
+        generics.make_where_clause().predicates.push(
+            syn::parse_quote!(for<'__structured> Self: _structured::__private::DeserializeOwned),
+        );
+        let (_, _, where_clause) = generics.split_for_impl();
+        (body, quote!(#where_clause))
     };
     let (impl_generics, ty_generics) = (&g.impl_generics, &g.ty_generics);
     quote! {

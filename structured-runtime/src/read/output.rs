@@ -12,6 +12,9 @@ use crate::schema::validate::Validate;
 /// A type a model can be asked to produce: a strict schema, a parser, and its own rules.
 ///
 /// Derive it with `#[derive(StructuredOutput, serde::Deserialize)]` on a struct with named fields.
+/// A type the program only sends (a tool's parameters, a schema it publishes) derives without
+/// `Deserialize`: it gets its schema ([`crate::provider::wire::Tool::of`]) and its rules
+/// ([`Validate`]), and reading one is a compile error where it is read.
 ///
 /// ```
 /// use structured_runtime::{FromJsonError, StructuredOutput};

@@ -7,6 +7,7 @@ use super::types::WireApi;
 use crate::provider::capabilities::ProviderKind;
 use crate::read::mode::StructuredOutputMode;
 use crate::read::Answer;
+use crate::schema::types::{SchemaGen, SchemaType};
 
 /// Who wrote a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -178,6 +179,39 @@ pub struct Tool {
     pub description: String,
     /// The JSON Schema of its arguments, sent as the caller wrote it.
     pub parameters: Value,
+}
+
+impl Tool {
+    /// A tool whose arguments are `T`'s strict schema: a type derived with
+    /// `#[derive(StructuredOutput)]`, which need not be `Deserialize` (a type the program only
+    /// describes or sends derives its schema and rules alone).
+    ///
+    /// ```
+    /// use structured_runtime::provider::wire::Tool;
+    /// use structured_runtime::StructuredOutput;
+    ///
+    /// /// Look a ticker up.
+    /// #[derive(StructuredOutput, serde::Serialize)]
+    /// struct Lookup {
+    ///     /// The ticker symbol.
+    ///     #[length(min = 1, max = 8)]
+    ///     symbol: String,
+    /// }
+    ///
+    /// let tool = Tool::of::<Lookup>("lookup", "Look a ticker up.");
+    /// assert_eq!(tool.parameters["required"], serde_json::json!(["symbol"]));
+    /// assert_eq!(tool.parameters["properties"]["symbol"]["maxLength"], 8);
+    /// ```
+    pub fn of<T: SchemaType + ?Sized + 'static>(
+        name: impl Into<String>,
+        description: impl Into<String>,
+    ) -> Tool {
+        Tool {
+            name: name.into(),
+            description: description.into(),
+            parameters: SchemaGen::root::<T>(),
+        }
+    }
 }
 
 /// A turn a re-ask appends after the caller's messages.
