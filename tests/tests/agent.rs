@@ -25,10 +25,12 @@ fn finalizer() -> String {
 fn tools() -> Vec<Tool> {
     ["funding_rate", "volume"]
         .iter()
-        .map(|name| Tool {
-            name: (*name).into(),
-            description: format!("Look up the {name}."),
-            parameters: json!({"type": "object", "properties": {"market": {"type": "string"}}}),
+        .map(|name| {
+            Tool::new(
+                *name,
+                format!("Look up the {name}."),
+                json!({"type": "object", "properties": {"market": {"type": "string"}}}),
+            )
         })
         .collect()
 }
@@ -422,4 +424,80 @@ fn tool_mode_and_the_agent_step_on_llama_cpp_send_the_string_choice_it_takes() {
     let body = p.body(0);
     assert_eq!(body["tool_choice"], "required");
     assert_eq!(body["tools"].as_array().map(Vec::len), Some(3));
+}
+
+/// Anthropic's documented per-request caps (20 strict tools; 24 optional and 16 union-typed
+/// properties across the output format and every strict tool) are checked before any request
+/// in an agent step, each named where it is crossed; tools that are not strict do not count,
+/// and the strict ones are sent as such (the output tool too).
+#[test]
+fn anthropic_caps_on_strict_tools_are_checked_before_any_request() {
+    let strict =
+        |name: String, parameters: Value| Tool::new(name, "A lookup.", parameters).strict(true);
+    let closed = json!({"type": "object", "properties": {"market": {"type": "string"}},
+        "required": ["market"], "additionalProperties": false});
+
+    // 20 strict tools of the caller's and the output tool: 21.
+    let many: Vec<Tool> = (0..20)
+        .map(|i| strict(format!("t{i}"), closed.clone()))
+        .collect();
+    let p = Scripted::new(ProviderKind::Anthropic, "claude-sonnet-4-5", vec![]);
+    let err = agent(&p, &AgentStep::new(many), &config(1)).unwrap_err();
+    let RunErrorKind::InvalidSchema(report) = &err.kind else {
+        panic!("{err:?}")
+    };
+    assert_eq!(report.errors.len(), 1, "{report}");
+    let reason = &report.errors[0].reason;
+    assert!(reason.contains("21 strict tools"), "{reason}");
+    assert!(reason.contains("the tool `t19`"), "{reason}");
+    assert!(reason.contains("at most 20"), "{reason}");
+    assert_eq!(p.calls(), 0, "nothing was sent");
+
+    // A strict tool with 25 optional properties: the 25th is named, in that tool.
+    let properties: serde_json::Map<String, Value> = (0..25)
+        .map(|i| (format!("p{i}"), json!({"type": "string"})))
+        .collect();
+    let wide = json!({"type": "object", "properties": properties, "additionalProperties": false});
+    let p = Scripted::new(ProviderKind::Anthropic, "claude-sonnet-4-5", vec![]);
+    let step = AgentStep::new(vec![strict("wide".into(), wide.clone())]);
+    let err = agent(&p, &step, &config(1)).unwrap_err();
+    let RunErrorKind::InvalidSchema(report) = &err.kind else {
+        panic!("{err:?}")
+    };
+    assert_eq!(report.errors[0].path.as_str(), "/properties/p24");
+    let reason = &report.errors[0].reason;
+    assert!(reason.contains("25 optional properties"), "{reason}");
+    assert!(reason.contains("the caller's tool `wide`"), "{reason}");
+    assert!(reason.contains("at most 24"), "{reason}");
+
+    // The same tool, not strict, is not counted: the run goes on, and only the strict tools
+    // are sent strict.
+    let p = Scripted::new(
+        ProviderKind::Anthropic,
+        "claude-sonnet-4-5",
+        vec![anthropic(
+            json!([{"type": "tool_use", "id": "t1", "name": finalizer(),
+                "input": serde_json::from_str::<Value>(GOOD).unwrap()}]),
+            "tool_use",
+        )],
+    );
+    let step = AgentStep::new(vec![
+        Tool::new("wide", "A lookup.", wide),
+        strict("narrow".into(), closed),
+    ]);
+    agent(&p, &step, &config(1)).unwrap();
+    let strictness: Vec<(String, Value)> = p.body(0)["tools"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| (t["name"].as_str().unwrap().to_owned(), t["strict"].clone()))
+        .collect();
+    assert_eq!(
+        strictness,
+        [
+            (finalizer(), json!(true)),
+            ("wide".to_owned(), Value::Null),
+            ("narrow".to_owned(), json!(true)),
+        ]
+    );
 }

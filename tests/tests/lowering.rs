@@ -384,3 +384,48 @@ fn extension_keywords_are_annotations_kept_ignored_and_never_sent() {
     // `x-` alone is not an annotation's name either.
     assert!(ResponseSchema::new("reply", json!({"type": "object", "x-": 1})).is_err());
 }
+
+/// Anthropic's caps on one schema name the property that crosses each, with the count and the
+/// limit (before, the root, with the count only).
+#[test]
+fn anthropic_caps_name_the_property_past_the_limit() {
+    use structured_runtime::provider::dialect::SchemaTarget;
+    let mut properties = serde_json::Map::new();
+    for i in 0..26 {
+        properties.insert(format!("o{i:02}"), json!({"type": "string"}));
+    }
+    for i in 0..17 {
+        properties.insert(
+            format!("u{i:02}"),
+            json!({"anyOf": [{"type": "string"}, {"type": "null"}]}),
+        );
+    }
+    let required: Vec<String> = (0..17).map(|i| format!("u{i:02}")).collect();
+    let schema = structured_runtime::ResponseSchema::new(
+        "wide",
+        json!({"type": "object", "properties": properties, "required": required,
+            "additionalProperties": false}),
+    )
+    .unwrap();
+    let report = schema.lowered(SchemaTarget::Anthropic).unwrap_err();
+    let found: Vec<(&str, &str)> = report
+        .errors
+        .iter()
+        .map(|e| (e.path.as_str(), e.reason.as_str()))
+        .collect();
+    assert_eq!(found.len(), 2, "{report}");
+    assert_eq!(found[0].0, "/properties/o24");
+    assert!(
+        found[0].1.starts_with("26 optional properties"),
+        "{}",
+        found[0].1
+    );
+    assert!(found[0].1.contains("at most 24"), "{}", found[0].1);
+    assert_eq!(found[1].0, "/properties/u16");
+    assert!(
+        found[1].1.starts_with("17 properties with union types"),
+        "{}",
+        found[1].1
+    );
+    assert!(found[1].1.contains("at most 16"), "{}", found[1].1);
+}

@@ -75,11 +75,11 @@ fn run(
     request: &ChatRequest,
     config: &RunConfig,
 ) -> Result<(Vec<Warning>, usize), RunError> {
-    let step = AgentStep::new(vec![Tool {
-        name: "lookup".into(),
-        description: "Look it up.".into(),
-        parameters: json!({"type": "object", "properties": {}}),
-    }]);
+    let step = AgentStep::new(vec![Tool::new(
+        "lookup",
+        "Look it up.",
+        json!({"type": "object", "properties": {}}),
+    )]);
     let schema = Note::schema();
     let typed =
         |out: structured_runtime::run::Structured<Note>| (out.request_warnings, out.attempts);

@@ -1125,10 +1125,12 @@ fn caller_tools() -> Vec<structured_runtime::provider::wire::Tool> {
     use structured_runtime::provider::wire::Tool;
     ["funding_rate", "volume"]
         .iter()
-        .map(|name| Tool {
-            name: (*name).into(),
-            description: format!("Look up the {name}."),
-            parameters: json!({"type": "object", "properties": {"market": {"type": "string"}}}),
+        .map(|name| {
+            Tool::new(
+                *name,
+                format!("Look up the {name}."),
+                json!({"type": "object", "properties": {"market": {"type": "string"}}}),
+            )
         })
         .collect()
 }

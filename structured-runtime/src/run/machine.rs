@@ -247,6 +247,10 @@ impl<'r, G: Target> Run<'r, G> {
         let constraint = config.constraint(request.max_tokens.or(config.max_tokens));
         let fragment = fragment_body(provider.kind(), mode, schema, &caps, &constraint)
             .map_err(|report| RunError::from(RunErrorKind::InvalidSchema(report)))?;
+        if let (Some(agent), ProviderKind::Anthropic) = (agent.as_ref(), provider.kind()) {
+            anthropic_caps(&agent.step.tools, mode, schema)
+                .map_err(|report| RunError::from(RunErrorKind::InvalidSchema(report)))?;
+        }
         // What the request leaves to local checks, said with the value.
         let target = sent_target(&caps, schema);
         let not_enforced: Vec<Warning> = match mode {
@@ -967,4 +971,29 @@ impl<G: Target> Run<'_, G> {
         };
         self.reask_or_end(candidate, &problem, reader.text())
     }
+}
+
+/// Anthropic's per-request caps over an agent step's request: the output schema as sent (and its
+/// tool, which is strict), then each of the caller's strict tools. Checked before any request,
+/// each cap crossed named where it is crossed.
+fn anthropic_caps(
+    tools: &[crate::provider::wire::Tool],
+    mode: StructuredOutputMode,
+    schema: &ResponseSchema,
+) -> Result<(), LowerReport> {
+    let mut caps = crate::provider::dialect::RequestCaps::default();
+    if let Ok(sent) = schema.lowered(SchemaTarget::Anthropic) {
+        if mode == StructuredOutputMode::ToolUseWorkaround {
+            caps.strict_tool(schema.name());
+        }
+        caps.schema("the output schema", sent);
+    }
+    for tool in tools.iter().filter(|t| t.strict) {
+        caps.strict_tool(&tool.name);
+        caps.schema(
+            &format!("the caller's tool `{}`", tool.name),
+            &tool.parameters,
+        );
+    }
+    caps.check()
 }

@@ -383,11 +383,11 @@ impl<'a, P: Provider> Ask<'a, P> {
     /// #   r#"{"choices": [{"index": 0, "finish_reason": "tool_calls", "message": {"role": "assistant", "content": null,
     /// #     "tool_calls": [{"id": "c2", "type": "function", "function": {"name": "weather", "arguments": "{\"city\": \"Oslo\", \"celsius\": 4.5}"}}]}}]}"#,
     /// # ]));
-    /// let lookup = Tool {
-    ///     name: "lookup".into(),
-    ///     description: "Current weather for a city.".into(),
-    ///     parameters: serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}}),
-    /// };
+    /// let lookup = Tool::new(
+    ///     "lookup",
+    ///     "Current weather for a city.",
+    ///     serde_json::json!({"type": "object", "properties": {"city": {"type": "string"}}}),
+    /// );
     /// let (request, step) = (ChatRequest::user("Weather in Oslo?"), AgentStep::new(vec![lookup]));
     /// let mut asked = Vec::new();
     /// let out = block_on(

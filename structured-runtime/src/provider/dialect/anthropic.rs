@@ -5,8 +5,7 @@ use serde_json::Value;
 
 use super::pass::{unresolved, Run};
 use super::policy::{by_policy, in_order, Policy, Table, Written};
-#[cfg(test)]
-use crate::schema::dialect::{LowerReport, SchemaTarget};
+use crate::schema::dialect::{LowerError, LowerReport, SchemaTarget};
 use crate::schema::node::{JsonType, Node, Types};
 use crate::schema::Pointer;
 
@@ -88,9 +87,132 @@ fn policy(types: Types, keyword: &str, value: &Value) -> Policy {
     }
 }
 
-/// Optional properties and union-typed properties Anthropic accepts per request.
+/// Optional properties and union-typed properties Anthropic accepts per request, across the
+/// output format and every strict tool.
 const MAX_OPTIONAL: usize = 24;
 const MAX_UNIONS: usize = 16;
+/// Strict tools Anthropic accepts per request.
+const MAX_STRICT_TOOLS: usize = 20;
+
+/// Anthropic's documented per-request caps, counted over the schemas of one request in the order
+/// they are sent (the output format, then each strict tool): 20 strict tools, 24 optional
+/// properties, 16 union-typed properties (`anyOf` or a type array). Each cap crossed is one
+/// error at the place that crosses it, naming the schema, the count and the limit.
+#[derive(Debug, Default)]
+pub(crate) struct RequestCaps {
+    optional: Count,
+    unions: Count,
+    strict_tools: Count,
+}
+
+/// How many of one thing a request holds, and where the one past the limit is.
+#[derive(Debug, Default)]
+struct Count {
+    total: usize,
+    over: Option<(String, Pointer)>,
+}
+
+impl Count {
+    fn add(&mut self, limit: usize, owner: &str, at: &Pointer) {
+        self.total += 1;
+        if self.total == limit + 1 {
+            self.over = Some((owner.to_owned(), at.clone()));
+        }
+    }
+}
+
+impl RequestCaps {
+    /// Counts the properties of `schema` (as sent), owned by `owner` ("the output schema", "the
+    /// caller's tool `x`").
+    pub(crate) fn schema(&mut self, owner: &str, schema: &Value) {
+        self.walk(owner, Node::root(schema), &mut Pointer::root());
+    }
+
+    /// Counts one strict tool, named `name`.
+    pub(crate) fn strict_tool(&mut self, name: &str) {
+        let owner = format!("the tool `{name}`");
+        self.strict_tools
+            .add(MAX_STRICT_TOOLS, &owner, &Pointer::root());
+    }
+
+    fn walk(&mut self, owner: &str, node: Node<'_>, path: &mut Pointer) {
+        if node.map().is_none() || node.too_deep() {
+            return;
+        }
+        for (name, p) in node.properties() {
+            path.push("properties");
+            path.push(name);
+            if !node.is_required(name) {
+                self.optional.add(MAX_OPTIONAL, owner, path);
+            }
+            if p.has("anyOf") || p.get("type").is_some_and(Value::is_array) {
+                self.unions.add(MAX_UNIONS, owner, path);
+            }
+            path.pop();
+            path.pop();
+        }
+        for child in node.children() {
+            let depth = child.segments();
+            child.push_to(path);
+            self.walk(owner, child.node, path);
+            for _ in 0..depth {
+                path.pop();
+            }
+        }
+    }
+
+    /// Every cap crossed, as errors at the places that crossed them.
+    pub(crate) fn errors(&self) -> Vec<(Pointer, String)> {
+        let caps = [
+            (&self.strict_tools, MAX_STRICT_TOOLS, "strict tools", ""),
+            (
+                &self.optional,
+                MAX_OPTIONAL,
+                "optional properties",
+                " (make some required and nullable)",
+            ),
+            (
+                &self.unions,
+                MAX_UNIONS,
+                "properties with union types (`anyOf` or a type array)",
+                "",
+            ),
+        ];
+        caps.into_iter()
+            .filter_map(|(count, limit, what, advice)| {
+                let (owner, at) = count.over.as_ref()?;
+                Some((
+                    at.clone(),
+                    format!(
+                        "{} {what} in the request, the one past the limit in {owner}; Anthropic accepts at most {limit} per request, across the output format and every strict tool{advice}",
+                        count.total
+                    ),
+                ))
+            })
+            .collect()
+    }
+
+    /// [`RequestCaps::errors`] as a lowering report, for a request refused before it is sent.
+    pub(crate) fn check(&self) -> Result<(), LowerReport> {
+        let errors: Vec<LowerError> = self
+            .errors()
+            .into_iter()
+            .map(|(path, reason)| LowerError {
+                target: SchemaTarget::Anthropic,
+                path,
+                reason,
+            })
+            .collect();
+        if errors.is_empty() {
+            Ok(())
+        } else {
+            Err(LowerReport {
+                target: SchemaTarget::Anthropic,
+                errors,
+            })
+        }
+    }
+}
 
 /// What anthropic-sdk-python's `transform_schema` does, as data: `$defs` kept and transformed,
 /// a `$ref` kept alone, `oneOf` read as `anyOf`, objects closed, supported `format`s and
@@ -112,12 +234,10 @@ pub(super) fn lower(run: &mut Run, root: Node<'_>) -> Value {
     };
     refs.check(run, root, &Pointer::root());
     let out = node(run, root, &Pointer::root());
-    let (optional, unions) = count_optional_and_unions(Node::root(&out));
-    if optional > MAX_OPTIONAL {
-        run.fail(&Pointer::root(), format!("{optional} optional properties; Anthropic accepts at most {MAX_OPTIONAL} per request (make some required and nullable)"));
-    }
-    if unions > MAX_UNIONS {
-        run.fail(&Pointer::root(), format!("{unions} properties with union types; Anthropic accepts at most {MAX_UNIONS} per request"));
+    let mut caps = RequestCaps::default();
+    caps.schema("the output schema", &out);
+    for (path, reason) in caps.errors() {
+        run.fail(&path, reason);
     }
     out
 }
@@ -267,25 +387,4 @@ impl Refs {
             self.check(run, child.node, &at);
         }
     }
-}
-
-/// Properties not in their object's `required`, and properties whose schema is a union
-/// (`anyOf` or a type array), across the schema.
-fn count_optional_and_unions(node: Node<'_>) -> (usize, usize) {
-    if node.map().is_none() || node.too_deep() {
-        return (0, 0);
-    }
-    let mut optional = 0;
-    let mut unions = 0;
-    for (name, p) in node.properties() {
-        optional += usize::from(!node.is_required(name));
-        unions += usize::from(p.has("anyOf") || p.get("type").is_some_and(Value::is_array));
-    }
-    let mut sum = (optional, unions);
-    for child in node.children() {
-        let (o, u) = count_optional_and_unions(child.node);
-        sum.0 += o;
-        sum.1 += u;
-    }
-    sum
 }

@@ -62,6 +62,7 @@ pub use crate::read::reshape::{ReadBackStream, Reshape};
 pub use crate::schema::dialect::{
     Budgeted, Dropped, Enforcement, Kept, LowerError, LowerReport, Moved, SchemaTarget, Unenforced,
 };
+pub(crate) use anthropic::RequestCaps;
 pub use gbnf::{grammar, Grammar, GrammarBudget, MAX_RULES};
 pub use pass::{Lowered, MAX_NODES};
 

@@ -18,10 +18,14 @@ pub(super) fn schema_fragment(schema: Value) -> Value {
     object([("output_config", object([("format", format)]))])
 }
 
-/// One tool with the schema, forced, no parallel calls.
+/// One strict tool with the schema (the lowering keeps to what strict tools take, so the model
+/// is held to it), forced, no parallel calls.
 pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value) -> Value {
     let mut tool = object([("name", Value::from(name)), ("input_schema", schema)]);
     put(&mut tool, "description", description);
+    if let Value::Object(map) = &mut tool {
+        map.insert("strict".into(), Value::Bool(true));
+    }
     object([
         ("tools", Value::Array(vec![tool])),
         (

@@ -179,9 +179,31 @@ pub struct Tool {
     pub description: String,
     /// The JSON Schema of its arguments, sent as the caller wrote it.
     pub parameters: Value,
+    /// Whether the provider holds the model to `parameters` (`strict: true` on OpenAI and
+    /// Anthropic tools; Gemini and Ollama have no such setting). The schema must then be one
+    /// the provider's structured outputs take, and on Anthropic it counts toward the
+    /// per-request limits (20 strict tools, 24 optional and 16 union-typed properties across the
+    /// output format and every strict tool), checked before any request.
+    pub strict: bool,
 }
 
 impl Tool {
+    /// A tool with the schema of its arguments as written, not strict.
+    pub fn new(name: impl Into<String>, description: impl Into<String>, parameters: Value) -> Tool {
+        Tool {
+            name: name.into(),
+            description: description.into(),
+            parameters,
+            strict: false,
+        }
+    }
+
+    /// This tool with the provider holding the model to its schema ([`Tool::strict`]).
+    pub fn strict(mut self, strict: bool) -> Tool {
+        self.strict = strict;
+        self
+    }
+
     /// A tool whose arguments are `T`'s strict schema: a type derived with
     /// `#[derive(StructuredOutput)]`, which need not be `Deserialize` (a type the program only
     /// describes or sends derives its schema and rules alone).
@@ -206,11 +228,7 @@ impl Tool {
         name: impl Into<String>,
         description: impl Into<String>,
     ) -> Tool {
-        Tool {
-            name: name.into(),
-            description: description.into(),
-            parameters: SchemaGen::root::<T>(),
-        }
+        Tool::new(name, description, SchemaGen::root::<T>())
     }
 }
 

@@ -282,13 +282,29 @@ pub(crate) fn add_caller_tools(
     let entries: Vec<Value> = tools
         .iter()
         .map(|t| match api {
-            WireApi::Anthropic => serde_json::json!({
-                "name": t.name, "description": t.description, "input_schema": t.parameters}),
+            WireApi::Anthropic => {
+                let mut tool = serde_json::json!({
+                    "name": t.name, "description": t.description, "input_schema": t.parameters});
+                if let (true, Value::Object(m)) = (t.strict, &mut tool) {
+                    m.insert("strict".into(), Value::Bool(true));
+                }
+                tool
+            }
+            // Responses makes a tool sent without `strict` strict: it is always said.
             WireApi::OpenAiResponses => serde_json::json!({"type": "function",
-                "name": t.name, "description": t.description, "parameters": t.parameters}),
+                "name": t.name, "description": t.description, "parameters": t.parameters,
+                "strict": t.strict}),
             WireApi::Gemini => serde_json::json!({
                 "name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}),
-            WireApi::OpenAiChat | WireApi::OllamaChat => serde_json::json!({"type": "function",
+            WireApi::OpenAiChat => {
+                let mut function = serde_json::json!({
+                    "name": t.name, "description": t.description, "parameters": t.parameters});
+                if let (true, Value::Object(m)) = (t.strict, &mut function) {
+                    m.insert("strict".into(), Value::Bool(true));
+                }
+                serde_json::json!({"type": "function", "function": function})
+            }
+            WireApi::OllamaChat => serde_json::json!({"type": "function",
                 "function": {"name": t.name, "description": t.description, "parameters": t.parameters}}),
         })
         .collect();
