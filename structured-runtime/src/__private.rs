@@ -20,7 +20,7 @@ pub use crate::read::prose::Prose;
 pub use crate::schema::containers::{tuple, MapKey};
 pub use crate::schema::partial::{whole_from, HasPartial};
 pub use crate::schema::response::{
-    derived as derived_schema, derived_markdown, derived_root, ResponseSchema,
+    derived as derived_schema, derived_markdown, derived_root, derived_text, ResponseSchema,
 };
 pub use crate::schema::types::{
     Bound, EnumTarget, FormatTarget, Length, LengthTarget, PatternTarget, Range, RangeTarget,

@@ -500,3 +500,195 @@ fn a_markdown_wrapper_runs_with_structured_output_off() {
     .unwrap();
     assert_eq!(out.value["title"], "Share one codec path across providers");
 }
+
+/// Plain text as a first-class answer (a design-document requirement): a bare `String` runs
+/// through `run_structured` in every mode. Prompt guided it asks for plain text and takes the
+/// answer exactly as written (`Clean`, nothing trimmed); a provider that enforces schemas is sent
+/// the string wrapped in an object and its answer is read back to the string; with structured
+/// output off the text is the value.
+#[test]
+fn plain_text_is_a_first_class_answer_a_bare_string_runs() {
+    let replay = |kind, model, answer: &str| {
+        ReplayProvider::new(kind, model, "text", vec![Reply::Answer(answer.to_owned())])
+    };
+    let answer = "Ship it on Friday.\n\n{\"not\": \"json to read\"}\n";
+    let guided = replay(ProviderKind::Passthrough, "local-7b", answer);
+    let out = run::<String>(&guided);
+    assert_eq!(
+        (out.mode, out.provenance, out.value.as_str()),
+        (
+            StructuredOutputMode::PromptGuided,
+            Provenance::Clean,
+            answer
+        )
+    );
+    assert!(out.warnings.is_empty(), "{:?}", out.warnings);
+    assert_eq!(
+        guided.sent()[0]["messages"][0]["content"],
+        "Reply in plain text only: no JSON."
+    );
+
+    let enforced = replay(
+        ProviderKind::OpenAiChat,
+        "gpt-4o",
+        r#"{"value": "Ship it on Friday."}"#,
+    );
+    let out = run::<String>(&enforced);
+    assert_eq!(
+        (out.mode, out.provenance, out.value.as_str()),
+        (
+            StructuredOutputMode::SchemaEnforced,
+            Provenance::Clean,
+            "Ship it on Friday."
+        )
+    );
+    let sent = &enforced.sent()[0]["response_format"]["json_schema"]["schema"];
+    assert_eq!(sent["properties"]["value"]["type"], "string");
+
+    let off = RunConfig {
+        outputs: structured_runtime::run::config::StructuredOutputsConfig {
+            enabled: false,
+            ..Default::default()
+        },
+        ..RunConfig::default()
+    };
+    let plain = replay(ProviderKind::OpenAiChat, "gpt-4o", "Friday.");
+    let out = block_on(run_structured::<String, _>(
+        &plain,
+        &ChatRequest::user("When?"),
+        &off,
+    ))
+    .unwrap();
+    assert_eq!(
+        (out.value.as_str(), out.provenance),
+        ("Friday.", Provenance::Clean)
+    );
+    assert!(plain.sent()[0].get("response_format").is_none());
+    // Strict reading takes it too: the value is the answer as written.
+    let strict = parse_response::<String>("Friday.", StructuredOutputMode::None);
+    assert!(Reading::new(StructuredOutputMode::None)
+        .options(&ParseOptions::strict())
+        .typed::<String>("Friday.")
+        .is_ok());
+    assert!(strict.is_ok());
+    // An empty answer is no answer.
+    assert!(matches!(
+        parse_response::<String>("", StructuredOutputMode::PromptGuided),
+        Err(ParseError::NotFound { .. })
+    ));
+}
+
+/// What a dispatching subsystem asks for.
+#[derive(Debug, PartialEq, serde::Deserialize, StructuredOutput)]
+#[serde(untagged)]
+enum Dispatch {
+    /// Call a tool.
+    Call { tool: String, query: String },
+    /// Hand the case to a person.
+    Escalate { team: String },
+    /// Answer the user in words.
+    #[markdown]
+    Say(String),
+}
+
+/// A dispatch enum with a plain-text variant beside structured ones: JSON for a structured
+/// variant is that variant (as any answer is read); an answer that is not JSON for it is the
+/// plain-text variant, trimmed, `Heuristic` with `WholeAnswer` (strict reading refuses it); a
+/// JSON string is the plain-text variant as written. It runs through `run_structured`.
+#[test]
+fn a_dispatch_enum_with_a_plain_text_variant_runs() {
+    let prompt = StructuredOutputMode::PromptGuided;
+    let call =
+        parse_response::<Dispatch>(r#"{"tool": "search", "query": "refund policy"}"#, prompt)
+            .unwrap();
+    assert_eq!(
+        (call.value, call.provenance),
+        (
+            Dispatch::Call {
+                tool: "search".into(),
+                query: "refund policy".into()
+            },
+            Provenance::Clean
+        )
+    );
+    let fenced =
+        parse_response::<Dispatch>("Routing it:\n```json\n{\"team\": \"billing\"}\n```", prompt)
+            .unwrap();
+    assert_eq!(
+        fenced.value,
+        Dispatch::Escalate {
+            team: "billing".into()
+        }
+    );
+    assert_eq!(fenced.provenance, Provenance::Extracted);
+
+    let words = parse_response::<Dispatch>(
+        "  Refunds take five days; the policy quotes {\"days\": 5}.\n",
+        prompt,
+    )
+    .unwrap();
+    assert_eq!(
+        words.value,
+        Dispatch::Say("Refunds take five days; the policy quotes {\"days\": 5}.".into())
+    );
+    assert_eq!(words.provenance, Provenance::Heuristic);
+    assert!(matches!(
+        &words.warnings[..],
+        [Warning::WholeAnswer { content, title: None }] if content.is_root()
+    ));
+    assert!(Reading::new(prompt)
+        .options(&ParseOptions::strict())
+        .typed::<Dispatch>("Refunds take five days.")
+        .is_err());
+    let quoted = parse_response::<Dispatch>(r#""Refunds take five days.""#, prompt).unwrap();
+    assert_eq!(
+        (quoted.value, quoted.provenance),
+        (
+            Dispatch::Say("Refunds take five days.".into()),
+            Provenance::Clean
+        )
+    );
+    // JSON that fits no structured variant is an error a re-ask can fix, not words.
+    assert!(parse_response::<Dispatch>(r#"{"tool": 3}"#, prompt).is_err());
+    // The guidance sketches the structured variants and offers plain text beside them.
+    let guidance = Dispatch::prompt_guidance();
+    assert!(guidance.contains("\"tool\": string"), "{guidance}");
+    assert!(
+        guidance.ends_with("Or, to answer in words, reply in plain text only: no JSON."),
+        "{guidance}"
+    );
+
+    let guided = ReplayProvider::new(
+        ProviderKind::Passthrough,
+        "local-7b",
+        Dispatch::schema().name(),
+        vec![Reply::Answer(
+            "I can help with that: refunds take five days.".into(),
+        )],
+    );
+    let out = run::<Dispatch>(&guided);
+    assert_eq!(
+        out.value,
+        Dispatch::Say("I can help with that: refunds take five days.".into())
+    );
+    // A run-time schema takes the same reading with `Markdown::text()`; a root that takes no
+    // string cannot.
+    let any_root = structured_runtime::SchemaLimits {
+        object_root: false,
+        ..Default::default()
+    };
+    let schema =
+        ResponseSchema::with_limits("dispatch", Dispatch::schema().schema().clone(), &any_root)
+            .unwrap()
+            .with_markdown(Markdown::text())
+            .unwrap();
+    let read = parse_value("Five days.", &schema, &ParseOptions::default()).unwrap();
+    assert_eq!(read.value, json!("Five days."));
+    let object = ResponseSchema::new(
+        "o",
+        json!({"type": "object", "properties": {}, "additionalProperties": false}),
+    )
+    .unwrap();
+    let err = object.with_markdown(Markdown::text()).unwrap_err();
+    assert!(err.to_string().contains("must take a string"), "{err}");
+}

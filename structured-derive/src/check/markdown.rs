@@ -81,7 +81,7 @@ fn report(cx: &Ctxt, f: &Field, message: &str) {
     }
 }
 
-fn is_string(ty: &Type) -> bool {
+pub(super) fn is_string(ty: &Type) -> bool {
     let Type::Path(p) = kind::unparen(ty) else {
         return false;
     };
@@ -90,4 +90,31 @@ fn is_string(ty: &Type) -> bool {
             .segments
             .last()
             .is_some_and(|last| last.ident == "String" && last.arguments.is_empty())
+}
+
+/// `#[markdown]` on an enum variant: a plain-text answer is that variant, so it must be a
+/// `String` newtype of an untagged enum (serde then reads the bare string as it), and only one.
+pub fn check_variants(cx: &Ctxt, untagged: bool, variants: &[crate::ast::Variant]) {
+    use crate::ast::Shape;
+    let marked: Vec<_> = variants
+        .iter()
+        .filter(|v| v.attrs.markdown.is_some())
+        .collect();
+    for (i, v) in marked.iter().enumerate() {
+        let Some(m) = &v.attrs.markdown else { continue };
+        if m.title {
+            cx.error_at(m.span, "#[markdown(title)] names a struct field for the answer's first line; on a variant write #[markdown]: the whole answer is the variant's text");
+        } else if i > 0 {
+            cx.error_at(
+                m.span,
+                "only one variant is the plain-text answer: remove #[markdown] from all but one",
+            );
+        } else if !untagged {
+            cx.error_at(m.span, "a #[markdown] variant is read from the bare answer text, which serde takes only in an untagged enum: add #[serde(untagged)] to the enum");
+        } else if v.skip {
+            cx.error_at(m.span, "#[markdown] on a skipped variant has no effect: serde never reads it; remove one of them");
+        } else if !matches!(&v.shape, Shape::Newtype(f) if is_string(f.ty)) {
+            cx.error_at(m.span, "a #[markdown] variant holds the answer's text: write it as a `String` newtype, e.g. `Text(String)`");
+        }
+    }
 }

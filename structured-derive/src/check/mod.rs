@@ -125,6 +125,7 @@ fn enum_variants(cx: &Ctxt, cont: &Container, variants: &[Variant]) {
         }
         not_on_variant(cx, &v.attrs);
     }
+    markdown::check_variants(cx, cont.tagging == Tagging::Untagged, variants);
 }
 
 fn not_on_variant(cx: &Ctxt, attrs: &FieldAttrs) {
@@ -156,12 +157,6 @@ fn not_on_variant(cx: &Ctxt, attrs: &FieldAttrs) {
         cx.error_at(
             fb.span,
             "#[fallback_keyword] goes on the struct field of this enum's type, e.g. #[fallback_keyword(\"exit\", default = \"observe\")]",
-        );
-    }
-    if let Some(m) = &attrs.markdown {
-        cx.error_at(
-            m.span,
-            "#[markdown] goes on a `String` field of a struct, not on an enum variant",
         );
     }
 }

@@ -117,11 +117,17 @@ pub fn structured_output_impl(cont: &Container, from_text: TokenStream) -> Token
     let schema = quote! {
         _structured::__private::derived_root::<Self>(#name, #description)
     };
+    let text_variant = match &cont.body {
+        Body::Enum(variants) => variants.iter().any(|v| v.attrs.markdown.is_some()),
+        _ => false,
+    };
     let build = match markdown_fields(cont) {
         Some((content, title)) => {
             let title = super::opt_str(title);
             quote!(|| _structured::__private::derived_markdown(#schema, #content, #title))
         }
+        // A plain-text answer is the `#[markdown]` variant: the value itself, a string.
+        None if text_variant => quote!(|| _structured::__private::derived_text(#schema)),
         None => quote!(|| #schema),
     };
     let (body, where_clause) = if g.is_generic {

@@ -118,3 +118,37 @@ pub trait StructuredOutput: DeserializeOwned + Validate + SchemaType {
         })
     }
 }
+
+/// Plain text as a first-class answer: `run_structured::<String>` (and
+/// [`parse_response::<String>`](crate::parse_response)) take the answer's text, exactly as written
+/// ([`Provenance::Clean`](crate::Provenance::Clean); an empty answer is no answer). Prompt guidance
+/// asks for plain text; a provider that enforces schemas is sent a string root (wrapped in an
+/// object where the provider needs one) and its answer is read back to the string.
+///
+/// ```
+/// use structured_runtime::{parse_response, Provenance, StructuredOutput, StructuredOutputMode};
+///
+/// let read = parse_response::<String>("Ship it.\n", StructuredOutputMode::PromptGuided).unwrap();
+/// assert_eq!((read.value.as_str(), read.provenance), ("Ship it.\n", Provenance::Clean));
+/// assert_eq!(String::prompt_guidance(), "Reply in plain text only: no JSON.");
+/// ```
+/// A bare `String` declares no rule of its own.
+impl Validate for String {
+    fn validate_at(
+        &self,
+        _: &crate::schema::validate::Path<'_>,
+        _: &mut Vec<crate::schema::validate::Violation>,
+    ) {
+    }
+}
+
+impl StructuredOutput for String {
+    fn schema() -> &'static ResponseSchema {
+        static SCHEMA: std::sync::OnceLock<ResponseSchema> = std::sync::OnceLock::new();
+        SCHEMA.get_or_init(|| {
+            crate::schema::response::derived_text(crate::schema::response::derived_root::<String>(
+                "text", None,
+            ))
+        })
+    }
+}

@@ -319,6 +319,9 @@ impl fmt::Display for Warning {
                     f,
                     "the answer is not JSON: its first line was taken as {title} and the rest as {content}"
                 ),
+                None if content.is_root() => {
+                    write!(f, "the answer is not JSON: it was taken whole as the text")
+                }
                 None => write!(f, "the answer is not JSON: it was taken whole as {content}"),
             },
             Warning::NotValidated { violations } => {
@@ -1558,6 +1561,44 @@ fn read_markdown<G: Target>(
     options: &ParseOptions,
 ) -> Result<Parsed<G::Out>, ParseError> {
     let mut warnings = Vec::new();
+    if markdown.text_only(target.schema().schema()) {
+        // Plain text alone: the answer is its text, exactly as written.
+        if text.is_empty() {
+            return Err(ParseError::NotFound {
+                len: 0,
+                from_text: None,
+            });
+        }
+        return match target.accept(Value::from(text)) {
+            Ok(value) => Ok(Parsed {
+                value,
+                provenance: Provenance::Clean,
+                truncated: false,
+                span: 0..text.len(),
+                warnings,
+                text_report: None,
+            }),
+            Err((value, violations)) => Err(ParseError::Invalid {
+                violations,
+                value,
+                warnings,
+            }),
+        };
+    }
+    // The union's string, written as a JSON string: read as written, never as text around it.
+    if markdown.content.is_none() && text.trim_start().starts_with('"') {
+        if let Some(value) = target.exact(text.trim()) {
+            let start = text.len() - text.trim_start().len();
+            return Ok(Parsed {
+                value,
+                provenance: Provenance::Clean,
+                truncated: false,
+                span: start..start + text.trim().len(),
+                warnings,
+                text_report: None,
+            });
+        }
+    }
     match route(text) {
         Route::Json => match read_text(target, text, mode, options) {
             Read::Done(result) => return result,
@@ -1584,7 +1625,7 @@ fn read_markdown<G: Target>(
     if mode.expects_exact_json() && warnings.is_empty() {
         warnings.push(not_json());
     }
-    let content = Pointer::root().key(&markdown.content);
+    let content = markdown.content_pointer();
     let title = markdown.title.as_deref().map(|t| Pointer::root().key(t));
     warnings.push(Warning::WholeAnswer { content, title });
     let value = markdown.value_of(target.schema().schema(), trimmed);

@@ -42,9 +42,11 @@ use super::pointer::Pointer;
 #[serde(deny_unknown_fields)]
 pub struct Markdown {
     /// The property a plain-text answer fills (the part after the first line when `title` is
-    /// set).
-    pub content: String,
+    /// set); `None` when the answer is the value itself ([`Markdown::text`]).
+    #[serde(default)]
+    pub content: Option<String>,
     /// The property the first line of a plain-text answer fills.
+    #[serde(default)]
     pub title: Option<String>,
 }
 
@@ -52,9 +54,54 @@ impl Markdown {
     /// The whole answer is property `name`.
     pub fn content(name: impl Into<String>) -> Self {
         Markdown {
-            content: name.into(),
+            content: Some(name.into()),
             title: None,
         }
+    }
+
+    /// The answer is the value itself, a string the schema's root takes: plain text as a
+    /// first-class answer.
+    ///
+    /// - A root that is only a string (a bare `String`) takes any answer as its text, exactly
+    ///   as written: [`Provenance::Clean`](crate::Provenance::Clean), nothing trimmed.
+    /// - A union with a string branch beside JSON shapes (a dispatch enum with a plain-text
+    ///   variant) reads an answer by the markdown rule ([`crate::read::markdown`]): its JSON
+    ///   when it is JSON for the union, else the whole answer, trimmed, is the string
+    ///   ([`Provenance::Heuristic`](crate::Provenance::Heuristic) with
+    ///   [`Warning::WholeAnswer`](crate::Warning::WholeAnswer)).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use structured_runtime::schema::Markdown;
+    /// use structured_runtime::{parse_value, ParseOptions, Provenance, ResponseSchema, SchemaLimits};
+    ///
+    /// let any_root = SchemaLimits { object_root: false, ..SchemaLimits::default() };
+    /// let reply = ResponseSchema::with_limits("reply", json!({"anyOf": [
+    ///     {"type": "object", "properties": {"tool": {"type": "string"}},
+    ///      "required": ["tool"], "additionalProperties": false},
+    ///     {"type": "string"}
+    /// ]}), &any_root)?
+    /// .with_markdown(Markdown::text())?;
+    /// let call = parse_value(r#"{"tool": "search"}"#, &reply, &ParseOptions::default()).unwrap();
+    /// assert_eq!(call.value, json!({"tool": "search"}));
+    /// let words = parse_value("Nothing to call. ", &reply, &ParseOptions::default()).unwrap();
+    /// assert_eq!((words.value, words.provenance), (json!("Nothing to call."), Provenance::Heuristic));
+    /// # Ok::<(), structured_runtime::SchemaError>(())
+    /// ```
+    pub fn text() -> Self {
+        Markdown {
+            content: None,
+            title: None,
+        }
+    }
+
+    /// Whether the schema's root takes only strings: every answer is its text, as written.
+    pub(crate) fn text_only(&self, schema: &Value) -> bool {
+        self.content.is_none()
+            && Node::root(schema)
+                .target()
+                .types()
+                .is_only(JsonType::String)
     }
 
     /// The answer's first line is property `name`; the rest is the content.
@@ -69,15 +116,30 @@ impl Markdown {
     pub(crate) fn check(&self, schema: &Value) -> Result<(), SchemaError> {
         let root = Node::root(schema).target();
         let invalid = |path: Pointer, message: String| Err(SchemaError::Invalid { path, message });
+        let Some(content) = &self.content else {
+            if self.title.is_some() {
+                return invalid(
+                    Pointer::root(),
+                    "a title is a property of an object: an answer that is the value itself has none".into(),
+                );
+            }
+            if root.types().is_only(JsonType::String) || text_branch(root).is_some() {
+                return Ok(());
+            }
+            return invalid(
+                Pointer::root(),
+                "a plain-text answer is the value itself, so the root must take a string: `\"type\": \"string\"`, or an `anyOf` with a string branch".into(),
+            );
+        };
         if !root.types().is_only(JsonType::Object) {
             return invalid(
                 Pointer::root(),
                 "a markdown wrapper's schema must be an object".into(),
             );
         }
-        if self.title.as_deref() == Some(self.content.as_str()) {
+        if self.title.as_deref() == Some(content.as_str()) {
             return invalid(
-                Pointer::root().key("properties").key(&self.content),
+                Pointer::root().key("properties").key(content),
                 "the title and the content must be different properties".into(),
             );
         }
@@ -123,12 +185,15 @@ impl Markdown {
         self.title
             .as_deref()
             .into_iter()
-            .chain([self.content.as_str()])
+            .chain(self.content.as_deref())
     }
 
     /// The object `text` (an answer already trimmed) stands for: the text in its properties, every
     /// other declared property `null`.
     pub(crate) fn value_of(&self, schema: &Value, text: &str) -> Value {
+        let Some(content_name) = &self.content else {
+            return Value::from(text);
+        };
         let (title, content) = match &self.title {
             Some(_) => {
                 let (first, rest) = text.split_once('\n').unwrap_or((text, ""));
@@ -143,12 +208,20 @@ impl Markdown {
         if let (Some(name), Some(title)) = (&self.title, title) {
             object.insert(name.clone(), Value::from(title));
         }
-        object.insert(self.content.clone(), Value::from(content));
+        object.insert(content_name.clone(), Value::from(content));
         Value::Object(object)
     }
 
+    /// Where a plain-text answer goes: the content property, or the root.
+    pub(crate) fn content_pointer(&self) -> Pointer {
+        match &self.content {
+            Some(name) => Pointer::root().key(name),
+            None => Pointer::root(),
+        }
+    }
+
     /// What a model reads, in place of a schema, to write this type: markdown, in a few words.
-    pub(crate) fn guidance(&self, description: Option<&str>, schema: &Value) -> String {
+    pub(crate) fn guidance(&self, name: &str, description: Option<&str>, schema: &Value) -> String {
         let root = Node::root(schema).target();
         let about = |name: &str| {
             let node = root.property(name).map(Node::target);
@@ -165,6 +238,9 @@ impl Markdown {
                 None => format!("the {name}{limit}"),
             }
         };
+        if self.content.is_none() {
+            return text_guidance(name, description, schema);
+        }
         let mut out = String::from("Reply in Markdown only: no JSON, nothing before or after it.");
         if let Some(description) = description {
             out.push_str(&format!(" Write {}", lowercase_first(description)));
@@ -172,15 +248,57 @@ impl Markdown {
                 out.push('.');
             }
         }
-        if let Some(title) = &self.title {
+        if let (Some(title), Some(content)) = (&self.title, &self.content) {
             out.push_str(&format!(
                 "\nFirst line: {}. Then a blank line, then {}.",
                 about(title),
-                lowercase_first(&about(&self.content))
+                lowercase_first(&about(content))
             ));
         }
         out
     }
+}
+
+/// The branch of a root union that takes only strings (a dispatch enum's plain-text variant).
+fn text_branch(root: Node<'_>) -> Option<usize> {
+    let branches = root
+        .get("anyOf")
+        .or_else(|| root.get("oneOf"))?
+        .as_array()?;
+    branches
+        .iter()
+        .position(|b| root.child(b).target().types().is_only(JsonType::String))
+}
+
+/// The guidance of an answer that is the value itself: plain text alone, or the JSON shapes of
+/// the union's other branches and plain text beside them.
+fn text_guidance(name: &str, description: Option<&str>, schema: &Value) -> String {
+    let root = Node::root(schema).target();
+    let (Some(at), Some(keyword)) = (
+        text_branch(root),
+        ["anyOf", "oneOf"]
+            .into_iter()
+            .find(|k| root.get(k).is_some()),
+    ) else {
+        let about = description
+            .map(|d| format!(" Write {}.", lowercase_first(d.trim_end_matches('.'))))
+            .unwrap_or_default();
+        return format!("Reply in plain text only: no JSON.{about}");
+    };
+    // The JSON shapes: the schema without its string branch, sketched as any schema is.
+    let mut others = schema.clone();
+    if let Some(Value::Array(branches)) = others.get_mut(keyword) {
+        if at < branches.len() {
+            branches.remove(at);
+        }
+    }
+    let sketch = super::guidance::render(
+        name,
+        description,
+        &others,
+        super::guidance::GuidanceFormat::Shortest,
+    );
+    format!("{sketch}\nOr, to answer in words, reply in plain text only: no JSON.")
 }
 
 fn lowercase_first(text: &str) -> String {
@@ -250,13 +368,13 @@ mod tests {
     fn guidance_asks_for_markdown_in_a_few_words() {
         let md = Markdown::content("message").with_title("title");
         assert_eq!(
-            md.guidance(Some("A commit message."), &commit()),
+            md.guidance("commit", Some("A commit message."), &commit()),
             "Reply in Markdown only: no JSON, nothing before or after it. Write a commit message.\n\
              First line: The summary line (at most 72 characters). Then a blank line, then the message."
         );
         let wrapper = json!({"type": "object", "properties": {"content": {"type": "string"}}, "required": ["content"]});
         assert_eq!(
-            Markdown::content("content").guidance(None, &wrapper),
+            Markdown::content("content").guidance("w", None, &wrapper),
             "Reply in Markdown only: no JSON, nothing before or after it."
         );
     }

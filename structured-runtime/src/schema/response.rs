@@ -352,7 +352,7 @@ impl ResponseSchema {
     pub fn guidance_as(&self, format: GuidanceFormat) -> String {
         match (&self.markdown, format) {
             (Some(markdown), GuidanceFormat::Shortest) => {
-                markdown.guidance(self.description(), &self.schema)
+                markdown.guidance(&self.name, self.description(), &self.schema)
             }
             _ => render(&self.name, self.description(), &self.schema, format),
         }
@@ -417,9 +417,20 @@ pub fn derived_markdown(
 ) -> ResponseSchema {
     ResponseSchema {
         markdown: Some(Markdown {
-            content: content.to_owned(),
+            content: Some(content.to_owned()),
             title: title.map(str::to_owned),
         }),
+        guidance: Arc::default(),
+        ..schema
+    }
+}
+
+/// A derived type whose plain-text answer is the value itself: a dispatch enum with a
+/// `#[markdown]` variant (the derive checked it is an untagged `String` newtype), or `String`.
+#[doc(hidden)]
+pub fn derived_text(schema: ResponseSchema) -> ResponseSchema {
+    ResponseSchema {
+        markdown: Some(Markdown::text()),
         guidance: Arc::default(),
         ..schema
     }
