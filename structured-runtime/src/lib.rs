@@ -296,6 +296,39 @@
 //!
 //! A schema given at run time becomes a wrapper with [`ResponseSchema::with_markdown`].
 //!
+//! ### Plain text as an answer
+//!
+//! `String` is a [`StructuredOutput`]: `run_structured::<String>` takes the answer's text exactly
+//! as written ([`Provenance::Clean`]), asking for plain text where the prompt guides the model.
+//! A dispatch enum answers with one of several JSON shapes or in words: mark a `String` newtype
+//! variant of an untagged enum `#[markdown]`, and an answer that is not JSON for the other
+//! variants is that variant (trimmed, [`Provenance::Heuristic`] with
+//! [`Warning::WholeAnswer`]; strict reading refuses it).
+//!
+//! ```
+//! use structured_runtime::{parse_response, Provenance, StructuredOutput, StructuredOutputMode};
+//!
+//! #[derive(StructuredOutput, serde::Deserialize, Debug, PartialEq)]
+//! #[serde(untagged)]
+//! enum Reply {
+//!     /// Look something up.
+//!     Search { query: String },
+//!     /// Answer in words.
+//!     #[markdown]
+//!     Say(String),
+//! }
+//!
+//! let mode = StructuredOutputMode::PromptGuided;
+//! let search = parse_response::<Reply>(r#"{"query": "refunds"}"#, mode).unwrap();
+//! assert_eq!(search.value, Reply::Search { query: "refunds".into() });
+//! let said = parse_response::<Reply>("Refunds take five days.", mode).unwrap();
+//! assert_eq!(said.value, Reply::Say("Refunds take five days.".into()));
+//! assert_eq!(said.provenance, Provenance::Heuristic);
+//! ```
+//!
+//! [`schema::Markdown::text`] gives a schema given at run time (its root takes a string) the same
+//! reading.
+//!
 //! ## Schema choices
 //!
 //! - Every property is `required` and every object has `additionalProperties: false`;
