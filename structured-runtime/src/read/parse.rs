@@ -1569,21 +1569,13 @@ fn read_markdown<G: Target>(
                 from_text: None,
             });
         }
-        return match target.accept(Value::from(text)) {
-            Ok(value) => Ok(Parsed {
-                value,
-                provenance: Provenance::Clean,
-                truncated: false,
-                span: 0..text.len(),
-                warnings,
-                text_report: None,
-            }),
-            Err((value, violations)) => Err(ParseError::Invalid {
-                violations,
-                value,
-                warnings,
-            }),
-        };
+        return accept_text(
+            target,
+            Value::from(text),
+            Provenance::Clean,
+            0..text.len(),
+            warnings,
+        );
     }
     // The union's string, written as a JSON string: read as written, never as text around it.
     if markdown.content.is_none() && text.trim_start().starts_with('"') {
@@ -1629,18 +1621,28 @@ fn read_markdown<G: Target>(
     let title = markdown.title.as_deref().map(|t| Pointer::root().key(t));
     warnings.push(Warning::WholeAnswer { content, title });
     let value = markdown.value_of(target.schema().schema(), trimmed);
+    let start = text.len() - text.trim_start().len();
+    let span = start..start + trimmed.len();
+    accept_text(target, value, Provenance::Heuristic, span, warnings)
+}
+
+/// A value made from the answer's text (not parsed from JSON in it), as `target` takes it.
+fn accept_text<G: Target>(
+    target: &G,
+    value: Value,
+    provenance: Provenance,
+    span: std::ops::Range<usize>,
+    warnings: Vec<Warning>,
+) -> Result<Parsed<G::Out>, ParseError> {
     match target.accept(value) {
-        Ok(value) => {
-            let start = text.len() - text.trim_start().len();
-            Ok(Parsed {
-                value,
-                provenance: Provenance::Heuristic,
-                truncated: false,
-                span: start..start + trimmed.len(),
-                warnings,
-                text_report: None,
-            })
-        }
+        Ok(value) => Ok(Parsed {
+            value,
+            provenance,
+            truncated: false,
+            span,
+            warnings,
+            text_report: None,
+        }),
         Err((value, violations)) => Err(ParseError::Invalid {
             violations,
             value,
