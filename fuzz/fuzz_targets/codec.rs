@@ -7,7 +7,9 @@ use structured_runtime::provider::wire::{read_response, read_stream, Expect, Wir
 use structured_runtime::StructuredOutputMode;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let expects = [
         Expect::new(StructuredOutputMode::SchemaEnforced),
         Expect::new(StructuredOutputMode::PromptGuided),

@@ -2,11 +2,28 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use structured_runtime::read::repair::{repair, repair_text};
+use structured_runtime::read::repair::{repair, repair_json, repair_text, repair_text_json};
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     let _ = structured_runtime::read::extract::candidates(text);
+    // The text repairer (what `structured repair` prints) writes exactly what the value repairer
+    // reads, with the same repairs, or refuses alike.
+    for (value, json) in [
+        (repair(text), repair_json(text)),
+        (repair_text(text), repair_text_json(text)),
+    ] {
+        match (value, json) {
+            (Ok(v), Ok(j)) => {
+                assert_eq!(j.value, v.value.to_string(), "{text:?}");
+                assert_eq!(j.repairs, v.repairs, "{text:?}");
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => panic!("{text:?}: {a:?} / {b:?}"),
+        }
+    }
     for result in [repair(text), repair_text(text)] {
         if let Ok(fixed) = result {
             // The value is real JSON: what it prints parses (serde_json's own float parsing is
@@ -14,7 +31,10 @@ fuzz_target!(|data: &[u8]| {
             let printed = fixed.value.to_string();
             assert!(serde_json::from_str::<serde_json::Value>(&printed).is_ok());
             // A truncation is always recorded as one.
-            assert_eq!(fixed.truncated, fixed.repairs.iter().any(|r| r.kind.is_truncation()));
+            assert_eq!(
+                fixed.truncated,
+                fixed.repairs.iter().any(|r| r.kind.is_truncation())
+            );
             assert!(fixed.repairs.iter().all(|r| r.at <= text.len()));
             // No repair at all: the text as written is the value.
             if fixed.is_clean() {

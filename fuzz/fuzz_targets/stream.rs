@@ -19,7 +19,9 @@ use structured_runtime::{
 
 fuzz_target!(|data: &[u8]| {
     // The first byte sets the chunk sizes; the rest is the answer.
-    let Some((&seed, text)) = data.split_first() else { return };
+    let Some((&seed, text)) = data.split_first() else {
+        return;
+    };
     let schema = HeartbeatDecision::schema();
     let mut reader = StreamReader::new(schema);
     let mut kept = Value::Null;

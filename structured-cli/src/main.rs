@@ -5,7 +5,7 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use serde_json::Value;
-use structured_runtime::read::repair::{repair_text, RepairError};
+use structured_runtime::read::repair::{repair_text_json, RepairError};
 use structured_runtime::read::MAX_STREAM_DEPTH;
 use structured_runtime::schema::{LimitProfile, Markdown};
 use structured_runtime::{
@@ -275,8 +275,80 @@ fn print_value(value: &Value, pretty: bool) {
     let _ = writeln!(out);
 }
 
+/// Prints compact JSON text (as `serde_json` writes it: no space outside strings), indented
+/// when `pretty`, as `serde_json`'s pretty printer writes the same value, without reading it
+/// into a value.
+fn print_json(json: &str, pretty: bool) {
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let _ = if pretty {
+        write_pretty(json, &mut out)
+    } else {
+        out.write_all(json.as_bytes())
+    };
+    let _ = writeln!(out);
+}
+
+/// `json` (compact) indented by two spaces a level, `": "` after each key, empty containers
+/// kept as `[]` and `{}`: `serde_json::to_writer_pretty`'s layout.
+fn write_pretty(json: &str, out: &mut impl Write) -> std::io::Result<()> {
+    let bytes = json.as_bytes();
+    let mut depth = 0usize;
+    let mut i = 0;
+    let newline = |out: &mut dyn Write, depth: usize| -> std::io::Result<()> {
+        out.write_all(b"\n")?;
+        for _ in 0..depth {
+            out.write_all(b"  ")?;
+        }
+        Ok(())
+    };
+    while let Some(&b) = bytes.get(i) {
+        match b {
+            b'"' => {
+                // A string, escapes and all, as written.
+                let start = i;
+                i += 1;
+                while let Some(&c) = bytes.get(i) {
+                    i += 1;
+                    match c {
+                        b'\\' => i += 1,
+                        b'"' => break,
+                        _ => {}
+                    }
+                }
+                out.write_all(bytes.get(start..i).unwrap_or_default())?;
+                continue;
+            }
+            b'{' | b'[' => {
+                let close = if b == b'{' { b'}' } else { b']' };
+                if bytes.get(i + 1) == Some(&close) {
+                    out.write_all(&[b, close])?;
+                    i += 2;
+                    continue;
+                }
+                out.write_all(&[b])?;
+                depth += 1;
+                newline(out, depth)?;
+            }
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                newline(out, depth)?;
+                out.write_all(&[b])?;
+            }
+            b',' => {
+                out.write_all(b",")?;
+                newline(out, depth)?;
+            }
+            b':' => out.write_all(b": ")?,
+            _ => out.write_all(&[b])?,
+        }
+        i += 1;
+    }
+    Ok(())
+}
+
 fn repair(input: &str, args: &Args) -> u8 {
-    match repair_text(input) {
+    // Written as text as it is read: memory about the answer's size, whatever its shape.
+    match repair_text_json(input) {
         Ok(fixed) => {
             report_repairs("warning", &fixed.repairs, |r| {
                 r.kind == structured_runtime::read::repair::RepairKind::Unlisted
@@ -284,7 +356,7 @@ fn repair(input: &str, args: &Args) -> u8 {
             if fixed.truncated {
                 eprintln!("warning: the answer was cut off; the value was closed where it stopped");
             }
-            print_value(&fixed.value, args.pretty);
+            print_json(&fixed.value, args.pretty);
             if fixed.is_clean() {
                 printed(Provenance::Clean)
             } else if fixed.is_extracted_only() {

@@ -246,6 +246,32 @@ fn repair_prints_the_json_and_lists_repairs() {
     assert!(err.contains("removed a trailing comma"), "{err}");
 }
 
+/// `repair` writes the value as text without building it; compact and `--pretty` it prints what
+/// `serde_json` prints for the value the library reads.
+#[test]
+fn repair_prints_what_serde_json_prints_for_the_value() {
+    for input in [
+        r#"{"a": {}, "b": [], "c": [{"d": "x, y: {z}", "e": "q\"uo\\te"}], "f": -0.5e-3}"#,
+        "{name: 'Ada', tags: ['x',], nested: {deep: [[], [1, {}]]},}",
+        "[1, 2] [3]",
+        r#"{"unicode": "caf\u00e9 \ud83d\ude00", "tab": "a\tb"}"#,
+        "\"just a string\" {x: 1}",
+        r#"{"k": 1, "k": 2}"#,
+    ] {
+        let value = structured_runtime::read::repair::repair_text(input)
+            .unwrap()
+            .value;
+        let (_, out, err) = run(&["repair"], input);
+        assert_eq!(out.trim_end(), value.to_string(), "{input}: {err}");
+        let (_, out, _) = run(&["repair", "--pretty"], input);
+        assert_eq!(
+            out.trim_end(),
+            serde_json::to_string_pretty(&value).unwrap(),
+            "{input}"
+        );
+    }
+}
+
 #[test]
 fn repair_exits_1_without_json() {
     let (code, out, err) = run(&["repair"], "I would rather not.");

@@ -203,3 +203,27 @@ fn corpus_jsonrepair_ts() {
         FLOOR * 100.0
     );
 }
+
+/// The repairer writing text (`repair_text_json`, what `structured repair` prints in bounded
+/// memory) and the one building a `Value` agree on every corpus input: the same text as
+/// `serde_json` writes the value, the same repairs, the same truncation, the same refusals.
+#[test]
+fn the_text_repairer_writes_what_the_value_repairer_reads() {
+    use structured_runtime::read::repair::{repair_text, repair_text_json};
+    let mut compared = 0;
+    for file in ["json_repair.jsonl", "jsonrepair_ts.jsonl"] {
+        for case in load(file) {
+            match (repair_text(&case.input), repair_text_json(&case.input)) {
+                (Ok(value), Ok(text)) => {
+                    assert_eq!(text.value, value.value.to_string(), "{}", case.id);
+                    assert_eq!(text.repairs, value.repairs, "{}", case.id);
+                    assert_eq!(text.truncated, value.truncated, "{}", case.id);
+                }
+                (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{}", case.id),
+                (a, b) => panic!("{}: {a:?} / {b:?}", case.id),
+            }
+            compared += 1;
+        }
+    }
+    assert!(compared > 600);
+}

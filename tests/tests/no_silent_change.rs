@@ -191,6 +191,22 @@ proptest! {
         }
     }
 
+    /// The text repairer and the value repairer agree on every broken answer: the same text
+    /// as `serde_json` writes the value, the same repairs.
+    #[test]
+    fn the_text_repairer_agrees_with_the_value_repairer(text in answer()) {
+        use structured_runtime::read::repair::repair_text_json;
+        match (repair_text(&text), repair_text_json(&text)) {
+            (Ok(value), Ok(json)) => {
+                prop_assert_eq!(json.value, value.value.to_string());
+                prop_assert_eq!(json.repairs, value.repairs);
+                prop_assert_eq!(json.truncated, value.truncated);
+            }
+            (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+            (a, b) => prop_assert!(false, "{:?} / {:?}", a, b),
+        }
+    }
+
     #[test]
     fn a_derived_type_keeps_the_promise_too(text in answer(), good in any::<bool>()) {
         // Half the time, a valid appraisal broken the same ways.

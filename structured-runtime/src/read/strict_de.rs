@@ -142,6 +142,113 @@ pub(crate) fn value_from_str(json: &str) -> Result<(serde_json::Value, bool), St
     }
 }
 
+/// The compact JSON text of `json` as `serde_json` writes the `Value` it reads, when `json` is
+/// one JSON value with no key given twice in an object; written as it is read, so no `Value` is
+/// built (a repeated key, or anything `serde_json` refuses, is `None`). Memory: the text written
+/// and the keys of the objects open at once.
+pub(crate) fn json_from_str(json: &str) -> Option<String> {
+    let out = RefCell::new(String::with_capacity(json.len()));
+    let mut de = serde_json::Deserializer::from_str(json);
+    Transcode { out: &out }.deserialize(&mut de).ok()?;
+    de.end().ok()?;
+    Some(out.into_inner())
+}
+
+/// Writes each value read as `serde_json` writes it, refusing a key given twice in an object.
+#[derive(Clone, Copy)]
+struct Transcode<'o> {
+    out: &'o RefCell<String>,
+}
+
+impl Transcode<'_> {
+    fn push(&self, text: &str) {
+        self.out.borrow_mut().push_str(text);
+    }
+    fn push_str_value(&self, s: &str) {
+        match serde_json::to_string(s) {
+            Ok(q) => self.push(&q),
+            Err(_) => self.push("\"\""),
+        }
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Transcode<'_> {
+    type Value = ();
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Transcode<'_> {
+    type Value = ();
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
+        self.push(if b { "true" } else { "false" });
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
+        self.push(&n.to_string());
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
+        self.push(&n.to_string());
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<(), E> {
+        match serde_json::Number::from_f64(n) {
+            Some(n) => self.push(&n.to_string()),
+            None => self.push("null"),
+        }
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
+        self.push_str_value(s);
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        self.push("null");
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        self.push("[");
+        let mut first = true;
+        loop {
+            // The comma goes before an item, so it is written only once the item is there.
+            let at = self.out.borrow().len();
+            if !first {
+                self.push(",");
+            }
+            if seq.next_element_seed(self)?.is_none() {
+                self.out.borrow_mut().truncate(at);
+                break;
+            }
+            first = false;
+        }
+        self.push("]");
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        self.push("{");
+        let mut keys = std::collections::HashSet::new();
+        while let Some(key) = map.next_key::<String>()? {
+            if !keys.is_empty() {
+                self.push(",");
+            }
+            self.push_str_value(&key);
+            self.push(":");
+            map.next_value_seed(self)?;
+            if !keys.insert(key) {
+                return Err(de::Error::custom("a key is given twice"));
+            }
+        }
+        self.push("}");
+        Ok(())
+    }
+}
+
 /// Builds a `Value` as `serde_json` does, with every object's keys checked for repeats.
 #[derive(Clone, Copy)]
 struct UniqueKeys<'t> {

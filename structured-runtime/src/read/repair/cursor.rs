@@ -5,7 +5,7 @@ use super::lex::{floor_boundary, is_quote_char, is_special_space, is_word_byte, 
 use super::parser::Parser;
 use super::report::RepairKind;
 
-impl Parser<'_> {
+impl<B: super::build::Build> Parser<'_, B> {
     /// Skips JSON whitespace, Unicode spaces, comments and fence markers, recording repairs.
     pub(super) fn skip_ws(&mut self) {
         loop {

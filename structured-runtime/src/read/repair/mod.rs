@@ -18,6 +18,7 @@
 //! assert!(cut.truncated); // closed, but never reported as complete
 //! ```
 
+mod build;
 mod cursor;
 mod lex;
 mod parser;
@@ -48,7 +49,39 @@ pub fn repair(text: &str) -> Result<Repaired, RepairError> {
             }
         }
     }
-    parser::Parser::new(text).document()
+    parser::Parser::<build::ValueBuild>::new(text).document()
+}
+
+/// [`repair`], the value written as its JSON text (compact, exactly as `serde_json` writes the
+/// value [`repair`] reads) without building it. The same repairs are listed. What it holds is the
+/// text written so far and the members of the objects still open, so a large answer of many
+/// small objects costs about its own size, where a `serde_json::Value` of it costs about twenty
+/// times that.
+///
+/// ```
+/// use structured_runtime::read::repair::{repair, repair_json};
+///
+/// let text = "[{name: 'Ada', tags: ['x',],}, {name: 'Bo'}]";
+/// let fixed = repair_json(text).unwrap();
+/// assert_eq!(fixed.value, r#"[{"name":"Ada","tags":["x"]},{"name":"Bo"}]"#);
+/// assert_eq!(fixed.value, repair(text).unwrap().value.to_string());
+/// ```
+pub fn repair_json(text: &str) -> Result<Repaired<String>, RepairError> {
+    if text.trim_start().starts_with(['{', '[']) && inexact_number(text).is_none() {
+        if let Some(value) = crate::read::strict_de::json_from_str(text) {
+            return Ok(Repaired {
+                value,
+                repairs: Vec::new(),
+                truncated: false,
+            });
+        }
+    }
+    let read = parser::Parser::<build::TextBuild>::new(text).document()?;
+    Ok(Repaired {
+        value: read.value.into_json(),
+        repairs: read.repairs,
+        truncated: read.truncated,
+    })
 }
 
 /// The first number in `json` that no number value holds as written (rounded, or out of
@@ -93,6 +126,21 @@ pub(crate) fn inexact_number(json: &str) -> Option<Repair> {
 /// Repair offsets are in `text`. This is what `structured repair` prints; with a schema,
 /// [`crate::parse_response`] also weighs balanced `{...}` spans by how well they fit.
 pub fn repair_text(text: &str) -> Result<Repaired, RepairError> {
+    repair_candidates(text, repair)
+}
+
+/// [`repair_text`], the value written as its JSON text ([`repair_json`]): what
+/// `structured repair` prints, in memory about the answer's size.
+pub fn repair_text_json(text: &str) -> Result<Repaired<String>, RepairError> {
+    repair_candidates(text, repair_json)
+}
+
+/// The whole text and each fenced block repaired by `repair`, the one with the fewest repairs
+/// chosen ([`repair_text`]).
+fn repair_candidates<V>(
+    text: &str,
+    repair: fn(&str) -> Result<Repaired<V>, RepairError>,
+) -> Result<Repaired<V>, RepairError> {
     let spans = crate::read::extract::scan(text);
     let candidates = spans.whole_and_fences();
     let mut failure = RepairError::NotFound { len: text.len() };
@@ -142,8 +190,8 @@ pub(crate) fn used_part(
 }
 
 /// Notes each other candidate that held JSON, besides the one at `chosen`.
-fn others(
-    r: &mut Repaired,
+fn others<V>(
+    r: &mut Repaired<V>,
     spans: &crate::read::extract::Spans<'_>,
     chosen: &std::ops::Range<usize>,
 ) {

@@ -1,7 +1,11 @@
 //! The tolerant parser: documents, objects, arrays, numbers, literals and unquoted words.
 //! Strings, where most of the guessing happens, are in `string.rs`.
 
-use serde_json::{Map, Number, Value};
+use std::marker::PhantomData;
+
+use serde_json::{Number, Value};
+
+use super::build::{Build, ValueBuild};
 
 use super::lex::{continues_token, is_word_byte, Quote};
 use super::report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH, MAX_FOUND};
@@ -19,7 +23,7 @@ pub(super) enum Ctx {
 /// [`RepairKind::TrailingText`]), so a text of a million `{}` does not become a million values.
 const MAX_TOP_VALUES: usize = 4096;
 
-pub(crate) struct Parser<'a> {
+pub(crate) struct Parser<'a, B: Build = ValueBuild> {
     pub(super) text: &'a str,
     pub(super) pos: usize,
     /// Open containers, innermost last: `{`, `[` or `(`.
@@ -27,6 +31,7 @@ pub(crate) struct Parser<'a> {
     pub(super) repairs: Vec<Repair>,
     /// Ordinary repairs made past [`MAX_LISTED`], counted, not kept.
     pub(super) unlisted: usize,
+    build: PhantomData<B>,
 }
 
 /// Repairs listed at most; the rest are counted into one [`RepairKind::Unlisted`] entry at the
@@ -41,7 +46,7 @@ pub(super) struct Mark {
     unlisted: usize,
 }
 
-impl<'a> Parser<'a> {
+impl<'a, B: Build> Parser<'a, B> {
     pub(crate) fn new(text: &'a str) -> Self {
         Parser {
             text,
@@ -50,6 +55,7 @@ impl<'a> Parser<'a> {
             // Room for the repairs of a typical broken answer (a quote style on every string).
             repairs: Vec::with_capacity(32),
             unlisted: 0,
+            build: PhantomData,
         }
     }
 
@@ -121,7 +127,7 @@ impl<'a> Parser<'a> {
     }
 
     /// The whole text: prose, then one or more values, then whatever follows.
-    pub(crate) fn document(mut self) -> Result<Repaired, RepairError> {
+    pub(crate) fn document(mut self) -> Result<Repaired<B::Node>, RepairError> {
         self.skip_ws();
         if !self.value_starts_here() {
             let found = self.rest().find(['{', '[']);
@@ -145,7 +151,7 @@ impl<'a> Parser<'a> {
             if self.cut_empty_string(&value) {
                 break;
             }
-            if let Value::Object(map) = &mut value {
+            if let Some(map) = B::as_object(&mut value) {
                 self.reopen_object(map)?;
             }
             values.push(value);
@@ -205,33 +211,34 @@ impl<'a> Parser<'a> {
 
     /// Several top-level values: empty containers are dropped when there is anything else, and
     /// what remains is the value or an array of them.
-    fn collect(&mut self, mut values: Vec<Value>) -> Result<Value, RepairError> {
+    fn collect(&mut self, mut values: Vec<B::Node>) -> Result<B::Node, RepairError> {
         if values.len() > 1 {
-            let non_empty: Vec<Value> = values
-                .iter()
-                .filter(|v| !is_empty_container(v))
-                .cloned()
-                .collect();
-            if !non_empty.is_empty() && non_empty.len() < values.len() {
+            let empty = values.iter().filter(|v| B::is_empty_container(v)).count();
+            if empty > 0 && empty < values.len() {
                 self.note_at(RepairKind::EmptyValueDropped, 0);
-                values = non_empty;
+                values.retain(|v| !B::is_empty_container(v));
             }
         }
-        match values.len() {
-            0 => Err(RepairError::NotFound {
+        match (values.len(), values.pop()) {
+            (_, None) => Err(RepairError::NotFound {
                 len: self.text.len(),
             }),
-            1 => Ok(values.pop().unwrap_or(Value::Null)),
-            _ => {
+            (1, Some(one)) => Ok(one),
+            (_, Some(last)) => {
                 self.note_at(RepairKind::MultipleValues, 0);
-                Ok(Value::Array(values))
+                let mut list = B::list();
+                for v in values {
+                    B::push(&mut list, v);
+                }
+                B::push(&mut list, last);
+                Ok(B::array(list))
             }
         }
     }
 
     /// `{"a": 1}, "b": 2}`: an object closed too early at the top level takes the members that
     /// follow it.
-    fn reopen_object(&mut self, map: &mut Map<String, Value>) -> Result<(), RepairError> {
+    fn reopen_object(&mut self, map: &mut B::Object) -> Result<(), RepairError> {
         let comma = self.next_non_ws(self.pos);
         let member = |p: &Self| p.member_starts_at(comma + 1) || p.key_then_string_at(comma + 1);
         if self.byte(comma) != Some(b',') || !member(self) {
@@ -325,7 +332,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A value, or `None` when none starts here (a closing bracket, a comma, the end).
-    pub(super) fn value(&mut self, ctx: Ctx) -> Result<Option<Value>, RepairError> {
+    pub(super) fn value(&mut self, ctx: Ctx) -> Result<Option<B::Node>, RepairError> {
         self.skip_ws();
         let Some(b) = self.peek() else {
             return Ok(None);
@@ -346,16 +353,16 @@ impl<'a> Parser<'a> {
                 };
                 // `"a" + "b"`: only worth looking at when a `+` follows.
                 if self.byte(self.next_non_ws(self.pos)) == Some(b'+') {
-                    Value::String(self.concatenate(s, ctx)?)
+                    B::string(self.concatenate(s, ctx)?)
                 } else {
-                    Value::String(s)
+                    B::string(s)
                 }
             }
             _ if is_word_byte(b) => return self.word(ctx),
             b',' | b':' | b']' | b'}' | b')' => return Ok(None),
             _ if ctx != Ctx::Top => {
                 let start = self.pos;
-                let value = self.unquoted(ctx).map(Value::String);
+                let value = self.unquoted(ctx).map(B::string);
                 if value.is_some() {
                     self.note_at(RepairKind::UnquotedString, start);
                 }
@@ -366,21 +373,21 @@ impl<'a> Parser<'a> {
         Ok(Some(value))
     }
 
-    fn object(&mut self) -> Result<Value, RepairError> {
+    fn object(&mut self) -> Result<B::Node, RepairError> {
         self.enter(b'{')?;
         self.pos += 1;
-        let mut map = Map::new();
+        let mut map = B::object();
         let set = self.members(&mut map)?;
         self.stack.pop();
-        Ok(set.map_or(Value::Object(map), Value::Array))
+        Ok(match set {
+            Some(items) => B::array(items),
+            None => B::finish(map),
+        })
     }
 
     /// Members up to and including the closing `}`. Returns the items instead when the object
     /// turns out to be a set literal (`{"a", "b"}`).
-    pub(super) fn members(
-        &mut self,
-        map: &mut Map<String, Value>,
-    ) -> Result<Option<Vec<Value>>, RepairError> {
+    pub(super) fn members(&mut self, map: &mut B::Object) -> Result<Option<B::List>, RepairError> {
         let mut after_comma = false;
         loop {
             self.skip_ws();
@@ -415,11 +422,8 @@ impl<'a> Parser<'a> {
                 }
                 b'[' => {
                     // `{"a": [1], [2]}`: an array where a key belongs continues the last array.
-                    if let Value::Array(items) = self.array()? {
-                        if let Some((_, Value::Array(last))) = map.iter_mut().next_back() {
-                            last.extend(items);
-                        }
-                    }
+                    let items = self.array()?;
+                    B::extend_last(map, items);
                     self.note(RepairKind::SkippedCharacter);
                     self.after_member();
                     continue;
@@ -446,7 +450,7 @@ impl<'a> Parser<'a> {
                         self.pos += 1; // `=>`
                     }
                 }
-                Some(b',' | b'}') if map.is_empty() && quoted => {
+                Some(b',' | b'}') if B::object_is_empty(map) && quoted => {
                     return self.set_items(key).map(Some);
                 }
                 Some(b'}') if !quoted => {
@@ -467,10 +471,10 @@ impl<'a> Parser<'a> {
                     } else {
                         self.note(RepairKind::UnclosedContainer);
                     }
-                    Value::Null
+                    B::scalar(Value::Null)
                 }
             };
-            if map.insert(key, value).is_some() {
+            if B::insert(map, key, value) {
                 self.note_at(RepairKind::DuplicateKey, key_at);
             }
             after_comma = self.after_member();
@@ -519,8 +523,8 @@ impl<'a> Parser<'a> {
     }
 
     /// An empty string the text ended in (`["`): no item at all.
-    fn cut_empty_string(&self, item: &Value) -> bool {
-        item.as_str() == Some("")
+    fn cut_empty_string(&self, item: &B::Node) -> bool {
+        B::as_str(item) == Some("")
             && self.pos >= self.text.len()
             && self
                 .repairs
@@ -617,9 +621,10 @@ impl<'a> Parser<'a> {
     }
 
     /// `{"a", "b"}` after its first item: the rest of the items, up to `}`.
-    fn set_items(&mut self, first: String) -> Result<Vec<Value>, RepairError> {
+    fn set_items(&mut self, first: String) -> Result<B::List, RepairError> {
         self.note(RepairKind::SetLiteral);
-        let mut items = vec![Value::String(first)];
+        let mut items = B::list();
+        B::push(&mut items, B::string(first));
         loop {
             self.skip_ws();
             match self.peek() {
@@ -633,42 +638,42 @@ impl<'a> Parser<'a> {
                 }
                 Some(b',') => self.pos += 1,
                 Some(_) => match self.value(Ctx::ArrayItem)? {
-                    Some(v) => items.push(v),
+                    Some(v) => B::push(&mut items, v),
                     None => self.skip_char(),
                 },
             }
         }
     }
 
-    fn array(&mut self) -> Result<Value, RepairError> {
+    fn array(&mut self) -> Result<B::Node, RepairError> {
         self.enter(b'[')?;
         self.pos += 1;
         let items = self.items(b']')?;
         self.stack.pop();
-        Ok(Value::Array(items))
+        Ok(B::array(items))
     }
 
     /// `(1, 2)` is `[1, 2]`; `(1)` is `1`.
-    fn tuple(&mut self) -> Result<Value, RepairError> {
+    fn tuple(&mut self) -> Result<B::Node, RepairError> {
         self.note(RepairKind::Tuple);
         self.enter(b'(')?;
         self.pos += 1;
         let start = self.pos;
-        let mut items = self.items(b')')?;
+        let items = self.items(b')')?;
         self.stack.pop();
         let had_comma = self
             .text
             .get(start..self.pos)
             .is_some_and(|s| s.contains(','));
-        if items.len() == 1 && !had_comma {
-            return Ok(items.pop().unwrap_or(Value::Null));
+        if had_comma {
+            return Ok(B::array(items));
         }
-        Ok(Value::Array(items))
+        Ok(B::only(items).unwrap_or_else(B::array))
     }
 
     /// Items up to and including `close`.
-    fn items(&mut self, close: u8) -> Result<Vec<Value>, RepairError> {
-        let mut items = Vec::new();
+    fn items(&mut self, close: u8) -> Result<B::List, RepairError> {
+        let mut items = B::list();
         let mut after_comma = false;
         loop {
             self.skip_ws();
@@ -701,31 +706,35 @@ impl<'a> Parser<'a> {
             if self.cut_empty_string(&item) {
                 continue;
             }
-            let item = match item {
-                // `["key": "value"]`: an object whose braces were left out.
-                Value::String(key) if self.byte(self.next_non_ws(self.pos)) == Some(b':') => {
+            // `["key": "value"]`: an object whose braces were left out.
+            let item = match B::into_string(item) {
+                Ok(key) if self.byte(self.next_non_ws(self.pos)) == Some(b':') => {
                     self.implicit_object(key)?
                 }
-                other => other,
+                Ok(s) => B::string(s),
+                Err(other) => other,
             };
-            items.push(item);
+            B::push(&mut items, item);
             after_comma = self.after_member();
         }
     }
 
-    fn implicit_object(&mut self, key: String) -> Result<Value, RepairError> {
+    fn implicit_object(&mut self, key: String) -> Result<B::Node, RepairError> {
         self.note(RepairKind::ImplicitObject);
         self.pos = self.next_non_ws(self.pos) + 1;
         // Entered before the value, which is nested one level deeper than the text shows.
         self.enter(b'{')?;
-        let value = self.value(Ctx::ObjectValue)?.unwrap_or(Value::Null);
-        let mut map = Map::new();
-        map.insert(key, value);
+        let value = match self.value(Ctx::ObjectValue)? {
+            Some(value) => value,
+            None => B::scalar(Value::Null),
+        };
+        let mut map = B::object();
+        B::insert(&mut map, key, value);
         if self.after_member() || self.peek() == Some(b'}') {
             self.members(&mut map)?;
         }
         self.stack.pop();
-        Ok(Value::Object(map))
+        Ok(B::finish(map))
     }
 
     /// `"a" + "b"`: joins the strings that follow with `+`.
@@ -748,7 +757,7 @@ impl<'a> Parser<'a> {
     }
 
     /// A number, or a number-looking token that is not one (kept as a string).
-    fn number(&mut self, ctx: Ctx) -> Result<Option<Value>, RepairError> {
+    fn number(&mut self, ctx: Ctx) -> Result<Option<B::Node>, RepairError> {
         let start = self.pos;
         let bytes = self.text.as_bytes();
         // `-Infinity`, `+Infinity`: read like `Infinity`, which JSON has no number for.
@@ -764,7 +773,7 @@ impl<'a> Parser<'a> {
                 let text = self.text;
                 let written = text.get(start..self.pos).unwrap_or_default();
                 self.note_found(RepairKind::JsLiteral, start, written);
-                return Ok(Some(Value::Null));
+                return Ok(Some(B::scalar(Value::Null)));
             }
         }
         let mut i = start;
@@ -899,7 +908,7 @@ impl<'a> Parser<'a> {
         if let Some(kind) = changed {
             self.note_found(kind, start, written);
         }
-        Ok(Some(value))
+        Ok(Some(B::scalar(value)))
     }
 
     /// `1,500` or `-2,000,000.5` as an object's value: the end of the groups when the digits
@@ -934,15 +943,15 @@ impl<'a> Parser<'a> {
     }
 
     /// `1/3`, `10-20`, `0789`, `2024-10-18T10:00Z`: a token that starts like a number.
-    fn number_like_string(&mut self, ctx: Ctx) -> Option<Value> {
+    fn number_like_string(&mut self, ctx: Ctx) -> Option<B::Node> {
         let start = self.pos;
         let s = self.unquoted(ctx)?;
         self.note_at(RepairKind::NumberAsString, start);
-        Some(Value::String(s))
+        Some(B::string(s))
     }
 
     /// A word: a literal, a wrapper call, or an unquoted string.
-    fn word(&mut self, ctx: Ctx) -> Result<Option<Value>, RepairError> {
+    fn word(&mut self, ctx: Ctx) -> Result<Option<B::Node>, RepairError> {
         let start = self.pos;
         let word = self.word_at(start);
         let after = start + word.len();
@@ -954,7 +963,7 @@ impl<'a> Parser<'a> {
                 if let Some(kind) = kind {
                     self.note_at(kind, start);
                 }
-                return Ok(Some(value));
+                return Ok(Some(B::scalar(value)));
             }
             if after >= self.text.len() && !word.is_empty() {
                 if let Some(full) = ["true", "false", "null"]
@@ -963,7 +972,7 @@ impl<'a> Parser<'a> {
                 {
                     self.pos = after;
                     self.note_at(RepairKind::TruncatedToken, start);
-                    return Ok(literal(full).map(|(v, _)| v));
+                    return Ok(literal(full).map(|(v, _)| B::scalar(v)));
                 }
             }
         }
@@ -971,7 +980,7 @@ impl<'a> Parser<'a> {
         if !word.is_empty() && ctx != Ctx::Key && self.byte(paren) == Some(b'(') {
             return self.call(start, paren).map(Some);
         }
-        let value = self.unquoted(ctx).map(Value::String);
+        let value = self.unquoted(ctx).map(B::string);
         if value.is_some() && ctx != Ctx::Key {
             self.note_at(RepairKind::UnquotedString, start);
         }
@@ -979,11 +988,14 @@ impl<'a> Parser<'a> {
     }
 
     /// `callback({...});`, `ObjectId("123")`: the argument stands for the call.
-    fn call(&mut self, start: usize, paren: usize) -> Result<Value, RepairError> {
+    fn call(&mut self, start: usize, paren: usize) -> Result<B::Node, RepairError> {
         self.note_at(RepairKind::FunctionCall, start);
         self.pos = paren + 1;
         self.enter(b'(')?;
-        let value = self.value(Ctx::ArrayItem)?.unwrap_or(Value::Null);
+        let value = match self.value(Ctx::ArrayItem)? {
+            Some(value) => value,
+            None => B::scalar(Value::Null),
+        };
         self.stack.pop();
         self.skip_ws();
         if self.peek() == Some(b')') {
@@ -1045,14 +1057,6 @@ impl<'a> Parser<'a> {
             }
         }
         Some(trimmed.to_owned())
-    }
-}
-
-fn is_empty_container(v: &Value) -> bool {
-    match v {
-        Value::Array(a) => a.is_empty(),
-        Value::Object(o) => o.is_empty(),
-        _ => false,
     }
 }
 

@@ -9,11 +9,12 @@ use serde_json::Value;
 /// to text that `serde_json` reads back.
 pub const MAX_DEPTH: usize = 126;
 
-/// The value read from the text, with every repair applied to get it.
+/// The value read from the text, with every repair applied to get it. `V` is the value
+/// (a `serde_json::Value`), or its JSON text ([`super::repair_text_json`]).
 #[derive(Debug, Clone, PartialEq)]
-pub struct Repaired {
+pub struct Repaired<V = Value> {
     /// The value.
-    pub value: Value,
+    pub value: V,
     /// Every repair, in the order the parser made them.
     pub repairs: Vec<Repair>,
     /// The text ended inside a value (an unclosed string, container or number): the value was
@@ -21,7 +22,7 @@ pub struct Repaired {
     pub truncated: bool,
 }
 
-impl Repaired {
+impl<V> Repaired<V> {
     /// No repair at all: the text was JSON (up to surrounding whitespace).
     pub fn is_clean(&self) -> bool {
         self.repairs.is_empty()

@@ -49,7 +49,7 @@ struct Inside {
     brackets: usize,
 }
 
-impl Parser<'_> {
+impl<B: super::build::Build> Parser<'_, B> {
     /// A string at the current position (which holds an opening quote).
     pub(super) fn string(&mut self, ctx: Ctx) -> Result<String, RepairError> {
         match Quote::open(self.rest()) {

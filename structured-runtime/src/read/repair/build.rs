@@ -1,0 +1,319 @@
+//! What the repairing parser builds from what it reads: a `serde_json::Value` ([`ValueBuild`]),
+//! or the value's JSON text ([`TextBuild`]), the same value written as `serde_json` writes it.
+//!
+//! The parser decides everything (what is a value, what repair it needs, which key wins); a
+//! builder only holds the result. The text builder writes each finished value into its parent's
+//! text at once, so what it holds is the text written so far plus the members of the objects
+//! still open: a few bytes per byte of input, where a `Value` of many small objects is about
+//! twenty times its text. `structured repair` reads a large answer through it.
+
+use indexmap::IndexMap;
+use serde_json::{Map, Value};
+
+/// How the parser holds what it has read.
+pub(crate) trait Build {
+    /// A finished value.
+    type Node;
+    /// An object still taking members.
+    type Object;
+    /// The items of an array (or of a set or a tuple) being read.
+    type List;
+
+    /// A scalar the parser made (`null`, a boolean, a number, or a string it spelled).
+    fn scalar(value: Value) -> Self::Node;
+    /// A string read from the text.
+    fn string(s: String) -> Self::Node;
+    /// The node's text when it is a string.
+    fn as_str(node: &Self::Node) -> Option<&str>;
+    /// The node's text when it is a string, or the node back.
+    fn into_string(node: Self::Node) -> Result<String, Self::Node>;
+    /// An array or object with nothing in it.
+    fn is_empty_container(node: &Self::Node) -> bool;
+
+    fn list() -> Self::List;
+    fn push(list: &mut Self::List, node: Self::Node);
+    /// The one item of a list of one, or the list back.
+    fn only(list: Self::List) -> Result<Self::Node, Self::List>;
+    fn array(list: Self::List) -> Self::Node;
+
+    fn object() -> Self::Object;
+    fn object_is_empty(object: &Self::Object) -> bool;
+    /// Sets `key`; `true` when it was set before (its value is replaced where it stood).
+    fn insert(object: &mut Self::Object, key: String, value: Self::Node) -> bool;
+    /// Appends the items of `array` to the object's last member, when that is an array.
+    fn extend_last(object: &mut Self::Object, array: Self::Node);
+    fn finish(object: Self::Object) -> Self::Node;
+    /// The object a finished node is, to take more members (an object closed too early).
+    fn as_object(node: &mut Self::Node) -> Option<&mut Self::Object>;
+}
+
+/// Builds `serde_json::Value`s.
+pub(crate) struct ValueBuild;
+
+impl Build for ValueBuild {
+    type Node = Value;
+    type Object = Map<String, Value>;
+    type List = Vec<Value>;
+
+    #[inline]
+    fn scalar(value: Value) -> Value {
+        value
+    }
+    #[inline]
+    fn string(s: String) -> Value {
+        Value::String(s)
+    }
+    #[inline]
+    fn as_str(node: &Value) -> Option<&str> {
+        node.as_str()
+    }
+    #[inline]
+    fn into_string(node: Value) -> Result<String, Value> {
+        match node {
+            Value::String(s) => Ok(s),
+            other => Err(other),
+        }
+    }
+    fn is_empty_container(node: &Value) -> bool {
+        match node {
+            Value::Array(a) => a.is_empty(),
+            Value::Object(o) => o.is_empty(),
+            _ => false,
+        }
+    }
+    #[inline]
+    fn list() -> Vec<Value> {
+        Vec::new()
+    }
+    #[inline]
+    fn push(list: &mut Vec<Value>, node: Value) {
+        list.push(node);
+    }
+    fn only(mut list: Vec<Value>) -> Result<Value, Vec<Value>> {
+        match (list.pop(), list.is_empty()) {
+            (Some(one), true) => Ok(one),
+            (Some(last), false) => {
+                list.push(last);
+                Err(list)
+            }
+            (None, _) => Err(list),
+        }
+    }
+    #[inline]
+    fn array(list: Vec<Value>) -> Value {
+        Value::Array(list)
+    }
+    #[inline]
+    fn object() -> Map<String, Value> {
+        Map::new()
+    }
+    #[inline]
+    fn object_is_empty(object: &Map<String, Value>) -> bool {
+        object.is_empty()
+    }
+    #[inline]
+    fn insert(object: &mut Map<String, Value>, key: String, value: Value) -> bool {
+        object.insert(key, value).is_some()
+    }
+    fn extend_last(object: &mut Map<String, Value>, array: Value) {
+        if let (Value::Array(items), Some((_, Value::Array(last)))) =
+            (array, object.iter_mut().next_back())
+        {
+            last.extend(items);
+        }
+    }
+    #[inline]
+    fn finish(object: Map<String, Value>) -> Value {
+        Value::Object(object)
+    }
+    fn as_object(node: &mut Value) -> Option<&mut Map<String, Value>> {
+        node.as_object_mut()
+    }
+}
+
+/// Builds the value's JSON text, compact, as `serde_json` writes the same `Value`.
+pub(crate) struct TextBuild;
+
+/// A value read as text: finished JSON, a string not yet quoted (it may still be an object's key
+/// or be looked at), or an object still open for members.
+#[derive(Debug)]
+pub(crate) enum Text {
+    Json(String),
+    Str(String),
+    Object(TextObject),
+}
+
+/// An object's members as JSON text, in the order first set (a key set again keeps its place and
+/// takes the new value, as `serde_json`'s map does).
+#[derive(Debug, Default)]
+pub(crate) struct TextObject(IndexMap<String, String>);
+
+/// An array's text so far, and its last item not yet written (a list of one may be its item).
+pub(crate) struct TextList {
+    written: String,
+    len: usize,
+    last: Option<Text>,
+}
+
+impl Text {
+    /// The JSON text of this value.
+    pub(crate) fn into_json(self) -> String {
+        match self {
+            Text::Json(json) => json,
+            Text::Str(s) => quoted(&s),
+            Text::Object(object) => object_json(object),
+        }
+    }
+
+    /// Appends the JSON text of this value to `out`.
+    fn write_to(self, out: &mut String) {
+        match self {
+            Text::Json(json) => out.push_str(&json),
+            Text::Str(s) => push_quoted(out, &s),
+            Text::Object(object) => write_object(object, out),
+        }
+    }
+}
+
+fn quoted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() + 2);
+    push_quoted(&mut out, s);
+    out
+}
+
+/// `s` as a JSON string, escaped as `serde_json` escapes it.
+fn push_quoted(out: &mut String, s: &str) {
+    match serde_json::to_string(s) {
+        Ok(q) => out.push_str(&q),
+        Err(_) => out.push_str("\"\""),
+    }
+}
+
+fn object_json(object: TextObject) -> String {
+    let mut out = String::new();
+    write_object(object, &mut out);
+    out
+}
+
+fn write_object(object: TextObject, out: &mut String) {
+    out.push('{');
+    for (i, (key, json)) in object.0.into_iter().enumerate() {
+        if i > 0 {
+            out.push(',');
+        }
+        push_quoted(out, &key);
+        out.push(':');
+        out.push_str(&json);
+    }
+    out.push('}');
+}
+
+impl TextList {
+    /// Writes the held last item after the others.
+    fn flush(&mut self) {
+        if let Some(last) = self.last.take() {
+            if self.len > 1 {
+                self.written.push(',');
+            }
+            last.write_to(&mut self.written);
+        }
+    }
+}
+
+impl Build for TextBuild {
+    type Node = Text;
+    type Object = TextObject;
+    type List = TextList;
+
+    fn scalar(value: Value) -> Text {
+        match value {
+            Value::String(s) => Text::Str(s),
+            other => Text::Json(other.to_string()),
+        }
+    }
+    fn string(s: String) -> Text {
+        Text::Str(s)
+    }
+    fn as_str(node: &Text) -> Option<&str> {
+        match node {
+            Text::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+    fn into_string(node: Text) -> Result<String, Text> {
+        match node {
+            Text::Str(s) => Ok(s),
+            other => Err(other),
+        }
+    }
+    fn is_empty_container(node: &Text) -> bool {
+        match node {
+            Text::Json(json) => json == "[]",
+            Text::Object(object) => object.0.is_empty(),
+            Text::Str(_) => false,
+        }
+    }
+    fn list() -> TextList {
+        TextList {
+            written: String::from("["),
+            len: 0,
+            last: None,
+        }
+    }
+    fn push(list: &mut TextList, node: Text) {
+        list.flush();
+        list.last = Some(node);
+        list.len += 1;
+    }
+    fn only(mut list: TextList) -> Result<Text, TextList> {
+        if list.len != 1 {
+            return Err(list);
+        }
+        match list.last.take() {
+            Some(one) => Ok(one),
+            None => Err(list),
+        }
+    }
+    fn array(mut list: TextList) -> Text {
+        list.flush();
+        list.written.push(']');
+        Text::Json(list.written)
+    }
+    fn object() -> TextObject {
+        TextObject::default()
+    }
+    fn object_is_empty(object: &TextObject) -> bool {
+        object.0.is_empty()
+    }
+    fn insert(object: &mut TextObject, key: String, value: Text) -> bool {
+        object.0.insert(key, value.into_json()).is_some()
+    }
+    fn extend_last(object: &mut TextObject, array: Text) {
+        let (Text::Json(items), Some((_, last))) = (array, object.0.last_mut()) else {
+            return;
+        };
+        // Both are arrays as JSON text: `[a,b]` and `[c]` make `[a,b,c]`.
+        let inner = items
+            .strip_prefix('[')
+            .and_then(|i| i.strip_suffix(']'))
+            .unwrap_or("");
+        if !last.starts_with('[') || !items.starts_with('[') || inner.is_empty() {
+            return;
+        }
+        last.pop();
+        if last.len() > 1 {
+            last.push(',');
+        }
+        last.push_str(inner);
+        last.push(']');
+    }
+    fn finish(object: TextObject) -> Text {
+        Text::Object(object)
+    }
+    fn as_object(node: &mut Text) -> Option<&mut TextObject> {
+        match node {
+            Text::Object(object) => Some(object),
+            _ => None,
+        }
+    }
+}
