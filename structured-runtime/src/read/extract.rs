@@ -232,12 +232,13 @@ pub(crate) fn scan(text: &str) -> Spans<'_> {
     let mut depth = 0usize;
     let mut start = 0;
     let mut i = 0;
+    let openers = Openers::new(bytes.len());
     loop {
         // Most of an answer is prose, most of a string is text: jump to the next byte that
         // matters with a SIMD search, and step byte by byte only inside a span's structure.
         let rest = bytes.get(i..).unwrap_or_default();
         let at = if depth == 0 {
-            memchr::memchr3(b'{', b'[', b'`', rest)
+            openers.find(rest)
         } else {
             rest.iter().position(|&b| IN_SPAN[usize::from(b)])
         };
@@ -306,9 +307,55 @@ pub(crate) fn scan(text: &str) -> Spans<'_> {
     }
 }
 
+/// The search for what opens a span or a fence (`{`, `[`, a backtick), set up once per scan:
+/// a prose answer calls it once per span, and a short search is mostly setup.
+struct Openers {
+    #[cfg(target_arch = "x86_64")]
+    avx2: Option<memchr::arch::x86_64::avx2::memchr::Three>,
+}
+
+impl Openers {
+    /// For a text of `len` bytes: a short one is searched a few times at most, and is not worth
+    /// the setup.
+    fn new(len: usize) -> Self {
+        Openers {
+            #[cfg(target_arch = "x86_64")]
+            avx2: (len > 512)
+                .then(|| memchr::arch::x86_64::avx2::memchr::Three::new(b'{', b'[', b'`'))
+                .flatten(),
+        }
+    }
+
+    fn find(&self, haystack: &[u8]) -> Option<usize> {
+        #[cfg(target_arch = "x86_64")]
+        if let Some(three) = &self.avx2 {
+            return three.find(haystack);
+        }
+        memchr::memchr3(b'{', b'[', b'`', haystack)
+    }
+}
+
 /// The index just past the closing quote of the string whose body starts at `i` (or the end
 /// of the text for a string never closed).
 fn skip_string(bytes: &[u8], mut i: usize) -> usize {
+    // Most strings in an answer are short: look at their first bytes one by one before paying
+    // for a SIMD search.
+    for (k, &b) in bytes
+        .get(i..)
+        .unwrap_or_default()
+        .iter()
+        .take(32)
+        .enumerate()
+    {
+        match b {
+            b'"' => return i + k + 1,
+            b'\\' => {
+                i += k;
+                break;
+            }
+            _ => {}
+        }
+    }
     while let Some(at) = memchr::memchr2(b'"', b'\\', bytes.get(i..).unwrap_or_default()) {
         i += at;
         if bytes.get(i) == Some(&b'"') {

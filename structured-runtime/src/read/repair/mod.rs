@@ -38,7 +38,11 @@ pub fn repair(text: &str) -> Result<Repaired, RepairError> {
     // JSON as written (an object or a list, each key once, every number as written) is read as
     // it is: the heuristics below are for text that is not, and must not second-guess a string
     // that holds a brace and an escaped quote.
-    if text.trim_start().starts_with(['{', '[']) {
+    // A syntax check that builds nothing comes first: most text that reaches repair is not
+    // JSON, and a `Value` begun and dropped at its first mistake costs allocations for nothing.
+    if text.trim_start().starts_with(['{', '['])
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    {
         if let Ok((value, _)) = crate::read::strict_de::value_from_str(text) {
             if inexact_number(text).is_none() {
                 return Ok(Repaired {

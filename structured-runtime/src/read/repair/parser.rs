@@ -27,7 +27,7 @@ pub(crate) struct Parser<'a, B: Build = ValueBuild> {
     pub(super) text: &'a str,
     pub(super) pos: usize,
     /// Open containers, innermost last: `{`, `[` or `(`.
-    pub(super) stack: Vec<u8>,
+    pub(super) stack: Open,
     pub(super) repairs: Vec<Repair>,
     /// Ordinary repairs made past [`MAX_LISTED`], counted, not kept.
     pub(super) unlisted: usize,
@@ -38,6 +38,47 @@ pub(crate) struct Parser<'a, B: Build = ValueBuild> {
 /// end, so memory for the report does not grow with a huge broken answer. Extraction and
 /// truncation repairs (a few per text) are always listed: what is read depends on them.
 pub const MAX_LISTED: usize = 1000;
+
+/// The open containers, innermost last, held inline: the parser refuses to open more than
+/// [`MAX_DEPTH`], so a parse allocates nothing for them.
+pub(crate) struct Open {
+    items: [u8; MAX_DEPTH],
+    len: usize,
+}
+
+impl Default for Open {
+    fn default() -> Self {
+        Open {
+            items: [0; MAX_DEPTH],
+            len: 0,
+        }
+    }
+}
+
+impl Open {
+    /// Opens `b`; past [`MAX_DEPTH`] (which [`Parser::enter`] refuses first) it is not kept.
+    pub(super) fn push(&mut self, b: u8) {
+        if let Some(slot) = self.items.get_mut(self.len) {
+            *slot = b;
+            self.len += 1;
+        }
+    }
+    pub(super) fn pop(&mut self) {
+        self.len = self.len.saturating_sub(1);
+    }
+    pub(super) fn len(&self) -> usize {
+        self.len
+    }
+    pub(super) fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+    pub(super) fn as_slice(&self) -> &[u8] {
+        self.items.get(..self.len).unwrap_or_default()
+    }
+    pub(super) fn contains(&self, b: &u8) -> bool {
+        self.as_slice().contains(b)
+    }
+}
 
 /// Where the repair list stood, to go back to when a reading is undone.
 #[derive(Clone, Copy)]
@@ -51,9 +92,9 @@ impl<'a, B: Build> Parser<'a, B> {
         Parser {
             text,
             pos: 0,
-            stack: Vec::with_capacity(16),
+            stack: Open::default(),
             // Room for the repairs of a typical broken answer (a quote style on every string).
-            repairs: Vec::with_capacity(32),
+            repairs: Vec::with_capacity(8),
             unlisted: 0,
             build: PhantomData,
         }
@@ -309,7 +350,10 @@ impl<'a, B: Build> Parser<'a, B> {
             _ => b'(',
         };
         let outer = self.stack.len().saturating_sub(1);
-        self.stack.get(..outer).is_some_and(|s| s.contains(&open))
+        self.stack
+            .as_slice()
+            .get(..outer)
+            .is_some_and(|s| s.contains(&open))
     }
 
     /// A closing bracket that does not match the innermost container. It closes that container
