@@ -94,20 +94,33 @@ fn from_value_text<T: DeserializeOwned + Validate>(
     json: &str,
     schema: &ResponseSchema,
 ) -> Result<T, FromJsonError> {
-    let (value, floats) = match strict_de::value_from_str(json) {
-        Ok(read) => read,
-        Err(e) if e.error.is_syntax() || e.error.is_eof() => return Err(syntax_error(&e.error)),
-        Err(e) => {
-            return Err(FromJsonError::Invalid(Violations(vec![Violation {
-                path: e.path,
-                rule: Rule::Deserialize,
-                expected: "a value the Rust type accepts".into(),
-                found: strip_position(&e.error.to_string()),
-            }])))
-        }
-    };
-    let out = from_value(&value, schema).map_err(FromJsonError::Invalid)?;
+    let (value, floats) = value_text(json)?;
+    // `T` from the text, as the strict pass reads it (the same reader as every other text, so
+    // a type is compiled for one reader), judged from the value.
+    let out = match strict_de::from_str_noting_floats::<T>(json) {
+        Ok((out, _)) => schema
+            .check_instance(&value)
+            .and_then(|()| out.validate())
+            .map(|()| out),
+        Err(first) => refused(schema, &value, || Some(first)),
+    }
+    .map_err(FromJsonError::Invalid)?;
     exact_numbers(json, floats).map(|()| out)
+}
+
+/// The `Value` of `json` (a key given twice refused) and whether a float was read: the part of
+/// [`from_value_text`] that is the same for every type, compiled once.
+fn value_text(json: &str) -> Result<(Value, bool), FromJsonError> {
+    match strict_de::value_from_str(json) {
+        Ok(read) => Ok(read),
+        Err(e) if e.error.is_syntax() || e.error.is_eof() => Err(syntax_error(&e.error)),
+        Err(e) => Err(FromJsonError::Invalid(Violations(vec![Violation {
+            path: e.path,
+            rule: Rule::Deserialize,
+            expected: "a value the Rust type accepts".into(),
+            found: strip_position(&e.error.to_string()),
+        }]))),
+    }
 }
 
 /// `Ok` unless a float was read (`floats`) that the text does not hold as written.
@@ -133,23 +146,39 @@ fn refused<T: DeserializeOwned + Validate>(
     value: &Value,
     first: impl FnOnce() -> Option<strict_de::StrictDeError>,
 ) -> Result<T, Violations> {
-    schema.check_instance(value)?;
-    if let Some(integers) = integral_floats_as_integers(value) {
-        if let Ok((out, _)) = strict_de::from_value::<T>(&integers) {
+    if let Some(integers) = judged_with_integers(schema, value)? {
+        // Read from its text, by the one reader every text goes through (a rare path: the
+        // printing costs less than a second reader compiled for every type).
+        if let Some((out, _)) = strict_de::try_from_str_noting_floats::<T>(&integers.to_string()) {
             return out.validate().map(|()| out);
         }
     }
     // Only now is it worth working out where the type refused it (reading the text again).
-    let (path, found) = match first() {
+    Err(refusal_report(first()))
+}
+
+/// The schema's verdict on a value the type refused, and the value with integral floats written
+/// as integers when it holds any (compiled once).
+fn judged_with_integers(
+    schema: &ResponseSchema,
+    value: &Value,
+) -> Result<Option<Value>, Violations> {
+    schema.check_instance(value)?;
+    Ok(integral_floats_as_integers(value))
+}
+
+/// The type's refusal as a violation: where it happened and serde's reason (compiled once).
+fn refusal_report(first: Option<strict_de::StrictDeError>) -> Violations {
+    let (path, found) = match first {
         Some(first) => (first.path, strip_position(&first.error.to_string())),
         None => (Pointer::root(), "a value the strict reading refused".into()),
     };
-    Err(Violations(vec![Violation {
+    Violations(vec![Violation {
         path,
         rule: Rule::Deserialize,
         expected: "a value the Rust type accepts".into(),
         found,
-    }]))
+    }])
 }
 
 /// `value` with every float that has no fractional part (and fits 64 bits) written as an

@@ -731,14 +731,17 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for StructVisitor<'_, V> {
             track,
             cursor: &mut cursor,
         });
-        let value = result.inspect_err(|_| {
-            // Refused by the visitor itself right after a key (a duplicated field): locate it there.
-            if !cursor.located {
-                if let Some(key) = &cursor.key {
-                    track.push(Seg::Key(key.as_str().to_owned()));
+        let value = match result {
+            Ok(value) => value,
+            Err(e) => {
+                // Refused by the visitor itself right after a key (a duplicated field): locate
+                // it there.
+                if !cursor.located {
+                    cursor.locate(track);
                 }
+                return Err(e);
             }
-        })?;
+        };
         // serde lets Option and defaulted fields be absent; the strict schema requires them all.
         // Unknown keys were refused and duplicates are refused by serde, so when every name is
         // present the count says so. Fewer keys than names is either an absent field or a name
@@ -774,6 +777,19 @@ struct Cursor<'de> {
     located: bool,
 }
 
+impl Cursor<'_> {
+    /// An error met at the key being read: its place is that key. One copy for every
+    /// type read (the generic readers above only call it).
+    #[cold]
+    #[inline(never)]
+    fn locate(&mut self, track: &Track) {
+        self.located = true;
+        if let Some(key) = &self.key {
+            track.push(Seg::Key(key.as_str().to_owned()));
+        }
+    }
+}
+
 struct StructMap<'t, 'c, 'de, A> {
     map: A,
     track: &'t Track,
@@ -793,18 +809,16 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, 'de, A> {
             return Ok(key);
         }
         self.cursor.key = None;
-        let key = self
-            .map
-            .next_key_seed(KeySeed {
-                seed,
-                slot: &mut self.cursor.key,
-            })
-            .inspect_err(|_| {
-                self.cursor.located = true;
-                if let Some(key) = &self.cursor.key {
-                    self.track.push(Seg::Key(key.as_str().to_owned()));
-                }
-            })?;
+        let key = match self.map.next_key_seed(KeySeed {
+            seed,
+            slot: &mut self.cursor.key,
+        }) {
+            Ok(key) => key,
+            Err(e) => {
+                self.cursor.locate(self.track);
+                return Err(e);
+            }
+        };
         if key.is_some() {
             self.cursor.keys += 1;
         }
@@ -813,14 +827,11 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, 'de, A> {
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
         let track = self.track;
-        self.map
-            .next_value_seed(StrictSeed { seed, track })
-            .inspect_err(|_| {
-                self.cursor.located = true;
-                if let Some(key) = &self.cursor.key {
-                    track.push(Seg::Key(key.as_str().to_owned()));
-                }
-            })
+        let value = self.map.next_value_seed(StrictSeed { seed, track });
+        if value.is_err() {
+            self.cursor.locate(track);
+        }
+        value
     }
 
     fn size_hint(&self) -> Option<usize> {

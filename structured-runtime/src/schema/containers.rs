@@ -190,7 +190,7 @@ pointer_schema!(Box, Arc, Rc);
 
 impl<T: SchemaType> SchemaType for Vec<T> {
     fn json_schema(gen: &mut SchemaGen) -> Value {
-        json!({ "type": "array", "items": T::json_schema(gen) })
+        array_of(T::json_schema(gen), None, false)
     }
     fn validate_nested(&self, path: &Path<'_>, out: &mut Vec<Violation>) {
         for (i, item) in self.iter().enumerate() {
@@ -211,7 +211,7 @@ impl<T> LengthTarget for Vec<T> {
 /// `[T; N]`: exactly `N` items.
 impl<T: SchemaType, const N: usize> SchemaType for [T; N] {
     fn json_schema(gen: &mut SchemaGen) -> Value {
-        json!({ "type": "array", "items": T::json_schema(gen), "minItems": N, "maxItems": N })
+        array_of(T::json_schema(gen), Some(N), false)
     }
     fn validate_nested(&self, path: &Path<'_>, out: &mut Vec<Violation>) {
         for (i, item) in self.iter().enumerate() {
@@ -227,7 +227,7 @@ macro_rules! set_schema {
         impl<T: SchemaType $(, $s)?> SchemaType for $set<T $(, $s)?> {
             fn json_schema(gen: &mut SchemaGen) -> Value {
                 gen.check_against_schema();
-                json!({ "type": "array", "items": T::json_schema(gen), "uniqueItems": true })
+                array_of(T::json_schema(gen), None, true)
             }
             fn validate_nested(&self, path: &Path<'_>, out: &mut Vec<Violation>) {
                 self.iter().for_each(|item| item.validate_nested(path, out));
@@ -304,6 +304,22 @@ macro_rules! map_schema {
 }
 map_schema!(HashMap, S);
 map_schema!(BTreeMap);
+
+/// An array of `items` (exactly `len` of them, when given; distinct, when `unique`). Written
+/// here once: the generic impls only compute their items' node.
+fn array_of(items: Value, len: Option<usize>, unique: bool) -> Value {
+    let mut node = serde_json::Map::new();
+    node.insert("type".into(), Value::from("array"));
+    node.insert("items".into(), items);
+    if let Some(n) = len {
+        node.insert("minItems".into(), Value::from(n));
+        node.insert("maxItems".into(), Value::from(n));
+    }
+    if unique {
+        node.insert("uniqueItems".into(), Value::Bool(true));
+    }
+    Value::Object(node)
+}
 
 /// A tuple's node: an array of exactly these items, each at its position (`prefixItems`; the
 /// item counts say there is nothing after them).

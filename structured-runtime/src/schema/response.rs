@@ -397,7 +397,16 @@ pub fn derived_root<T: crate::schema::SchemaType + ?Sized + 'static>(
     name: &str,
     description: Option<&str>,
 ) -> ResponseSchema {
-    let root = crate::schema::types::SchemaGen::root_of::<T>();
+    derived_root_with(name, description, T::json_schema)
+}
+
+/// [`derived_root`] for the type whose node `json_schema` writes (compiled once).
+fn derived_root_with(
+    name: &str,
+    description: Option<&str>,
+    json_schema: fn(&mut crate::schema::types::SchemaGen) -> Value,
+) -> ResponseSchema {
+    let root = crate::schema::types::SchemaGen::root_with(json_schema);
     let schema = derived(name, description, root.schema);
     ResponseSchema {
         key_aliases: root.aliases.into(),

@@ -66,8 +66,14 @@ impl SchemaGen {
 
     /// [`SchemaGen::root`], and what reading values of it needs.
     pub(crate) fn root_of<T: SchemaType + ?Sized + 'static>() -> Root {
+        Self::root_with(T::json_schema)
+    }
+
+    /// [`SchemaGen::root_of`] for the type whose node `json_schema` writes: one copy of this
+    /// for every type (only the call above is compiled per type).
+    pub(crate) fn root_with(json_schema: fn(&mut SchemaGen) -> Value) -> Root {
         let mut gen = SchemaGen::new();
-        let mut root = T::json_schema(&mut gen);
+        let mut root = json_schema(&mut gen);
         if !gen.defs.is_empty() {
             if let Value::Object(map) = &mut root {
                 map.insert(
@@ -113,7 +119,16 @@ impl SchemaGen {
         name: &str,
         build: impl FnOnce(&mut SchemaGen) -> Value,
     ) -> Value {
-        let id = TypeId::of::<T>();
+        // Only the type's own node is compiled per type; the bookkeeping is one function.
+        self.named_by_id(TypeId::of::<T>(), name, Box::new(build))
+    }
+
+    fn named_by_id(
+        &mut self,
+        id: TypeId,
+        name: &str,
+        build: Box<dyn FnOnce(&mut SchemaGen) -> Value + '_>,
+    ) -> Value {
         if let Some(pos) = self.stack.iter().position(|(t, _)| *t == id) {
             if pos == 0 {
                 return json!({ "$ref": "#" });
