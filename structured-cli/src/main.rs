@@ -339,7 +339,18 @@ fn write_pretty(json: &str, out: &mut impl Write) -> std::io::Result<()> {
                 newline(out, depth)?;
             }
             b':' => out.write_all(b": ")?,
-            _ => out.write_all(&[b])?,
+            _ => {
+                // A number or a literal: up to the next byte with a layout of its own.
+                let run = bytes
+                    .get(i..)
+                    .unwrap_or_default()
+                    .iter()
+                    .position(|c| b"\"{}[],:".contains(c))
+                    .map_or(bytes.len(), |n| i + n);
+                out.write_all(bytes.get(i..run).unwrap_or_default())?;
+                i = run;
+                continue;
+            }
         }
         i += 1;
     }

@@ -569,9 +569,10 @@ fn optional_on_the_way(root: Node<'_>, value: &Value, target: &Pointer) -> Optio
     None
 }
 
-/// The default of a type: `""`, `0`, `false`, `[]`, `null` where allowed, an object of its
-/// required properties' defaults. `None` for an enum (no value is more right than another), or
-/// when the schema is too large to build one from.
+/// The default of a type: its declared `default`, else `""`, `0` (or the range's bound nearest
+/// it), `false`, `[]`, `null` where allowed, an object of its required properties' defaults.
+/// `None` for an enum or a constant (no value is more right than another) unless `choose`
+/// (then its first value), or when the schema is too large to build one from.
 fn default_for(node: Node<'_>, budget: &mut usize, choose: bool) -> Option<Value> {
     let node = node.target();
     if node.too_deep() || *budget == 0 {

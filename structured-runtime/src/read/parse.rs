@@ -1580,15 +1580,7 @@ fn read_markdown<G: Target>(
     // The union's string, written as a JSON string: read as written, never as text around it.
     if markdown.content.is_none() && text.trim_start().starts_with('"') {
         if let Some(value) = target.exact(text.trim()) {
-            let start = text.len() - text.trim_start().len();
-            return Ok(Parsed {
-                value,
-                provenance: Provenance::Clean,
-                truncated: false,
-                span: start..start + text.trim().len(),
-                warnings,
-                text_report: None,
-            });
+            return Ok(clean(value, text));
         }
     }
     match route(text) {

@@ -35,8 +35,9 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::{Map, Value};
 
+use crate::schema::checks::asserts_nothing;
 use crate::schema::node::{Additional, JsonType, Node, Types};
-use crate::schema::pointer::{lookup_mut, newest_mut};
+use crate::schema::pointer::edit_at;
 use crate::schema::validate::Violation;
 use crate::schema::{Pointer, ResponseSchema};
 
@@ -276,24 +277,10 @@ struct Facts {
 }
 
 impl Facts {
-    /// The keywords that assert nothing about a value.
-    const ANNOTATIONS: [&'static str; 8] = [
-        "description",
-        "title",
-        "$comment",
-        "examples",
-        "default",
-        "deprecated",
-        "readOnly",
-        "writeOnly",
-    ];
-
     fn of(node: Node<'_>) -> Facts {
         let target = node.target();
         let only_type = target.map().and_then(|keywords| {
-            let asserts_more = keywords
-                .keys()
-                .any(|k| k != "type" && !Self::ANNOTATIONS.contains(&k.as_str()));
+            let asserts_more = keywords.keys().any(|k| k != "type" && !asserts_nothing(k));
             (!asserts_more && node.map().is_some_and(|own| !own.contains_key("$ref")))
                 .then(|| target.types())
         });
@@ -1084,14 +1071,7 @@ impl Change {
                     },
                     _ => {}
                 };
-                match newest_mut(value, parent) {
-                    Some(container) => set(container),
-                    None => {
-                        if let Some(container) = lookup_mut(value, parent) {
-                            set(container)
-                        }
-                    }
-                }
+                edit_at(value, parent, set);
             }
             Change::Append { at, text } => {
                 let append = |target: &mut Value| {
@@ -1099,14 +1079,7 @@ impl Change {
                         s.push_str(text);
                     }
                 };
-                match newest_mut(value, at.as_str()) {
-                    Some(target) => append(target),
-                    None => {
-                        if let Some(target) = lookup_mut(value, at.as_str()) {
-                            append(target)
-                        }
-                    }
-                }
+                edit_at(value, at.as_str(), append);
             }
         }
     }

@@ -15,6 +15,7 @@
 //! When a value is refused, the path of the refused value is recorded on the way out (nothing is
 //! recorded on success).
 
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
 
@@ -147,27 +148,29 @@ pub(crate) fn value_from_str(json: &str) -> Result<(serde_json::Value, bool), St
 /// built (a repeated key, or anything `serde_json` refuses, is `None`). Memory: the text written
 /// and the keys of the objects open at once.
 pub(crate) fn json_from_str(json: &str) -> Option<String> {
-    let out = RefCell::new(String::with_capacity(json.len()));
+    let out = RefCell::new(Vec::with_capacity(json.len()));
     let mut de = serde_json::Deserializer::from_str(json);
     Transcode { out: &out }.deserialize(&mut de).ok()?;
     de.end().ok()?;
-    Some(out.into_inner())
+    // serde_json writes UTF-8 only.
+    String::from_utf8(out.into_inner()).ok()
 }
 
 /// Writes each value read as `serde_json` writes it, refusing a key given twice in an object.
 #[derive(Clone, Copy)]
 struct Transcode<'o> {
-    out: &'o RefCell<String>,
+    out: &'o RefCell<Vec<u8>>,
 }
 
 impl Transcode<'_> {
-    fn push(&self, text: &str) {
-        self.out.borrow_mut().push_str(text);
+    fn push(&self, text: &[u8]) {
+        self.out.borrow_mut().extend_from_slice(text);
     }
-    fn push_str_value(&self, s: &str) {
-        match serde_json::to_string(s) {
-            Ok(q) => self.push(&q),
-            Err(_) => self.push("\"\""),
+    /// Writes `value` with serde_json's own writer, straight into the text.
+    fn write<T: serde::Serialize + ?Sized>(&self, value: &T) {
+        let mut out = self.out.borrow_mut();
+        if serde_json::to_writer(&mut *out, value).is_err() {
+            out.extend_from_slice(b"null");
         }
     }
 }
@@ -186,40 +189,38 @@ impl<'de> Visitor<'de> for Transcode<'_> {
         f.write_str("a JSON value")
     }
     fn visit_bool<E: de::Error>(self, b: bool) -> Result<(), E> {
-        self.push(if b { "true" } else { "false" });
+        self.write(&b);
         Ok(())
     }
     fn visit_i64<E: de::Error>(self, n: i64) -> Result<(), E> {
-        self.push(&n.to_string());
+        self.write(&n);
         Ok(())
     }
     fn visit_u64<E: de::Error>(self, n: u64) -> Result<(), E> {
-        self.push(&n.to_string());
+        self.write(&n);
         Ok(())
     }
     fn visit_f64<E: de::Error>(self, n: f64) -> Result<(), E> {
-        match serde_json::Number::from_f64(n) {
-            Some(n) => self.push(&n.to_string()),
-            None => self.push("null"),
-        }
+        // As a `Value` holds it: a float no JSON number is becomes null.
+        self.write(&serde_json::Number::from_f64(n));
         Ok(())
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<(), E> {
-        self.push_str_value(s);
+        self.write(s);
         Ok(())
     }
     fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        self.push("null");
+        self.push(b"null");
         Ok(())
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        self.push("[");
+        self.push(b"[");
         let mut first = true;
         loop {
             // The comma goes before an item, so it is written only once the item is there.
             let at = self.out.borrow().len();
             if !first {
-                self.push(",");
+                self.push(b",");
             }
             if seq.next_element_seed(self)?.is_none() {
                 self.out.borrow_mut().truncate(at);
@@ -227,25 +228,93 @@ impl<'de> Visitor<'de> for Transcode<'_> {
             }
             first = false;
         }
-        self.push("]");
+        self.push(b"]");
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        self.push("{");
-        let mut keys = std::collections::HashSet::new();
-        while let Some(key) = map.next_key::<String>()? {
+        self.push(b"{");
+        let mut keys = SeenKeys::default();
+        while let Some(key) = map.next_key_seed(KeyText)? {
             if !keys.is_empty() {
-                self.push(",");
+                self.push(b",");
             }
-            self.push_str_value(&key);
-            self.push(":");
+            self.write(key.as_ref());
+            self.push(b":");
             map.next_value_seed(self)?;
             if !keys.insert(key) {
                 return Err(de::Error::custom("a key is given twice"));
             }
         }
-        self.push("}");
+        self.push(b"}");
         Ok(())
+    }
+}
+
+/// An object's key, borrowed from the text unless it had escapes.
+struct KeyText;
+
+impl<'de> DeserializeSeed<'de> for KeyText {
+    type Value = Cow<'de, str>;
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<Self::Value, D::Error> {
+        de.deserialize_str(self)
+    }
+}
+
+impl<'de> Visitor<'de> for KeyText {
+    type Value = Cow<'de, str>;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a key")
+    }
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        Ok(Cow::Borrowed(s))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(s.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
+        Ok(Cow::Owned(s))
+    }
+}
+
+/// The keys an object has given so far: a short list searched in place (most objects are
+/// small), a hash set past [`SeenKeys::FEW`], so a wide object costs no more than linear time.
+enum SeenKeys<'de> {
+    Few(Vec<Cow<'de, str>>),
+    Many(std::collections::HashSet<Cow<'de, str>>),
+}
+
+impl Default for SeenKeys<'_> {
+    fn default() -> Self {
+        SeenKeys::Few(Vec::new())
+    }
+}
+
+impl<'de> SeenKeys<'de> {
+    const FEW: usize = 16;
+
+    fn is_empty(&self) -> bool {
+        match self {
+            SeenKeys::Few(keys) => keys.is_empty(),
+            SeenKeys::Many(keys) => keys.is_empty(),
+        }
+    }
+
+    /// Notes `key`; `false` when it was given before.
+    fn insert(&mut self, key: Cow<'de, str>) -> bool {
+        match self {
+            SeenKeys::Few(keys) if keys.contains(&key) => false,
+            SeenKeys::Few(keys) if keys.len() < Self::FEW => {
+                keys.push(key);
+                true
+            }
+            SeenKeys::Few(keys) => {
+                let mut set: std::collections::HashSet<_> = keys.drain(..).collect();
+                set.insert(key);
+                *self = SeenKeys::Many(set);
+                true
+            }
+            SeenKeys::Many(keys) => keys.insert(key),
+        }
     }
 }
 
@@ -920,6 +989,30 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, 'de, V> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The transcoder writes what serde_json writes for the value, and refuses a repeated key
+    /// in a small object, in a wide one (past the short list) and behind an escape.
+    #[test]
+    fn json_from_str_writes_the_value_and_refuses_repeated_keys() {
+        let wide: Vec<String> = (0..40).map(|i| format!("\"k{i}\": {i}.5")).collect();
+        let wide = format!("{{{}}}", wide.join(", "));
+        for json in [
+            r#"{"a": [1, -2, 3.25e3, true, null, "x\"y\u00e9"], "b": {}}"#,
+            r#"[{"k": 1}, {"k": 2}]"#,
+            wide.as_str(),
+        ] {
+            let value: serde_json::Value = serde_json::from_str(json).unwrap();
+            assert_eq!(json_from_str(json), Some(value.to_string()), "{json}");
+        }
+        let wide_repeat = wide.replacen("}", ", \"k3\": 0}", 1);
+        for repeated in [
+            r#"{"a": 1, "a": 2}"#,
+            r#"{"a": 1, "\u0061": 2}"#,
+            wide_repeat.as_str(),
+        ] {
+            assert_eq!(json_from_str(repeated), None, "{repeated}");
+        }
+    }
     use serde::Deserialize;
 
     #[derive(Debug, Deserialize, PartialEq)]

@@ -208,7 +208,6 @@ const KNOWN_KEYWORDS: &[&str] = &[
     "$recursiveRef",
     "$recursiveAnchor",
     "$vocabulary",
-    "$comment",
     "$defs",
     "definitions",
     // applicators
@@ -257,15 +256,26 @@ const KNOWN_KEYWORDS: &[&str] = &[
     "contentEncoding",
     "contentMediaType",
     "contentSchema",
-    // meta-data (annotations)
+    // meta-data: `META_DATA`
+];
+
+/// Keywords that say nothing of a value: the drafts' meta-data, and `$comment`.
+pub(crate) const META_DATA: &[&str] = &[
     "title",
     "description",
     "default",
+    "examples",
     "deprecated",
     "readOnly",
     "writeOnly",
-    "examples",
+    "$comment",
 ];
+
+/// Whether `keyword` asserts nothing about a value: meta-data ([`META_DATA`]) or an extension
+/// annotation ([`is_annotation`]). The one list every reader of schemas asks.
+pub(crate) fn asserts_nothing(keyword: &str) -> bool {
+    META_DATA.contains(&keyword) || is_annotation(keyword)
+}
 
 /// Keywords whose value is a reference.
 const REFERENCES: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];
@@ -330,7 +340,7 @@ impl Walk {
             return Ok(());
         };
         for (keyword, value) in map {
-            if !KNOWN_KEYWORDS.contains(&keyword.as_str()) && !is_annotation(keyword) {
+            if !KNOWN_KEYWORDS.contains(&keyword.as_str()) && !asserts_nothing(keyword) {
                 return Err(SchemaError::UnknownKeyword {
                     path: self.path.clone(),
                     keyword: keyword.clone(),

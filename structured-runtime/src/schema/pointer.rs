@@ -130,14 +130,17 @@ impl Pointer {
 
     /// The segments, unescaped, from the root down.
     pub fn segments(&self) -> impl Iterator<Item = Cow<'_, str>> + '_ {
-        self.0.split('/').skip(1).map(unescape)
+        self.0
+            .strip_prefix('/')
+            .into_iter()
+            .flat_map(segments)
+            .map(unescape)
     }
 
     /// The parent pointer and the last segment (unescaped); `None` at the root.
     pub fn split_last(&self) -> Option<(Pointer, Cow<'_, str>)> {
-        let at = self.0.rfind('/')?;
-        let parent = Pointer(self.0.get(..at).unwrap_or_default().to_owned());
-        Some((parent, unescape(self.0.get(at + 1..).unwrap_or_default())))
+        let (parent, last) = self.parent_and_last()?;
+        Some((Pointer(parent.to_owned()), last))
     }
 
     /// Whether `other` is this location or inside it (segment by segment: `/a` holds `/a/b`,
@@ -366,6 +369,20 @@ pub(crate) fn newest_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mu
         };
     }
     Some(at)
+}
+
+/// Runs `edit` on the value `pointer` names in `doc`, found along the newest members first
+/// ([`newest_mut`]: where a stream writes), else by one walk ([`lookup_mut`]). Nothing when it
+/// names nothing.
+pub(crate) fn edit_at(doc: &mut Value, pointer: &str, edit: impl FnOnce(&mut Value)) {
+    match newest_mut(doc, pointer) {
+        Some(found) => edit(found),
+        None => {
+            if let Some(found) = lookup_mut(doc, pointer) {
+                edit(found)
+            }
+        }
+    }
 }
 
 /// The `/`-separated segments of a pointer's text after its first `/`, found byte by byte

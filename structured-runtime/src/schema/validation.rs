@@ -13,6 +13,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::checks::asserts_nothing;
 use super::node::{Additional, Node};
 use super::pointer::{Path, Pointer};
 use super::validate::{
@@ -202,16 +203,8 @@ const WALK_KEYWORDS: &[&str] = &[
     "maxProperties",
     "$defs",
     "definitions",
-    // annotations
-    "title",
-    "description",
-    "default",
-    "examples",
     "$schema",
-    "$comment",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
+    // and every keyword that asserts nothing (`checks::asserts_nothing`)
 ];
 
 /// Whether the walk explains every refusal of the schema at `node`: each keyword is one it
@@ -226,7 +219,7 @@ fn walk_explains(node: Node<'_>) -> bool {
         return node.value() == &Value::Bool(true);
     };
     let forms_read = map.iter().all(|(keyword, value)| {
-        WALK_KEYWORDS.contains(&keyword.as_str())
+        (WALK_KEYWORDS.contains(&keyword.as_str()) || asserts_nothing(keyword))
             && match keyword.as_str() {
                 "exclusiveMinimum" | "exclusiveMaximum" => value.is_number(),
                 "items" => value.is_object(),

@@ -90,14 +90,12 @@ impl Build for ValueBuild {
         list.push(node);
     }
     fn only(mut list: Vec<Value>) -> Result<Value, Vec<Value>> {
-        match (list.pop(), list.is_empty()) {
-            (Some(one), true) => Ok(one),
-            (Some(last), false) => {
-                list.push(last);
-                Err(list)
+        if list.len() == 1 {
+            if let Some(one) = list.pop() {
+                return Ok(one);
             }
-            (None, _) => Err(list),
         }
+        Err(list)
     }
     #[inline]
     fn array(list: Vec<Value>) -> Value {
@@ -134,11 +132,12 @@ impl Build for ValueBuild {
 /// Builds the value's JSON text, compact, as `serde_json` writes the same `Value`.
 pub(crate) struct TextBuild;
 
-/// A value read as text: finished JSON, a string not yet quoted (it may still be an object's key
-/// or be looked at), or an object still open for members.
+/// A value read as text: finished JSON (bytes of UTF-8: serde_json writes no other), a string
+/// not yet quoted (it may still be an object's key or be looked at), or an object still open
+/// for members.
 #[derive(Debug)]
 pub(crate) enum Text {
-    Json(String),
+    Json(Vec<u8>),
     Str(String),
     Object(TextObject),
 }
@@ -146,11 +145,11 @@ pub(crate) enum Text {
 /// An object's members as JSON text, in the order first set (a key set again keeps its place and
 /// takes the new value, as `serde_json`'s map does).
 #[derive(Debug, Default)]
-pub(crate) struct TextObject(IndexMap<String, String>);
+pub(crate) struct TextObject(IndexMap<String, Vec<u8>>);
 
 /// An array's text so far, and its last item not yet written (a list of one may be its item).
 pub(crate) struct TextList {
-    written: String,
+    written: Vec<u8>,
     len: usize,
     last: Option<Text>,
 }
@@ -158,54 +157,49 @@ pub(crate) struct TextList {
 impl Text {
     /// The JSON text of this value.
     pub(crate) fn into_json(self) -> String {
-        match self {
-            Text::Json(json) => json,
-            Text::Str(s) => quoted(&s),
-            Text::Object(object) => object_json(object),
-        }
+        // Every piece was written by serde_json or copied from one: UTF-8 throughout.
+        String::from_utf8(self.into_bytes())
+            .unwrap_or_else(|e| String::from_utf8_lossy(e.as_bytes()).into_owned())
     }
 
     /// Appends the JSON text of this value to `out`.
-    fn write_to(self, out: &mut String) {
+    fn write_to(self, out: &mut Vec<u8>) {
         match self {
-            Text::Json(json) => out.push_str(&json),
-            Text::Str(s) => push_quoted(out, &s),
-            Text::Object(object) => write_object(object, out),
+            Text::Json(json) => out.extend_from_slice(&json),
+            Text::Str(s) => write_json(out, s.as_str()),
+            Text::Object(object) => {
+                out.push(b'{');
+                for (i, (key, json)) in object.0.into_iter().enumerate() {
+                    if i > 0 {
+                        out.push(b',');
+                    }
+                    write_json(out, key.as_str());
+                    out.push(b':');
+                    out.extend_from_slice(&json);
+                }
+                out.push(b'}');
+            }
+        }
+    }
+
+    /// [`Text::into_json`] as bytes.
+    fn into_bytes(self) -> Vec<u8> {
+        match self {
+            Text::Json(json) => json,
+            other => {
+                let mut out = Vec::new();
+                other.write_to(&mut out);
+                out
+            }
         }
     }
 }
 
-fn quoted(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    push_quoted(&mut out, s);
-    out
-}
-
-/// `s` as a JSON string, escaped as `serde_json` escapes it.
-fn push_quoted(out: &mut String, s: &str) {
-    match serde_json::to_string(s) {
-        Ok(q) => out.push_str(&q),
-        Err(_) => out.push_str("\"\""),
+/// `value` written by serde_json straight into `out`, as it writes the same `Value`.
+fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
+    if serde_json::to_writer(&mut *out, value).is_err() {
+        out.extend_from_slice(b"null");
     }
-}
-
-fn object_json(object: TextObject) -> String {
-    let mut out = String::new();
-    write_object(object, &mut out);
-    out
-}
-
-fn write_object(object: TextObject, out: &mut String) {
-    out.push('{');
-    for (i, (key, json)) in object.0.into_iter().enumerate() {
-        if i > 0 {
-            out.push(',');
-        }
-        push_quoted(out, &key);
-        out.push(':');
-        out.push_str(&json);
-    }
-    out.push('}');
 }
 
 impl TextList {
@@ -213,7 +207,7 @@ impl TextList {
     fn flush(&mut self) {
         if let Some(last) = self.last.take() {
             if self.len > 1 {
-                self.written.push(',');
+                self.written.push(b',');
             }
             last.write_to(&mut self.written);
         }
@@ -228,7 +222,11 @@ impl Build for TextBuild {
     fn scalar(value: Value) -> Text {
         match value {
             Value::String(s) => Text::Str(s),
-            other => Text::Json(other.to_string()),
+            other => {
+                let mut json = Vec::new();
+                write_json(&mut json, &other);
+                Text::Json(json)
+            }
         }
     }
     fn string(s: String) -> Text {
@@ -248,14 +246,14 @@ impl Build for TextBuild {
     }
     fn is_empty_container(node: &Text) -> bool {
         match node {
-            Text::Json(json) => json == "[]",
+            Text::Json(json) => json == b"[]",
             Text::Object(object) => object.0.is_empty(),
             Text::Str(_) => false,
         }
     }
     fn list() -> TextList {
         TextList {
-            written: String::from("["),
+            written: vec![b'['],
             len: 0,
             last: None,
         }
@@ -276,7 +274,7 @@ impl Build for TextBuild {
     }
     fn array(mut list: TextList) -> Text {
         list.flush();
-        list.written.push(']');
+        list.written.push(b']');
         Text::Json(list.written)
     }
     fn object() -> TextObject {
@@ -286,7 +284,7 @@ impl Build for TextBuild {
         object.0.is_empty()
     }
     fn insert(object: &mut TextObject, key: String, value: Text) -> bool {
-        object.0.insert(key, value.into_json()).is_some()
+        object.0.insert(key, value.into_bytes()).is_some()
     }
     fn extend_last(object: &mut TextObject, array: Text) {
         let (Text::Json(items), Some((_, last))) = (array, object.0.last_mut()) else {
@@ -294,18 +292,18 @@ impl Build for TextBuild {
         };
         // Both are arrays as JSON text: `[a,b]` and `[c]` make `[a,b,c]`.
         let inner = items
-            .strip_prefix('[')
-            .and_then(|i| i.strip_suffix(']'))
-            .unwrap_or("");
-        if !last.starts_with('[') || !items.starts_with('[') || inner.is_empty() {
+            .strip_prefix(b"[")
+            .and_then(|i| i.strip_suffix(b"]"))
+            .unwrap_or_default();
+        if !last.starts_with(b"[") || inner.is_empty() {
             return;
         }
         last.pop();
         if last.len() > 1 {
-            last.push(',');
+            last.push(b',');
         }
-        last.push_str(inner);
-        last.push(']');
+        last.extend_from_slice(inner);
+        last.push(b']');
     }
     fn finish(object: TextObject) -> Text {
         Text::Object(object)

@@ -260,21 +260,17 @@ impl<'a, B: Build> Parser<'a, B> {
                 values.retain(|v| !B::is_empty_container(v));
             }
         }
-        match (values.len(), values.pop()) {
-            (_, None) => Err(RepairError::NotFound {
+        if values.len() <= 1 {
+            return values.pop().ok_or(RepairError::NotFound {
                 len: self.text.len(),
-            }),
-            (1, Some(one)) => Ok(one),
-            (_, Some(last)) => {
-                self.note_at(RepairKind::MultipleValues, 0);
-                let mut list = B::list();
-                for v in values {
-                    B::push(&mut list, v);
-                }
-                B::push(&mut list, last);
-                Ok(B::array(list))
-            }
+            });
         }
+        self.note_at(RepairKind::MultipleValues, 0);
+        let mut list = B::list();
+        for v in values {
+            B::push(&mut list, v);
+        }
+        Ok(B::array(list))
     }
 
     /// `{"a": 1}, "b": 2}`: an object closed too early at the top level takes the members that

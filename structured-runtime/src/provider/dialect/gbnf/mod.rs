@@ -33,6 +33,7 @@ use std::collections::HashMap;
 
 use serde_json::{Map, Value};
 
+use crate::schema::checks::asserts_nothing;
 use crate::schema::dialect::{Budgeted, LowerError, LowerReport, SchemaTarget, Unenforced};
 use crate::schema::node::{Additional, JsonType, Node, RefError, MAX_DEPTH};
 use crate::schema::Pointer;
@@ -167,23 +168,12 @@ fn compile(schema: &Value, budget: GrammarBudget) -> Result<(Grammar, usize), Lo
     ))
 }
 
-/// Keywords that only annotate: nothing to enforce.
-const ANNOTATIONS: &[&str] = &[
-    "$schema",
-    "$id",
-    "$comment",
-    "$anchor",
-    "$defs",
-    "definitions",
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$ref",
-];
+/// Keywords that leave a grammar nothing to enforce at their node: those that assert nothing
+/// ([`asserts_nothing`]) and the schema's own structure.
+fn only_annotates(keyword: &str) -> bool {
+    asserts_nothing(keyword)
+        || ["$schema", "$id", "$anchor", "$defs", "definitions", "$ref"].contains(&keyword)
+}
 
 /// Keywords a grammar cannot express.
 const INEXPRESSIBLE: &[(&str, &str)] = &[
@@ -371,7 +361,7 @@ impl<'s> Compiler<'s> {
             }
         }
         if let Some(reference) = map.get("$ref") {
-            let assertions = map.keys().any(|k| !ANNOTATIONS.contains(&k.as_str()));
+            let assertions = map.keys().any(|k| !only_annotates(k));
             if assertions {
                 self.leave(
                     path,
@@ -385,10 +375,9 @@ impl<'s> Compiler<'s> {
         if map.contains_key("const") || map.contains_key("enum") {
             // The listed values are written as they are: any other rule beside them (a
             // pattern, a range) is the validator's to check.
-            let beside = map.keys().find(|k| {
-                !ANNOTATIONS.contains(&k.as_str())
-                    && !matches!(k.as_str(), "const" | "enum" | "type")
-            });
+            let beside = map
+                .keys()
+                .find(|k| !only_annotates(k) && !matches!(k.as_str(), "const" | "enum" | "type"));
             if let Some(keyword) = beside {
                 self.leave(path, keyword, "a rule beside listed values");
             }
@@ -417,9 +406,7 @@ impl<'s> Compiler<'s> {
             }
         }
         if let Some(Value::Array(all)) = map.get("allOf") {
-            let others = map
-                .keys()
-                .any(|k| k != "allOf" && !ANNOTATIONS.contains(&k.as_str()));
+            let others = map.keys().any(|k| k != "allOf" && !only_annotates(k));
             match all.as_slice() {
                 [only] if !others => {
                     return self.value(node.child(only), &path.key("allOf").index(0));
@@ -494,9 +481,7 @@ impl<'s> Compiler<'s> {
         branches: &'s [Value],
         path: &Pointer,
     ) -> String {
-        let beside = map
-            .keys()
-            .any(|k| k != keyword && !ANNOTATIONS.contains(&k.as_str()));
+        let beside = map.keys().any(|k| k != keyword && !only_annotates(k));
         if beside {
             self.leave(
                 path,
