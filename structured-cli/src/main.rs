@@ -5,12 +5,12 @@ use std::io::{Read, Write};
 use std::process::ExitCode;
 
 use serde_json::Value;
+use structured_runtime::read::parts::parse_value_json;
 use structured_runtime::read::repair::{repair_text_json, RepairError};
 use structured_runtime::read::MAX_STREAM_DEPTH;
 use structured_runtime::schema::{LimitProfile, Markdown};
 use structured_runtime::{
-    parse_value, ParseError, ParseOptions, Provenance, ResponseSchema, SchemaLimits, StreamReader,
-    StreamStatus,
+    ParseError, ParseOptions, Provenance, ResponseSchema, SchemaLimits, StreamReader, StreamStatus,
 };
 
 const HELP: &str = "\
@@ -264,17 +264,6 @@ fn report<T: std::fmt::Display>(kind: &str, items: &[T]) {
     }
 }
 
-/// Written straight to stdout: no second copy of a large value as text.
-fn print_value(value: &Value, pretty: bool) {
-    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    let _ = if pretty {
-        serde_json::to_writer_pretty(&mut out, value)
-    } else {
-        serde_json::to_writer(&mut out, value)
-    };
-    let _ = writeln!(out);
-}
-
 /// Prints compact JSON text (as `serde_json` writes it: no space outside strings), indented
 /// when `pretty`, as `serde_json`'s pretty printer writes the same value, without reading it
 /// into a value.
@@ -473,14 +462,15 @@ fn read_whole(input: &str, schema: &ResponseSchema, args: &Args) -> u8 {
         ParseOptions::default()
     };
     // The library is the validator of record: its verdict is the schema's, every keyword
-    // included, and nothing is checked here a second time.
-    match parse_value(input, schema, &options) {
+    // included, and nothing is checked here a second time. Read in parts where the schema
+    // allows (a long list an item at a time), so a long answer is never held as one `Value`.
+    match parse_value_json(input, schema, &options) {
         Ok(parsed) => {
             report_repairs("warning", &parsed.warnings, unlisted_warning);
             if parsed.provenance != Provenance::Clean {
                 eprintln!("note: value {:?}", parsed.provenance);
             }
-            print_value(&parsed.value, args.pretty);
+            print_json(&parsed.value, args.pretty);
             printed(parsed.provenance)
         }
         Err(ParseError::NotExact { warnings }) => {

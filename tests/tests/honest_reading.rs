@@ -102,6 +102,22 @@ fn a_number_no_float_holds_never_satisfies_a_string_field_silently() {
         }
         other => panic!("{other:?}"),
     }
+    // Nor when something else in the answer had to be fitted first (a number written as a
+    // string elsewhere): the fitted value is still refused where the number was kept as text.
+    let fitted = schema(json!({"type": "object", "properties": {
+        "name": {"type": "string"}, "age": {"type": "integer"}},
+        "required": ["name", "age"], "additionalProperties": false}));
+    match parse_value(
+        r#"{"name": 1e309, "age": "36"}"#,
+        &fitted,
+        &ParseOptions::default(),
+    ) {
+        Err(ParseError::Invalid { violations, .. }) => {
+            assert_eq!(violations.len(), 1, "{violations}");
+            assert_eq!(violations[0].path, "/name", "{violations}");
+        }
+        other => panic!("{other:?}"),
+    }
     // A number too long for a repair to quote whole is found by its start.
     let long = format!(r#"{{"name": 1{}e400}}"#, "0".repeat(120));
     assert!(

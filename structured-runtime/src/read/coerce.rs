@@ -234,6 +234,27 @@ pub(crate) fn coerce_choosing(
     coerce_with(value, schema, policy, true)
 }
 
+/// [`coerce`] for a part of a value: `value` sits at `path` in a larger one and `node` is its
+/// schema in `schema`. Each recovery's pointer is from the larger value's root. What the policy's
+/// `required_only` drops is judged on the whole value, so it is not applied here.
+pub(crate) fn coerce_at(
+    value: &mut Value,
+    schema: &ResponseSchema,
+    node: Node<'_>,
+    path: &Path<'_>,
+    policy: &CoercePolicy,
+) -> Vec<Recovery> {
+    let mut run = Coerce {
+        policy,
+        schema,
+        out: Vec::new(),
+        aliases: schema.key_aliases(),
+        choose: false,
+    };
+    run.node(node, value, path);
+    run.out
+}
+
 fn coerce_with(
     value: &mut Value,
     schema: &ResponseSchema,

@@ -14,6 +14,7 @@ pub(crate) mod mode;
 pub(crate) mod number;
 pub(crate) mod output;
 pub(crate) mod parse;
+pub mod parts;
 pub(crate) mod prose;
 pub mod repair;
 pub mod reshape;

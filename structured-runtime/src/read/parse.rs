@@ -512,12 +512,12 @@ pub fn parse_value(
 
 /// A value read from an answer's text through `target`: its JSON, or `NotFound` (a value has no
 /// prose reader).
-fn value_from_json_text(
-    target: &impl Target<Out = Value>,
+pub(crate) fn value_from_json_text<G: Target>(
+    target: &G,
     text: &str,
     mode: StructuredOutputMode,
     options: &ParseOptions,
-) -> Result<Parsed<Value>, ParseError> {
+) -> Result<Parsed<G::Out>, ParseError> {
     let result = match read_text(target, text, mode, options) {
         Read::Done(result) => result,
         Read::NoJson(_) => Err(ParseError::NotFound {
@@ -761,6 +761,18 @@ pub(crate) trait Target {
     /// Whether prose can be read at all.
     fn reads_prose(&self) -> bool {
         false
+    }
+    /// One candidate read, fitted and judged: its JSON repaired into a whole `Value` for every
+    /// target but the one that reads a value in parts (`read::parts`).
+    fn judge<'c, 'a>(
+        &self,
+        candidate: &'c Candidate<'a>,
+        options: &ParseOptions,
+    ) -> Verdict<'c, 'a, Self::Out>
+    where
+        Self: Sized,
+    {
+        judge_value(self, candidate, options)
     }
 }
 
@@ -1049,71 +1061,91 @@ impl<G: Target> Target for Reshaped<'_, G> {
     }
 }
 
-/// Where `value` holds, as a string, a number the repairer kept as its text because no 64-bit
-/// float holds it (`1e309`), at a place whose schema asks for a string: each a violation, since
-/// the model wrote a number there and only the change of type made it fit. (Where the schema
-/// says nothing of the type, the text is the only way to keep the number, with its warning.)
-fn numbers_kept_as_text(
-    repairs: &[Repair],
-    value: &Value,
-    schema: &ResponseSchema,
-) -> Vec<Violation> {
-    use crate::read::repair::{RepairKind, MAX_FOUND};
-    // Each value string is looked up once: whole numbers by a set, cut ones (longer than a
-    // repair quotes) by their quoted start.
-    let mut whole = std::collections::HashSet::new();
-    let mut cut = std::collections::HashSet::new();
-    let mut cut_lengths: Vec<usize> = Vec::new();
-    for text in repairs
-        .iter()
-        .filter(|r| r.kind == RepairKind::NumberOutOfRange)
-        .filter_map(|r| r.found.as_deref())
-    {
-        match text
-            .strip_suffix("...")
-            .filter(|t| t.len() >= MAX_FOUND - 3)
+/// The numbers the repairer kept as their text because no 64-bit float holds them (`1e309`),
+/// looked up once per candidate: whole numbers by a set, cut ones (longer than a repair quotes)
+/// by their quoted start.
+pub(crate) struct KeptNumbers<'r> {
+    whole: std::collections::HashSet<&'r str>,
+    cut: std::collections::HashSet<&'r str>,
+    cut_lengths: Vec<usize>,
+}
+
+impl<'r> KeptNumbers<'r> {
+    /// The numbers `repairs` kept as text, when the policy does not take numbers as strings
+    /// and there are any.
+    pub(crate) fn of(repairs: &'r [Repair], policy: &CoercePolicy) -> Option<KeptNumbers<'r>> {
+        use crate::read::repair::{RepairKind, MAX_FOUND};
+        if policy.scalars_to_strings {
+            return None;
+        }
+        let mut kept = KeptNumbers {
+            whole: Default::default(),
+            cut: Default::default(),
+            cut_lengths: Vec::new(),
+        };
+        for text in repairs
+            .iter()
+            .filter(|r| r.kind == RepairKind::NumberOutOfRange)
+            .filter_map(|r| r.found.as_deref())
         {
-            Some(start) => {
-                cut.insert(start);
-                if !cut_lengths.contains(&start.len()) {
-                    cut_lengths.push(start.len());
+            match text
+                .strip_suffix("...")
+                .filter(|t| t.len() >= MAX_FOUND - 3)
+            {
+                Some(start) => {
+                    kept.cut.insert(start);
+                    if !kept.cut_lengths.contains(&start.len()) {
+                        kept.cut_lengths.push(start.len());
+                    }
+                }
+                None => {
+                    kept.whole.insert(text);
                 }
             }
-            None => {
-                whole.insert(text);
-            }
         }
+        (!kept.whole.is_empty() || !kept.cut.is_empty()).then_some(kept)
     }
-    if whole.is_empty() && cut.is_empty() {
-        return Vec::new();
-    }
-    let is_kept = |s: &str| {
-        whole.contains(s)
-            || cut_lengths
+
+    fn is_kept(&self, s: &str) -> bool {
+        self.whole.contains(s)
+            || self
+                .cut_lengths
                 .iter()
-                .any(|&n| s.len() > n && s.get(..n).is_some_and(|p| cut.contains(p)))
-    };
-    let mut out = Vec::new();
-    let mut stack = vec![(Pointer::root(), value)];
-    while let Some((at, v)) = stack.pop() {
-        match v {
-            Value::String(s) if is_kept(s) && asks_for_string(Node::root(schema.schema()), &at) => {
-                out.push(Violation {
-                    path: at,
-                    rule: Rule::Type,
-                    expected: "a value as written: a number no 64-bit float holds is not read as a string unless the policy writes numbers as strings".into(),
-                    found: format!("the number {}", crate::schema::validate::preview_str(s)),
-                });
-            }
-            Value::Array(items) => {
-                stack.extend(items.iter().enumerate().map(|(i, v)| (at.index(i), v)))
-            }
-            Value::Object(map) => stack.extend(map.iter().map(|(k, v)| (at.key(k), v))),
-            _ => {}
-        }
+                .any(|&n| s.len() > n && s.get(..n).is_some_and(|p| self.cut.contains(p)))
     }
-    out.sort_by(|a, b| a.path.cmp(&b.path));
-    out
+
+    /// Where `value` (at `base` in the answer, its schema `node`) holds one of these numbers as
+    /// a string at a place whose schema asks for a string: each a violation, since the model
+    /// wrote a number there and only the change of type made it fit. (Where the schema says
+    /// nothing of the type, the text is the only way to keep the number, with its warning.)
+    pub(crate) fn violations(
+        &self,
+        value: &Value,
+        node: Node<'_>,
+        base: &Pointer,
+    ) -> Vec<Violation> {
+        let mut out = Vec::new();
+        let mut stack = vec![(Pointer::root(), value)];
+        while let Some((at, v)) = stack.pop() {
+            match v {
+                Value::String(s) if self.is_kept(s) && asks_for_string(node, &at) => {
+                    out.push(Violation {
+                        path: base.join(&at),
+                        rule: Rule::Type,
+                        expected: "a value as written: a number no 64-bit float holds is not read as a string unless the policy writes numbers as strings".into(),
+                        found: format!("the number {}", crate::schema::validate::preview_str(s)),
+                    });
+                }
+                Value::Array(items) => {
+                    stack.extend(items.iter().enumerate().map(|(i, v)| (at.index(i), v)))
+                }
+                Value::Object(map) => stack.extend(map.iter().map(|(k, v)| (at.key(k), v))),
+                _ => {}
+            }
+        }
+        out.sort_by(|a, b| a.path.cmp(&b.path));
+        out
+    }
 }
 
 /// Whether the schema at `at` (a pointer into a value) names `string` among its types, in a
@@ -1182,7 +1214,7 @@ fn is_json_string(text: &str) -> bool {
 }
 
 /// Whether `schema`'s root describes an object, and only an object.
-fn object_root(schema: &ResponseSchema) -> bool {
+pub(crate) fn object_root(schema: &ResponseSchema) -> bool {
     Node::root(schema.schema())
         .types()
         .is_only(JsonType::Object)
@@ -1334,17 +1366,17 @@ fn read_json<G: Target>(
 }
 
 /// One candidate carried through repair and coercion.
-struct Attempt<'c, 'a> {
-    candidate: &'c Candidate<'a>,
-    repairs: Vec<Repair>,
-    truncated: bool,
-    recoveries: Vec<Recovery>,
+pub(crate) struct Attempt<'c, 'a> {
+    pub(crate) candidate: &'c Candidate<'a>,
+    pub(crate) repairs: Vec<Repair>,
+    pub(crate) truncated: bool,
+    pub(crate) recoveries: Vec<Recovery>,
     /// A truncated candidate's value as repaired, before coercion changed it.
-    partial: Option<Value>,
+    pub(crate) partial: Option<Value>,
 }
 
 impl Attempt<'_, '_> {
-    fn cost(&self) -> usize {
+    pub(crate) fn cost(&self) -> usize {
         let repairs = self
             .repairs
             .iter()
@@ -1396,10 +1428,128 @@ impl Attempt<'_, '_> {
 /// An attempt's rank for the selector: every valid value before every invalid one; among valid
 /// values the fewest changes; among invalid ones a complete answer first, then the fewest
 /// violations, then the fewest changes.
-type Rank = (bool, bool, usize, usize);
+pub(crate) type Rank = (bool, bool, usize, usize);
+
+/// Why a candidate gave no value to judge.
+pub(crate) enum Unjudged {
+    /// Only repair reads it and repair is off: the changes it would have needed.
+    Refused(Vec<Warning>),
+    /// Nested deeper than the reader goes.
+    TooDeep(RepairError),
+    /// No JSON in it.
+    Unread,
+}
+
+/// What judging one candidate gave: its rank among the candidates and what it read, or why
+/// there was nothing to judge.
+pub(crate) type Verdict<'c, 'a, T> = Result<(Rank, Judged<'c, 'a, T>), Unjudged>;
+
+/// The candidate's JSON as `repair` reads it, when the options allow what it took (without
+/// repair, only a candidate read with no change to the value itself: text around it may be
+/// dropped); else the verdict that says why not.
+pub(crate) fn repaired_as_allowed<V>(
+    candidate: &Candidate<'_>,
+    options: &ParseOptions,
+    repair: fn(&str) -> Result<Repaired<V>, RepairError>,
+) -> Result<Repaired<V>, Unjudged> {
+    match repair(candidate.text) {
+        Ok(r) if options.repair || r.is_extracted_only() => Ok(r),
+        Ok(r) => {
+            let offset = candidate.span.start;
+            let changes = r.repairs.into_iter().filter(|r| !r.kind.is_extraction());
+            Err(Unjudged::Refused(
+                changes
+                    .map(|r| {
+                        Warning::Repair(Repair {
+                            at: r.at + offset,
+                            ..r
+                        })
+                    })
+                    .collect(),
+            ))
+        }
+        Err(e @ RepairError::TooDeep { .. }) => Err(Unjudged::TooDeep(e)),
+        Err(_) => Err(Unjudged::Unread),
+    }
+}
+
+/// One candidate read whole into a `Value`, fitted and judged by `target`: what every target
+/// but one does ([`Target::judge`]).
+fn judge_value<'c, 'a, G: Target>(
+    target: &G,
+    candidate: &'c Candidate<'a>,
+    options: &ParseOptions,
+) -> Verdict<'c, 'a, G::Out> {
+    let Repaired {
+        value,
+        repairs,
+        truncated,
+    } = repaired_as_allowed(candidate, options, repair)?;
+    let mut attempt = Attempt {
+        candidate,
+        repairs,
+        truncated,
+        recoveries: Vec::new(),
+        partial: truncated.then(|| value.clone()),
+    };
+    // A number no float holds, kept as its text: a string only when the policy writes
+    // numbers as strings; else the value stays refused where it is.
+    let as_text = match KeptNumbers::of(&attempt.repairs, &options.coerce) {
+        Some(kept) => kept.violations(
+            &value,
+            Node::root(target.schema().schema()),
+            &Pointer::root(),
+        ),
+        None => Vec::new(),
+    };
+    let kept = (!as_text.is_empty()).then(|| value.clone());
+    // As repaired first: coercion runs only on a value that does not fit, so a value that
+    // fits is never changed (but a value read from another shape than the one sent says so).
+    attempt.recoveries = target.shape_recoveries(&value);
+    let (mut value, violations) = match (target.accept(value), kept) {
+        (Ok(out), None) => {
+            return Ok((
+                (false, false, attempt.cost(), 0),
+                Judged::Valid(attempt, out),
+            ))
+        }
+        (Ok(_), Some(value)) => return as_text_refused(attempt, value, as_text),
+        (Err(refused), _) => refused,
+    };
+    let shaped = attempt.recoveries.len();
+    let coerced = coerce(&mut value, target.schema(), &options.coerce);
+    attempt.recoveries.extend(coerced);
+    let (value, violations) = if attempt.recoveries.len() == shaped {
+        (value, violations)
+    } else {
+        // The numbers kept as text stay refused however the rest was fitted.
+        let fitted = (!as_text.is_empty()).then(|| value.clone());
+        match (target.accept(value), fitted) {
+            (Ok(out), None) => {
+                let rank = (false, false, attempt.cost(), 0);
+                return Ok((rank, Judged::Valid(attempt, out)));
+            }
+            (Ok(_), Some(value)) => return as_text_refused(attempt, value, as_text),
+            (Err(refused), _) => refused,
+        }
+    };
+    let rank = (true, attempt.truncated, violations.len(), attempt.cost());
+    Ok((rank, Judged::Invalid(attempt, value, violations)))
+}
+
+/// A value that fits but for numbers kept as text where a string is asked for: refused there.
+pub(crate) fn as_text_refused<'c, 'a, T>(
+    attempt: Attempt<'c, 'a>,
+    value: Value,
+    as_text: Vec<Violation>,
+) -> Verdict<'c, 'a, T> {
+    let violations = Violations(as_text);
+    let rank = (true, attempt.truncated, violations.len(), attempt.cost());
+    Ok((rank, Judged::Invalid(attempt, value, violations)))
+}
 
 /// What the judged candidate gave: the value read, or the closest value with its violations.
-enum Judged<'c, 'a, T> {
+pub(crate) enum Judged<'c, 'a, T> {
     Valid(Attempt<'c, 'a>, T),
     Invalid(Attempt<'c, 'a>, Value, Violations),
 }
@@ -1415,90 +1565,18 @@ fn best_candidate<G: Target>(
     let mut refused: Option<Vec<Warning>> = None;
     let perfect: Rank = (false, false, 0, 0);
     let best = select::best(found, &perfect, |candidate| {
-        // Without repair, only a candidate the repairer reads with no change to the value
-        // itself is taken (text around it may be dropped): one reader decides what is exact.
-        let repaired = repair(candidate.text).and_then(|r| {
-            if options.repair || r.is_extracted_only() {
-                Ok(r)
-            } else {
-                if refused.is_none() {
-                    let offset = candidate.span.start;
-                    let changes = r.repairs.into_iter().filter(|r| !r.kind.is_extraction());
-                    refused = Some(
-                        changes
-                            .map(|r| {
-                                Warning::Repair(Repair {
-                                    at: r.at + offset,
-                                    ..r
-                                })
-                            })
-                            .collect(),
-                    );
-                }
-                Err(RepairError::NotFound {
-                    len: candidate.text.len(),
-                })
+        match target.judge(candidate, options) {
+            Ok(judged) => Some(judged),
+            Err(Unjudged::Refused(changes)) => {
+                refused.get_or_insert(changes);
+                None
             }
-        });
-        let Repaired {
-            value,
-            repairs,
-            truncated,
-        } = match repaired {
-            Ok(r) => r,
-            Err(e @ RepairError::TooDeep { .. }) => {
+            Err(Unjudged::TooDeep(e)) => {
                 too_deep = Some(e);
-                return None;
+                None
             }
-            Err(_) => return None,
-        };
-        let mut attempt = Attempt {
-            candidate,
-            repairs,
-            truncated,
-            recoveries: Vec::new(),
-            partial: truncated.then(|| value.clone()),
-        };
-        // A number no float holds, kept as its text: a string only when the policy writes
-        // numbers as strings; else the value stays refused where it is.
-        let as_text = match options.coerce.scalars_to_strings {
-            true => Vec::new(),
-            false => numbers_kept_as_text(&attempt.repairs, &value, target.schema()),
-        };
-        let kept = (!as_text.is_empty()).then(|| value.clone());
-        // As repaired first: coercion runs only on a value that does not fit, so a value that
-        // fits is never changed (but a value read from another shape than the one sent says so).
-        attempt.recoveries = target.shape_recoveries(&value);
-        let (mut value, violations) = match (target.accept(value), kept) {
-            (Ok(out), None) => {
-                return Some((
-                    (false, false, attempt.cost(), 0),
-                    Judged::Valid(attempt, out),
-                ))
-            }
-            (Ok(_), Some(value)) => {
-                let violations = Violations(as_text);
-                let rank = (true, attempt.truncated, violations.len(), attempt.cost());
-                return Some((rank, Judged::Invalid(attempt, value, violations)));
-            }
-            (Err(refused), _) => refused,
-        };
-        let shaped = attempt.recoveries.len();
-        let coerced = coerce(&mut value, target.schema(), &options.coerce);
-        attempt.recoveries.extend(coerced);
-        let (value, violations) = if attempt.recoveries.len() == shaped {
-            (value, violations)
-        } else {
-            match target.accept(value) {
-                Ok(out) => {
-                    let rank = (false, false, attempt.cost(), 0);
-                    return Some((rank, Judged::Valid(attempt, out)));
-                }
-                Err(refused) => refused,
-            }
-        };
-        let rank = (true, attempt.truncated, violations.len(), attempt.cost());
-        Some((rank, Judged::Invalid(attempt, value, violations)))
+            Err(Unjudged::Unread) => None,
+        }
     });
     let result = match best {
         Some((_, Judged::Valid(attempt, value))) => {

@@ -19,6 +19,7 @@ pub(crate) mod guidance;
 pub(crate) mod markdown;
 pub(crate) mod node;
 pub(crate) mod partial;
+pub(crate) mod parts;
 pub(crate) mod pattern;
 pub(crate) mod pointer;
 pub(crate) mod response;

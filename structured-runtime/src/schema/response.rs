@@ -12,6 +12,7 @@ use super::checks::{admit, SchemaError, SchemaLimits};
 use super::guidance::{render, GuidanceFormat};
 use super::markdown::Markdown;
 use super::node::Node;
+use super::parts::Parts;
 use super::pointer::Pointer;
 use super::strict::{self, StrictReport};
 use super::validate::{preview_json, Rule, Violation, Violations};
@@ -77,6 +78,8 @@ pub struct ResponseSchema {
     /// The `enum` values, indexed for coercion as they are first looked up (not shared with a
     /// clone: it is keyed by where each `enum` lives in this copy of the document).
     enum_index: EnumIndex,
+    /// How values are judged in parts (`None`: not at all), worked out on first use.
+    parts: Arc<OnceLock<Option<Parts>>>,
 }
 
 /// What [`ResponseSchema::layer_cache`] holds: one value of a type the layer above defines.
@@ -224,6 +227,7 @@ impl ResponseSchema {
             schema_check: has_unique_items(Node::root(&schema)),
             key_aliases: Arc::new([]),
             enum_index: EnumIndex::default(),
+            parts: Arc::default(),
             schema,
         }
     }
@@ -314,6 +318,12 @@ impl ResponseSchema {
                 found: preview_json(instance),
             }])),
         }
+    }
+
+    /// How this schema's values are judged in parts, a long list an item at a time
+    /// ([`Parts`]); `None` when no list can be. Worked out on first use.
+    pub(crate) fn parts(&self) -> Option<&Parts> {
+        self.parts.get_or_init(|| Parts::of(&self.schema)).as_ref()
     }
 
     /// The validator of record, compiled on first use.

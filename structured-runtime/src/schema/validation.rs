@@ -52,7 +52,7 @@ impl std::fmt::Debug for Compiled {
 /// How the validator is configured: no network or file access (a reference outside the schema
 /// is an error), `format` asserted, with an unknown format an error rather than ignored, and
 /// patterns matched by the linear-time engine (see [`crate::schema::pattern`]).
-pub(crate) fn options() -> jsonschema::ValidationOptions<'static> {
+pub(crate) fn options<'i>() -> jsonschema::ValidationOptions<'i> {
     jsonschema::options()
         .offline()
         .with_pattern_options(jsonschema::PatternOptions::regex())
@@ -105,6 +105,38 @@ impl Compiled {
             .map_err(|e| (location(e.instance_path().as_str()), e.to_string()))
     }
 
+    /// Compiles the node `node` of `document` (reached from its root through `path`, the
+    /// keywords and names leading to it) alone: the document is registered whole, so every
+    /// `$ref` inside the node resolves as it does in the document. For judging a part of a
+    /// value by itself ([`crate::schema::parts`]).
+    pub(crate) fn at(
+        document: &Value,
+        node: Node<'_>,
+        pointer: &Pointer,
+    ) -> Result<Compiled, String> {
+        const DOCUMENT: &str = "urn:structured:schema";
+        let registry = jsonschema::Registry::new()
+            .add(DOCUMENT, document)
+            .and_then(|builder| builder.prepare())
+            .map_err(|e| e.to_string())?;
+        let mut wrapper = serde_json::Map::new();
+        if let Some(draft) = document.get("$schema") {
+            wrapper.insert("$schema".into(), draft.clone());
+        }
+        wrapper.insert(
+            "$ref".into(),
+            Value::String(format!("{DOCUMENT}#{}", fragment(pointer))),
+        );
+        options()
+            .with_registry(&registry)
+            .build(&Value::Object(wrapper))
+            .map(|validator| Compiled {
+                validator,
+                explained: walk_explains(node),
+            })
+            .map_err(|e| e.to_string())
+    }
+
     /// Whether `instance` is valid.
     pub(crate) fn is_valid(&self, instance: &Value) -> bool {
         self.validator.is_valid(instance)
@@ -113,10 +145,22 @@ impl Compiled {
     /// The verdict on `instance`, and on refusal every violation: the walk's, then each of the
     /// validator's errors at a place the walk said nothing about.
     pub(crate) fn check(&self, schema: &Value, instance: &Value) -> Result<(), Violations> {
+        self.check_at(Node::root(schema), instance, &Path::root())
+    }
+
+    /// [`Compiled::check`] for a validator compiled for `node` ([`Compiled::at`]) and a value
+    /// that sits at `path` in a larger one: each violation's pointer is from that value's root.
+    pub(crate) fn check_at(
+        &self,
+        node: Node<'_>,
+        instance: &Value,
+        path: &Path<'_>,
+    ) -> Result<(), Violations> {
         if self.validator.is_valid(instance) {
             return Ok(());
         }
-        let mut violations = explain(Node::root(schema), instance);
+        let mut violations = explain_at(node, instance, path);
+        let base = path.to_pointer();
         if violations.is_empty() || !self.explained {
             let explained: Vec<Pointer> = violations.iter().map(|v| v.path.clone()).collect();
             for error in self
@@ -124,7 +168,7 @@ impl Compiled {
                 .iter_errors(instance)
                 .take(MAX_VALIDATOR_ERRORS)
             {
-                let path = location(error.instance_path().as_str());
+                let path = base.join(&location(error.instance_path().as_str()));
                 if explained
                     .iter()
                     .any(|p| path.contains(p) || p.contains(&path))
@@ -137,7 +181,7 @@ impl Compiled {
         if violations.is_empty() {
             // The validator refused without saying where (it always says; kept for safety).
             violations.push(Violation {
-                path: Pointer::root(),
+                path: base,
                 rule: Rule::Schema,
                 expected: "a value the schema accepts".into(),
                 found: preview_json(instance),
@@ -286,9 +330,14 @@ fn from_validator(error: &jsonschema::ValidationError<'_>, path: Pointer) -> Vio
 /// `additionalProperties`, `items`, the item counts, `anyOf`, `format`, `pattern` and local
 /// `$ref`s; the rest is left to the validator.
 pub(crate) fn explain(node: Node<'_>, instance: &Value) -> Vec<Violation> {
+    explain_at(node, instance, &Path::root())
+}
+
+/// [`explain`] for a value that sits at `path` in a larger one.
+fn explain_at(node: Node<'_>, instance: &Value, path: &Path<'_>) -> Vec<Violation> {
     let mut walk = Explain::new(false);
-    walk.node(node, instance, &Path::root());
-    walk.finish(instance)
+    walk.node(node, instance, path);
+    walk.finish(instance, path)
 }
 
 /// The violations of `instance`'s own keywords at `node` (its type, enum, counts, `required`,
@@ -298,7 +347,7 @@ pub(crate) fn explain(node: Node<'_>, instance: &Value) -> Vec<Violation> {
 pub(crate) fn explain_own(node: Node<'_>, instance: &Value) -> Vec<Violation> {
     let mut walk = Explain::new(true);
     walk.node(node, instance, &Path::root());
-    walk.finish(instance)
+    walk.finish(instance, &Path::root())
 }
 
 struct Explain {
@@ -342,10 +391,10 @@ impl Explain {
 
     /// What the walk found; when its budget ran out before it was done, a last violation says
     /// the rest was not looked at, so the list is never mistaken for the whole story.
-    fn finish(mut self, instance: &Value) -> Vec<Violation> {
+    fn finish(mut self, instance: &Value, path: &Path<'_>) -> Vec<Violation> {
         if self.spent && !self.out.is_empty() && self.out.len() < MAX_VIOLATIONS {
             self.out.push(Violation {
-                path: Pointer::root(),
+                path: path.to_pointer(),
                 rule: Rule::Schema,
                 expected: format!(
                     "a value the schema accepts (the {} violations above are the first found: explaining stops after {EXPLAIN_BUDGET} schema nodes)",
@@ -573,13 +622,8 @@ impl Explain {
         items: &[Value],
         path: &Path<'_>,
     ) {
-        if let Some((span, len)) = outside(s, "minItems", "maxItems", || items.len() as u64) {
-            self.push(
-                path,
-                Rule::Items,
-                format!("{span} items"),
-                format!("{len} items"),
-            );
+        if let Some((expected, found)) = item_count(s, items.len()) {
+            self.push(path, Rule::Items, expected, found);
         }
         if s.get("uniqueItems") == Some(&Value::Bool(true)) {
             if let Some(i) = first_repeat(items) {
@@ -727,6 +771,30 @@ fn canonical(value: &Value, depth: usize) -> String {
 }
 
 /// A length or count keyword: a non-negative integer, written `2` or `2.0`.
+/// When `count` items break the item counts of the node `s` (`minItems`, `maxItems`): what was
+/// expected and what was found, in the walk's words.
+pub(crate) fn item_count(
+    s: &serde_json::Map<String, Value>,
+    count: usize,
+) -> Option<(String, String)> {
+    outside(s, "minItems", "maxItems", || count as u64)
+        .map(|(span, len)| (format!("{span} items"), format!("{len} items")))
+}
+
+/// The fragment of a URI that names `pointer` (its segments percent-encoded where a URI needs it).
+fn fragment(pointer: &Pointer) -> String {
+    let mut out = String::with_capacity(pointer.as_str().len());
+    for byte in pointer.as_str().bytes() {
+        match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'~' | b'-' | b'.' | b'_' => {
+                out.push(char::from(byte))
+            }
+            _ => out.push_str(&format!("%{byte:02X}")),
+        }
+    }
+    out
+}
+
 /// When a count breaks the bounds `min_key` / `max_key` of the node `s`: the span allowed
 /// (`"2 to 5"`, `"0 to any number of"`) and the count. The count is taken only when there is
 /// a bound.

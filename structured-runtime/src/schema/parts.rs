@@ -1,0 +1,326 @@
+//! Where a value can be judged in parts: the long lists of an answer, an item at a time.
+//!
+//! A list is judged item by item when its schema asserts only what each item is (`items`) and
+//! how many there may be (`minItems`, `maxItems`), and it is reached from the root through
+//! declared `properties` of objects that assert only what their keys and their number may be
+//! (`type`, `properties`, `required`, `additionalProperties`, `propertyNames`, the property
+//! counts). Then, for any value:
+//!
+//! - an item in the list is valid exactly when it is valid against `items` alone, and the list
+//!   exactly when each item is and the count is within bounds;
+//! - nothing else in the schema looks inside the list, so what is left of the value once its
+//!   lists are emptied (its *rest*) is judged exactly by the schema with the lists' `items` and
+//!   counts taken out.
+//!
+//! Every verdict is the validator of record's: each item by the `items` node compiled alone
+//! (its `$ref`s resolved in the whole document, [`Compiled::at`]), the rest by the reduced
+//! schema; only the count is compared here. The reader uses this to read a long answer without
+//! holding its whole value (`read::parts`).
+
+use serde_json::{Map, Value};
+
+use super::checks::asserts_nothing;
+use super::node::Node;
+use super::pointer::{Path, Pointer};
+use super::validate::{Rule, Violation, Violations};
+use super::validation::{item_count, Compiled};
+
+/// Lists judged in parts, at most (a schema may declare many; the first found are enough).
+const MAX_LISTS: usize = 32;
+
+/// Objects passed through from the root to a list, at most.
+const MAX_LIST_DEPTH: usize = 8;
+
+/// What an object on the way to a list may assert: nothing that looks inside its members.
+const OBJECT_KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "$defs",
+    "definitions",
+    "$schema",
+];
+
+/// What a list may assert to be judged an item at a time.
+const LIST_KEYWORDS: &[&str] = &[
+    "type",
+    "items",
+    "minItems",
+    "maxItems",
+    "$defs",
+    "definitions",
+    "$schema",
+];
+
+/// Keywords that change how references resolve: a document holding one is not split.
+const RESOLUTION: &[&str] = &["$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"];
+
+/// How a schema's values are judged in parts (see the [module documentation](self)).
+pub(crate) struct Parts {
+    /// The schema without the lists' `items` and counts.
+    rest_schema: Value,
+    rest: Compiled,
+    lists: Vec<List>,
+}
+
+impl std::fmt::Debug for Parts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Parts")
+            .field(
+                "lists",
+                &self.lists.iter().map(|l| &l.keys).collect::<Vec<_>>(),
+            )
+            .finish()
+    }
+}
+
+/// One list judged an item at a time.
+struct List {
+    /// The property names from the root to the list.
+    keys: Vec<String>,
+    /// The validator of record for one item.
+    items: Compiled,
+    /// The list's `minItems` and `maxItems`.
+    counts: Map<String, Value>,
+}
+
+impl Parts {
+    /// How `document`'s values are judged in parts; `None` when it has no list that can be.
+    pub(crate) fn of(document: &Value) -> Option<Parts> {
+        if changes_resolution(Node::root(document)) {
+            return None;
+        }
+        let mut found = Vec::new();
+        find(Node::root(document), &mut Vec::new(), &mut found);
+        if found.is_empty() {
+            return None;
+        }
+        let mut rest_schema = document.clone();
+        let mut lists = Vec::with_capacity(found.len());
+        for keys in found {
+            let node = list_node(Node::root(document), &keys)?;
+            let items = node.items()?;
+            let mut at = Pointer::root();
+            for key in &keys {
+                at.push("properties");
+                at.push(key);
+            }
+            at.push("items");
+            let items = Compiled::at(document, items, &at).ok()?;
+            let reduced = at
+                .split_last()
+                .and_then(|(parent, _)| parent.get_mut(&mut rest_schema));
+            let list = reduced?.as_object_mut()?;
+            let mut counts = Map::new();
+            for keyword in ["items", "minItems", "maxItems"] {
+                if let Some(value) = list.remove(keyword).filter(|_| keyword != "items") {
+                    counts.insert(keyword.to_owned(), value);
+                }
+            }
+            lists.push(List {
+                keys,
+                items,
+                counts,
+            });
+        }
+        let rest = Compiled::new(&rest_schema).ok()?;
+        Some(Parts {
+            rest_schema,
+            rest,
+            lists,
+        })
+    }
+
+    /// How many lists are judged in parts.
+    pub(crate) fn len(&self) -> usize {
+        self.lists.len()
+    }
+
+    /// The property names from the root to list `list`.
+    pub(crate) fn keys(&self, list: usize) -> &[String] {
+        self.lists.get(list).map_or(&[], |l| &l.keys)
+    }
+
+    /// The schema node of an item of list `list` in `document` (the schema these parts were
+    /// made from).
+    pub(crate) fn item_node<'d>(&self, document: &'d Value, list: usize) -> Option<Node<'d>> {
+        list_node(Node::root(document), self.keys(list))?.items()
+    }
+
+    /// Whether `item` is valid in list `list`.
+    pub(crate) fn item_is_valid(&self, list: usize, item: &Value) -> bool {
+        self.lists.get(list).is_some_and(|l| l.items.is_valid(item))
+    }
+
+    /// The verdict on `item`, which sits at `path`, in list `list` of a value of `document`:
+    /// on refusal every violation, with its pointer from the value's root.
+    pub(crate) fn check_item(
+        &self,
+        document: &Value,
+        list: usize,
+        item: &Value,
+        path: &Path<'_>,
+    ) -> Result<(), Violations> {
+        match (self.lists.get(list), self.item_node(document, list)) {
+            (Some(l), Some(node)) => l.items.check_at(node, item, path),
+            _ => Err(Violations(vec![Violation {
+                path: path.to_pointer(),
+                rule: Rule::Schema,
+                expected: "an item of a list the schema declares".into(),
+                found: "a list the schema does not declare".into(),
+            }])),
+        }
+    }
+
+    /// Whether `rest` (a value with its lists emptied) is valid.
+    pub(crate) fn rest_is_valid(&self, rest: &Value) -> bool {
+        self.rest.is_valid(rest)
+    }
+
+    /// The verdict on `rest`, a value with its lists emptied.
+    pub(crate) fn check_rest(&self, rest: &Value) -> Result<(), Violations> {
+        self.rest.check(&self.rest_schema, rest)
+    }
+
+    /// The violation of list `list`'s item counts by `count` items, if any, at `at`.
+    pub(crate) fn check_count(&self, list: usize, count: usize, at: Pointer) -> Option<Violation> {
+        let (expected, found) = item_count(&self.lists.get(list)?.counts, count)?;
+        Some(Violation {
+            path: at,
+            rule: Rule::Items,
+            expected,
+            found,
+        })
+    }
+}
+
+/// The list node `keys` leads to from `root`, through `properties`.
+fn list_node<'d>(root: Node<'d>, keys: &[String]) -> Option<Node<'d>> {
+    keys.iter().try_fold(root, |node, key| node.property(key))
+}
+
+/// Collects in `found` the lists below `node` (reached through `keys`) judged in parts.
+fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<Vec<String>>) {
+    let Some(map) = node.map() else { return };
+    if found.len() >= MAX_LISTS || keys.len() > MAX_LIST_DEPTH {
+        return;
+    }
+    let only = |allowed: &[&str]| {
+        map.keys()
+            .all(|k| allowed.contains(&k.as_str()) || asserts_nothing(k))
+    };
+    if map
+        .get("items")
+        .is_some_and(|i| i.is_object() || i.is_boolean())
+    {
+        if only(LIST_KEYWORDS) {
+            found.push(keys.clone());
+        }
+        return;
+    }
+    if !only(OBJECT_KEYWORDS) {
+        return;
+    }
+    for (name, child) in node.properties() {
+        keys.push(name.to_owned());
+        find(child, keys, found);
+        keys.pop();
+    }
+}
+
+/// Whether any node of the document sets a base URI or an anchor.
+fn changes_resolution(node: Node<'_>) -> bool {
+    if node.too_deep() {
+        return true;
+    }
+    node.map()
+        .is_some_and(|map| RESOLUTION.iter().any(|k| map.contains_key(*k)))
+        || node
+            .children()
+            .into_iter()
+            .any(|child| changes_resolution(child.node))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn list_of(items: Value) -> Value {
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string"},
+                "rows": {"type": "array", "items": items, "minItems": 1, "maxItems": 3}
+            },
+            "required": ["name", "rows"],
+            "additionalProperties": false,
+            "$defs": {"Row": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}
+        })
+    }
+
+    #[test]
+    fn a_list_reached_through_properties_is_judged_an_item_at_a_time() {
+        let doc = list_of(json!({"$ref": "#/$defs/Row"}));
+        let parts = Parts::of(&doc).expect("a list");
+        assert_eq!(parts.len(), 1);
+        assert_eq!(parts.keys(0), ["rows"]);
+        // The item's reference resolves in the whole document.
+        assert!(parts.item_is_valid(0, &json!({"n": 1})));
+        assert!(!parts.item_is_valid(0, &json!({"n": "1"})));
+        let root = Path::root();
+        let rows = root.key("rows");
+        let at = rows.index(4);
+        let refused = parts
+            .check_item(&doc, 0, &json!({"n": "1"}), &at)
+            .unwrap_err();
+        assert_eq!(refused[0].path, "/rows/4/n");
+        // The rest is judged without the items or the counts.
+        assert!(parts.rest_is_valid(&json!({"name": "a", "rows": []})));
+        assert!(!parts.rest_is_valid(&json!({"name": "a", "rows": [], "x": 1})));
+        assert!(!parts.rest_is_valid(&json!({"name": "a"})));
+        let count = parts
+            .check_count(0, 4, Pointer::root().key("rows"))
+            .unwrap();
+        assert_eq!(
+            (count.expected.as_str(), count.found.as_str()),
+            ("1 to 3 items", "4 items")
+        );
+        assert!(parts.check_count(0, 2, Pointer::root()).is_none());
+    }
+
+    #[test]
+    fn a_schema_that_looks_inside_its_lists_otherwise_is_not_split() {
+        for doc in [
+            // The list's items are compared with each other.
+            json!({"type": "array", "items": {"type": "integer"}, "uniqueItems": true}),
+            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}, "contains": {"const": 1}}}}),
+            // Something else applies to the list too.
+            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "patternProperties": {"^r": {"maxItems": 2}}}),
+            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "anyOf": [{"required": ["rows"]}]}),
+            // References resolve against a base of the document's own.
+            json!({"$id": "https://example.com/s", "type": "object", "properties": {"rows": {"type": "array", "items": {}}}}),
+            // No list at all.
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+        ] {
+            assert!(Parts::of(&doc).is_none(), "{doc}");
+        }
+    }
+
+    #[test]
+    fn a_root_list_is_judged_an_item_at_a_time() {
+        let doc =
+            json!({"type": "array", "items": {"type": "integer", "minimum": 0}, "maxItems": 2});
+        let parts = Parts::of(&doc).expect("the root list");
+        assert_eq!(parts.keys(0), [] as [String; 0]);
+        assert!(parts.item_is_valid(0, &json!(3)));
+        assert!(!parts.item_is_valid(0, &json!(-3)));
+        assert!(parts.rest_is_valid(&json!([])));
+        assert!(!parts.rest_is_valid(&json!({})));
+        assert!(parts.check_count(0, 3, Pointer::root()).is_some());
+    }
+}

@@ -1,0 +1,335 @@
+//! Reading an answer in parts (`read::parts::parse_value_json`: a long list an item at a time,
+//! never the whole value) gives what `parse_value` gives on the whole value: the same text, the
+//! same provenance, the same warnings and the same violations. Answers are valid values of each
+//! schema, then given the mistakes models make in lists (a number as a string, a missing or
+//! unknown key, a wrong case, an item that is not an object, a scalar where the list goes), then
+//! broken in the ways the repairer mends.
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use structured_runtime::read::parts::parse_value_json;
+use structured_runtime::{
+    parse_value, ParseError, ParseOptions, Parsed, ResponseSchema, SchemaLimits,
+};
+
+/// Schemas whose lists are read in parts: a root list, a list in an object (items by `$ref`),
+/// two lists and a nested one, and counts on each.
+fn schemas() -> Vec<ResponseSchema> {
+    let row = json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "minimum": 0},
+            "name": {"type": "string", "maxLength": 12},
+            "ok": {"type": "boolean"},
+            "kind": {"enum": ["alpha", "beta"]},
+            "tags": {"type": "array", "items": {"type": "string"}}
+        },
+        "required": ["id", "name", "ok", "kind"],
+        "additionalProperties": false
+    });
+    [
+        json!({"type": "array", "items": row, "maxItems": 6}),
+        json!({
+            "type": "object",
+            "properties": {
+                "title": {"type": "string"},
+                "rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}, "minItems": 1}
+            },
+            "required": ["title", "rows"],
+            "additionalProperties": false,
+            "$defs": {"Row": row}
+        }),
+        json!({
+            "type": "object",
+            "properties": {
+                "rows": {"type": "array", "items": row},
+                "meta": {
+                    "type": "object",
+                    "properties": {
+                        "scores": {"type": "array", "items": {"type": "number", "maximum": 100}, "maxItems": 4},
+                        "by": {"type": "string"}
+                    },
+                    "required": ["scores"],
+                    "additionalProperties": false
+                }
+            },
+            "required": ["rows", "meta"]
+        }),
+    ]
+    .into_iter()
+    .map(|schema| {
+        let any_root = SchemaLimits {
+            object_root: false,
+            ..SchemaLimits::default()
+        };
+        ResponseSchema::with_limits("parts", schema, &any_root).unwrap()
+    })
+    .collect()
+}
+
+fn row() -> impl Strategy<Value = Value> {
+    (
+        0u32..500,
+        "[a-z ]{0,14}",
+        any::<bool>(),
+        prop::sample::select(vec!["alpha", "beta", "Alpha", "gamma"]),
+        prop::collection::vec("[a-z]{0,3}", 0..3),
+        0u8..12,
+    )
+        .prop_map(|(id, name, ok, kind, tags, mistake)| {
+            let mut row = json!({"id": id, "name": name, "ok": ok, "kind": kind, "tags": tags});
+            match mistake {
+                0 => row["id"] = json!(id.to_string()),
+                1 => row["ok"] = json!(if ok { "true" } else { "no" }),
+                2 => {
+                    row.as_object_mut().unwrap().remove("name");
+                }
+                3 => row["extra"] = json!(1),
+                4 => row["tags"] = json!("solo"),
+                5 => row = json!(id),
+                6 => row["id"] = json!(-1),
+                7 => row["name"] = json!(null),
+                _ => {}
+            }
+            row
+        })
+}
+
+fn value_for(schema: usize) -> impl Strategy<Value = Value> {
+    let rows = prop::collection::vec(row(), 0..8);
+    let scores = prop::collection::vec(
+        prop_oneof![
+            (0.0f64..120.0).prop_map(Value::from),
+            Just(json!("42")),
+            Just(json!(7))
+        ],
+        0..6,
+    );
+    (rows, scores, 0u8..10).prop_map(move |(rows, scores, mistake)| {
+        let rows = Value::Array(rows);
+        let mut value = match schema {
+            0 => rows,
+            1 => json!({"title": "t", "rows": rows}),
+            _ => json!({"rows": rows, "meta": {"scores": scores, "by": "x"}}),
+        };
+        match (mistake, value.as_object_mut()) {
+            (0, Some(map)) => {
+                map.insert("unknown".into(), json!(true));
+            }
+            (1, Some(map)) => {
+                // A single item where the list goes.
+                let first = map
+                    .get("rows")
+                    .and_then(|r| r.get(0))
+                    .cloned()
+                    .unwrap_or(json!({}));
+                map.insert("rows".into(), first);
+            }
+            (2, Some(map)) => {
+                map.remove("rows");
+            }
+            (3, _) => value = json!({"rows": value}),
+            _ => {}
+        }
+        value
+    })
+}
+
+/// Breaks the text as the repairer's tests do: a piece inserted, or the end cut.
+fn broken(text: String, edit: Option<(f64, &'static str)>, cut: Option<f64>) -> String {
+    let mut text = text;
+    if let Some((at, piece)) = edit {
+        let mut i = (at * text.len() as f64) as usize;
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        text.insert_str(i, piece);
+    }
+    if let Some(cut) = cut.filter(|c| *c > 0.7) {
+        let mut i = (cut * text.len() as f64) as usize;
+        while !text.is_char_boundary(i) {
+            i -= 1;
+        }
+        text.truncate(i);
+    }
+    text
+}
+
+fn options() -> Vec<ParseOptions> {
+    let no_repair = ParseOptions {
+        repair: false,
+        ..ParseOptions::default()
+    };
+    let mut numbers_as_written = ParseOptions::default();
+    numbers_as_written.coerce.scalars_to_strings = false;
+    vec![
+        ParseOptions::default(),
+        ParseOptions::strict(),
+        no_repair,
+        numbers_as_written,
+    ]
+}
+
+/// What a reading says, in a form both readings give: sorted lists of what was reported.
+fn outcome<T>(
+    result: Result<Parsed<T>, ParseError>,
+    text_of: impl Fn(T) -> String,
+) -> (String, Vec<String>, Vec<String>) {
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    match result {
+        Ok(parsed) => (
+            format!(
+                "Ok {:?} {} {:?} {}",
+                parsed.provenance,
+                parsed.truncated,
+                parsed.span,
+                text_of(parsed.value)
+            ),
+            sorted(parsed.warnings.iter().map(|w| w.to_string()).collect()),
+            Vec::new(),
+        ),
+        Err(ParseError::Invalid {
+            violations,
+            warnings,
+            ..
+        }) => (
+            "Invalid".into(),
+            sorted(warnings.iter().map(|w| w.to_string()).collect()),
+            sorted(violations.iter().map(|v| v.to_string()).collect()),
+        ),
+        Err(ParseError::Truncated { warnings, .. }) => (
+            "Truncated".into(),
+            sorted(warnings.iter().map(|w| w.to_string()).collect()),
+            Vec::new(),
+        ),
+        Err(ParseError::NotExact { warnings }) => (
+            "NotExact".into(),
+            sorted(warnings.iter().map(|w| w.to_string()).collect()),
+            Vec::new(),
+        ),
+        Err(e) => (format!("{e}"), Vec::new(), Vec::new()),
+    }
+}
+
+fn agree(text: &str, schema: &ResponseSchema) -> Result<(), TestCaseError> {
+    for options in options() {
+        let whole = outcome(parse_value(text, schema, &options), |v: Value| {
+            v.to_string()
+        });
+        let parts = outcome(parse_value_json(text, schema, &options), |s: String| s);
+        prop_assert_eq!(&parts, &whole, "{}", text);
+    }
+    Ok(())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_reading_in_parts_agrees_with_the_whole_reading(
+        (which, value) in (0usize..3).prop_flat_map(|s| (Just(s), value_for(s))),
+        edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
+            ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
+            "\"k\": 123456789012345678901234567890, ",
+        ]))),
+        cut in prop::option::of(0.0f64..1.0),
+        pretty in any::<bool>(),
+    ) {
+        let schema = &schemas()[which];
+        let text = if pretty {
+            serde_json::to_string_pretty(&value).unwrap()
+        } else {
+            value.to_string()
+        };
+        agree(&broken(text, edit, cut), schema)?;
+    }
+}
+
+#[test]
+fn the_hand_picked_shapes_agree_too() {
+    let schemas = schemas();
+    for (which, text) in [
+        (0, r#"[]"#),
+        (
+            0,
+            r#"[{"id": 1, "name": "a", "ok": true, "kind": "alpha"}]"#,
+        ),
+        (
+            0,
+            r#"Here: ```json
+[{"id": "1", "name": "a", "ok": "true", "kind": "Alpha"}]
+``` done"#,
+        ),
+        (0, r#"[1, 2, 3, 4, 5, 6, 7]"#),
+        (0, r#"{"id": 1, "name": "a", "ok": true, "kind": "alpha"}"#),
+        (0, r#""[1]""#),
+        (1, r#"{"title": "t", "rows": []}"#),
+        (
+            1,
+            r#"{"title": "t", "rows": [{"id": 1e400, "name": 1e400, "ok": true, "kind": "beta"}]}"#,
+        ),
+        (
+            1,
+            r#"{"title": "t", "Rows": [{"id": 1, "name": "n", "ok": true, "kind": "beta"}]}"#,
+        ),
+        (
+            1,
+            r#"{"title": "t", "rows": [{"id": 1, "name": "n", "ok": true, "kind": "beta"}], "rows": []}"#,
+        ),
+        (
+            1,
+            r#"{"title": "t", "rows": {"id": 1, "name": "n", "ok": true, "kind": "beta"}}"#,
+        ),
+        (
+            1,
+            r#"{"title": "t", "rows": [{"id": 1, "name": "n", "ok": true, "kind": "beta"} {"id": 2}"#,
+        ),
+        (
+            2,
+            r#"{"rows": [], "meta": {"scores": [1, "2", 300], "by": 1}}"#,
+        ),
+        (
+            2,
+            r#"{"meta": {"scores": 5}, "rows": [{"id": 1, "name": "n", "ok": true, "kind": "beta"}]}"#,
+        ),
+        (
+            2,
+            r#"first {"rows": [], "meta": {"scores": []}} then {"rows": [], "meta": {"scores": [1]}}"#,
+        ),
+    ] {
+        agree(text, &schemas[which]).unwrap();
+    }
+}
+
+#[test]
+fn a_reading_in_parts_gives_the_value_as_its_text() {
+    let schema = &schemas()[1];
+    let parsed = parse_value_json(
+        r#"{"title": "t", "rows": [{"id": "7", "name": "n", "ok": true, "kind": "Beta", "tags": []}]}"#,
+        schema,
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(
+        parsed.value,
+        r#"{"title":"t","rows":[{"id":7,"name":"n","ok":true,"kind":"beta","tags":[]}]}"#
+    );
+    let refused = parse_value_json(
+        r#"{"title": "t", "rows": [{"id": -7, "name": "n", "ok": true, "kind": "beta"}]}"#,
+        schema,
+        &ParseOptions::default(),
+    )
+    .unwrap_err();
+    let ParseError::Invalid {
+        violations, value, ..
+    } = refused
+    else {
+        panic!("{refused:?}")
+    };
+    assert_eq!(violations[0].path, "/rows/0/id");
+    // A refusal read in parts holds no value.
+    assert_eq!(value, Value::Null);
+}
