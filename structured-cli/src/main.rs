@@ -247,10 +247,13 @@ fn report_repairs<T: std::fmt::Display>(kind: &str, items: &[T], unlisted: impl 
     }
 }
 
-/// Whether `w` counts the repairs the list left out.
+/// Whether `w` counts the repairs or the changes the list left out.
 fn unlisted_warning(w: &structured_runtime::Warning) -> bool {
-    matches!(w, structured_runtime::Warning::Repair(r)
-        if r.kind == structured_runtime::read::repair::RepairKind::Unlisted)
+    use structured_runtime::read::coerce::RecoveryKind;
+    use structured_runtime::read::repair::RepairKind;
+    use structured_runtime::Warning;
+    matches!(w, Warning::Repair(r) if r.kind == RepairKind::Unlisted)
+        || matches!(w, Warning::Recovery(r) if r.kind == RecoveryKind::Unlisted)
 }
 
 /// One stderr line per item, `kind: item`, at most [`MAX_REPORT_LINES`], then how many more.

@@ -118,6 +118,18 @@ fn a_number_no_float_holds_never_satisfies_a_string_field_silently() {
         }
         other => panic!("{other:?}"),
     }
+    // Nor where coercion put it (an object wrapped into the list the schema asks for).
+    let listed = schema(json!({"type": "object", "properties": {
+        "rows": {"type": "array", "items": {"type": "object", "properties": {"name": {"type": "string"}}}}},
+        "required": ["rows"], "additionalProperties": false}));
+    let mut numbers_as_written = ParseOptions::default();
+    numbers_as_written.coerce.scalars_to_strings = false;
+    match parse_value(r#"{"rows": {"name": 1e309}}"#, &listed, &numbers_as_written) {
+        Err(ParseError::Invalid { violations, .. }) => {
+            assert_eq!(violations[0].path, "/rows/0/name", "{violations}");
+        }
+        other => panic!("{other:?}"),
+    }
     // A number too long for a repair to quote whole is found by its start.
     let long = format!(r#"{{"name": 1{}e400}}"#, "0".repeat(120));
     assert!(

@@ -8,6 +8,7 @@
 use proptest::prelude::*;
 use serde_json::{json, Value};
 use structured_runtime::read::parts::parse_value_json;
+use structured_runtime::schema::{Rule, MAX_VIOLATIONS};
 use structured_runtime::{
     parse_value, ParseError, ParseOptions, Parsed, ResponseSchema, SchemaLimits,
 };
@@ -198,7 +199,16 @@ fn outcome<T>(
         }) => (
             "Invalid".into(),
             sorted(warnings.iter().map(|w| w.to_string()).collect()),
-            sorted(violations.iter().map(|v| v.to_string()).collect()),
+            if violations.len() >= MAX_VIOLATIONS {
+                // A full report: the first found are listed, in each reading's own order; the
+                // counts (what the lists' own keywords say) are always among them.
+                let counts = violations.iter().filter(|v| v.rule == Rule::Items);
+                let mut kept: Vec<String> = counts.map(|v| v.to_string()).collect();
+                kept.push(format!("{} violations", violations.len()));
+                sorted(kept)
+            } else {
+                sorted(violations.iter().map(|v| v.to_string()).collect())
+            },
         ),
         Err(ParseError::Truncated { warnings, .. }) => (
             "Truncated".into(),
@@ -291,6 +301,11 @@ fn the_hand_picked_shapes_agree_too() {
             2,
             r#"{"rows": [], "meta": {"scores": [1, "2", 300], "by": 1}}"#,
         ),
+        // A number kept as text, in an item coercion moves into the list.
+        (
+            2,
+            r#"{"rows":{"id":0,"name"1e999, :"","ok":false,"kind":"alpha","extra":1},"meta":{"scores":["42"]}}"#,
+        ),
         (
             2,
             r#"{"meta": {"scores": 5}, "rows": [{"id": 1, "name": "n", "ok": true, "kind": "beta"}]}"#,
@@ -302,6 +317,27 @@ fn the_hand_picked_shapes_agree_too() {
     ] {
         agree(text, &schemas[which]).unwrap();
     }
+}
+
+#[test]
+fn past_the_listed_changes_both_readings_count_the_rest() {
+    let schema = &schemas()[0];
+    let rows: Vec<String> = (0..1500)
+        .map(|i| format!(r#"{{"id": "{i}", "name": "n", "ok": true, "kind": "beta"}}"#))
+        .collect();
+    let text = format!("[{}]", rows.join(","));
+    agree(&text, schema).unwrap();
+    let parsed = parse_value_json(&text, schema, &ParseOptions::default());
+    let warnings = parsed.map(|p| p.warnings).unwrap_or_else(|e| match e {
+        ParseError::Invalid { warnings, .. } => warnings,
+        other => panic!("{other:?}"),
+    });
+    // The first thousand changes listed, then one entry counting the other 500.
+    assert_eq!(warnings.len(), 1001);
+    assert_eq!(
+        warnings.last().map(|w| w.to_string()).unwrap_or_default(),
+        "recovery: made more changes of the kinds listed, not listed one by one: 500 more"
+    );
 }
 
 #[test]

@@ -145,7 +145,10 @@ pub struct Recovery {
 
 impl fmt::Display for Recovery {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {} (was {})", self.path, self.kind, self.was)
+        match self.kind {
+            RecoveryKind::Unlisted => write!(f, "{}: {}", self.kind, self.was),
+            _ => write!(f, "{}: {} (was {})", self.path, self.kind, self.was),
+        }
     }
 }
 
@@ -183,15 +186,67 @@ pub enum RecoveryKind {
     /// map as a plain object instead of a list of `{key, value}` entries, a root not wrapped):
     /// read as it is, but not what the enforced schema allows.
     NotInSentShape,
+    /// More changes than one reading lists ([`MAX_LISTED_RECOVERIES`]) were made: the rest are
+    /// counted here (`was` says how many), not listed one by one.
+    Unlisted,
 }
 
 impl RecoveryKind {
-    /// Whether this change can put content in the value that the model did not write.
+    /// Whether this change can put content in the value that the model did not write (for
+    /// [`RecoveryKind::Unlisted`]: whether it may have, as the changes it counts are not known).
     pub fn invents(self) -> bool {
         matches!(
             self,
-            RecoveryKind::DefaultForMissing | RecoveryKind::DefaultForNull
+            RecoveryKind::DefaultForMissing | RecoveryKind::DefaultForNull | RecoveryKind::Unlisted
         )
+    }
+}
+
+/// Changes one reading lists at most; the rest are counted into one [`RecoveryKind::Unlisted`]
+/// entry at the end (as the repairer counts its repairs past its own cap), so the report of a
+/// huge answer in which every item was fitted does not outgrow the answer.
+pub const MAX_LISTED_RECOVERIES: usize = 1000;
+
+/// Recoveries as they are listed: at most [`MAX_LISTED_RECOVERIES`], the rest counted.
+#[derive(Debug, Default)]
+pub(crate) struct Listed {
+    pub(crate) list: Vec<Recovery>,
+    pub(crate) unlisted: usize,
+}
+
+impl Listed {
+    /// Adds one recovery, or counts it when the list is full.
+    pub(crate) fn push(&mut self, recovery: Recovery) {
+        if self.list.len() < MAX_LISTED_RECOVERIES {
+            self.list.push(recovery);
+        } else {
+            self.unlisted += 1;
+        }
+    }
+
+    /// Adds another list's recoveries and its count.
+    pub(crate) fn extend(&mut self, more: Listed) {
+        self.unlisted += more.unlisted;
+        for recovery in more.list {
+            self.push(recovery);
+        }
+    }
+
+    /// Whether anything was listed or counted.
+    pub(crate) fn is_empty(&self) -> bool {
+        self.list.is_empty() && self.unlisted == 0
+    }
+
+    /// The list, with the count of the rest as its last entry when there is one.
+    pub(crate) fn into_vec(mut self) -> Vec<Recovery> {
+        if self.unlisted > 0 {
+            self.list.push(Recovery {
+                kind: RecoveryKind::Unlisted,
+                path: Pointer::root(),
+                was: format!("{} more", self.unlisted),
+            });
+        }
+        self.list
     }
 }
 
@@ -213,6 +268,7 @@ impl fmt::Display for RecoveryKind {
             EnumAlias => "matched an enum value through an alias",
             DroppedInvalidOptional => "dropped an optional property that did not fit",
             NotInSentShape => "written in the schema's own shape, not the shape sent (a map as an object instead of {key, value} entries, or a root not wrapped)",
+            Unlisted => "made more changes of the kinds listed, not listed one by one",
         })
     }
 }
@@ -220,6 +276,15 @@ impl fmt::Display for RecoveryKind {
 /// Fits `value` to `schema` as far as `policy` allows, and returns every change made. Never
 /// fails: what cannot be fitted is left as it is, for validation to report.
 pub fn coerce(value: &mut Value, schema: &ResponseSchema, policy: &CoercePolicy) -> Vec<Recovery> {
+    coerce_with(value, schema, policy, false).into_vec()
+}
+
+/// [`coerce`], the recoveries as they are listed (for a reading that adds more to them).
+pub(crate) fn coerce_listed(
+    value: &mut Value,
+    schema: &ResponseSchema,
+    policy: &CoercePolicy,
+) -> Listed {
     coerce_with(value, schema, policy, false)
 }
 
@@ -231,7 +296,7 @@ pub(crate) fn coerce_choosing(
     schema: &ResponseSchema,
     policy: &CoercePolicy,
 ) -> Vec<Recovery> {
-    coerce_with(value, schema, policy, true)
+    coerce_with(value, schema, policy, true).into_vec()
 }
 
 /// [`coerce`] for a part of a value: `value` sits at `path` in a larger one and `node` is its
@@ -243,11 +308,11 @@ pub(crate) fn coerce_at(
     node: Node<'_>,
     path: &Path<'_>,
     policy: &CoercePolicy,
-) -> Vec<Recovery> {
+) -> Listed {
     let mut run = Coerce {
         policy,
         schema,
-        out: Vec::new(),
+        out: Listed::default(),
         aliases: schema.key_aliases(),
         choose: false,
     };
@@ -260,12 +325,12 @@ fn coerce_with(
     schema: &ResponseSchema,
     policy: &CoercePolicy,
     choose: bool,
-) -> Vec<Recovery> {
+) -> Listed {
     let root = Node::root(schema.schema());
     let mut run = Coerce {
         policy,
         schema,
-        out: Vec::new(),
+        out: Listed::default(),
         aliases: schema.key_aliases(),
         choose,
     };
@@ -279,7 +344,7 @@ fn coerce_with(
 struct Coerce<'p> {
     policy: &'p CoercePolicy,
     schema: &'p ResponseSchema,
-    out: Vec<Recovery>,
+    out: Listed,
     /// `(alias, name)`: other names serde reads for a property (`#[serde(alias)]`).
     aliases: &'p [(String, String)],
     /// A missing value the schema gives a choice of takes the first allowed ([`coerce_choosing`]).
@@ -288,6 +353,10 @@ struct Coerce<'p> {
 
 impl Coerce<'_> {
     fn push(&mut self, kind: RecoveryKind, path: Pointer, was: &Value) {
+        if self.out.list.len() >= MAX_LISTED_RECOVERIES {
+            self.out.unlisted += 1;
+            return;
+        }
         self.out.push(Recovery {
             kind,
             path,

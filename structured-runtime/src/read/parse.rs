@@ -1385,7 +1385,9 @@ impl Attempt<'_, '_> {
         repairs + if self.truncated { 1000 } else { 0 } + self.recoveries.len()
     }
 
-    fn warnings(&self, mut warnings: Vec<Warning>) -> Vec<Warning> {
+    /// Every warning of the attempt after `warnings`, its repairs and recoveries moved out
+    /// (not copied: an answer may hold hundreds of thousands). Ask anything of them first.
+    fn take_warnings(&mut self, mut warnings: Vec<Warning>) -> Vec<Warning> {
         warnings.reserve(self.repairs.len() + self.recoveries.len() + 2);
         let offset = self.candidate.span.start;
         let around = self.candidate.source != Source::Whole
@@ -1394,17 +1396,21 @@ impl Attempt<'_, '_> {
             warnings.push(extracted(self.candidate));
         }
         warnings.extend(
-            self.repairs
-                .iter()
+            std::mem::take(&mut self.repairs)
+                .into_iter()
                 .filter(|r| !r.kind.is_extraction())
                 .map(|r| {
                     Warning::Repair(Repair {
                         at: r.at + offset,
-                        ..r.clone()
+                        ..r
                     })
                 }),
         );
-        warnings.extend(self.recoveries.iter().cloned().map(Warning::Recovery));
+        warnings.extend(
+            std::mem::take(&mut self.recoveries)
+                .into_iter()
+                .map(Warning::Recovery),
+        );
         if self.truncated {
             warnings.push(Warning::Truncated);
         }
@@ -1494,19 +1500,22 @@ fn judge_value<'c, 'a, G: Target>(
     };
     // A number no float holds, kept as its text: a string only when the policy writes
     // numbers as strings; else the value stays refused where it is.
-    let as_text = match KeptNumbers::of(&attempt.repairs, &options.coerce) {
+    // Checked on the value returned (as repaired, or as fitted): wherever coercion put it.
+    let kept = KeptNumbers::of(&attempt.repairs, &options.coerce);
+    let as_text_in = |value: &Value| match &kept {
         Some(kept) => kept.violations(
-            &value,
+            value,
             Node::root(target.schema().schema()),
             &Pointer::root(),
         ),
         None => Vec::new(),
     };
-    let kept = (!as_text.is_empty()).then(|| value.clone());
+    let as_text = as_text_in(&value);
+    let copy = (!as_text.is_empty()).then(|| value.clone());
     // As repaired first: coercion runs only on a value that does not fit, so a value that
     // fits is never changed (but a value read from another shape than the one sent says so).
     attempt.recoveries = target.shape_recoveries(&value);
-    let (mut value, violations) = match (target.accept(value), kept) {
+    let (mut value, violations) = match (target.accept(value), copy) {
         (Ok(out), None) => {
             return Ok((
                 (false, false, attempt.cost(), 0),
@@ -1522,9 +1531,9 @@ fn judge_value<'c, 'a, G: Target>(
     let (value, violations) = if attempt.recoveries.len() == shaped {
         (value, violations)
     } else {
-        // The numbers kept as text stay refused however the rest was fitted.
-        let fitted = (!as_text.is_empty()).then(|| value.clone());
-        match (target.accept(value), fitted) {
+        let as_text = as_text_in(&value);
+        let copy = (!as_text.is_empty()).then(|| value.clone());
+        match (target.accept(value), copy) {
             (Ok(out), None) => {
                 let rank = (false, false, attempt.cost(), 0);
                 return Ok((rank, Judged::Valid(attempt, out)));
@@ -1579,8 +1588,12 @@ fn best_candidate<G: Target>(
         }
     });
     let result = match best {
-        Some((_, Judged::Valid(attempt, value))) => {
-            let all = attempt.warnings(warnings);
+        Some((_, Judged::Valid(mut attempt, value))) => {
+            let provenance = attempt.provenance();
+            // The value's own part of the candidate: up to any text ignored after it.
+            let start = attempt.candidate.span.start;
+            let used = used_part(&attempt.repairs, 0..attempt.candidate.text.len());
+            let all = attempt.take_warnings(warnings);
             if attempt.truncated && !options.accept_truncated {
                 Err(ParseError::Truncated {
                     partial: attempt.partial.unwrap_or_default(),
@@ -1588,16 +1601,13 @@ fn best_candidate<G: Target>(
                 })
             } else {
                 tracing::debug!(
-                    provenance = ?attempt.provenance(),
+                    provenance = ?provenance,
                     warnings = all.len(),
                     "structured output read from the answer"
                 );
-                // The value's own part of the candidate: up to any text ignored after it.
-                let start = attempt.candidate.span.start;
-                let used = used_part(&attempt.repairs, 0..attempt.candidate.text.len());
                 Ok(Parsed {
                     value,
-                    provenance: attempt.provenance(),
+                    provenance,
                     truncated: attempt.truncated,
                     span: start + used.start..start + used.end,
                     warnings: all,
@@ -1605,8 +1615,8 @@ fn best_candidate<G: Target>(
                 })
             }
         }
-        Some((_, Judged::Invalid(attempt, value, violations))) => {
-            let all = attempt.warnings(warnings);
+        Some((_, Judged::Invalid(mut attempt, value, violations))) => {
+            let all = attempt.take_warnings(warnings);
             if attempt.truncated {
                 Err(ParseError::Truncated {
                     partial: attempt.partial.unwrap_or(value),

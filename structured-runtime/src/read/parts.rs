@@ -25,7 +25,7 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::read::coerce::{coerce, coerce_at, CoercePolicy, Recovery};
+use crate::read::coerce::{coerce_at, coerce_listed, CoercePolicy, Listed, Recovery};
 use crate::read::extract::Candidate;
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
@@ -149,10 +149,13 @@ impl InParts<'_> {
     }
 
     /// Reads `json` (one JSON value, as `serde_json` writes it) in parts: fitted by `fit`, or
-    /// without it only when valid as written.
+    /// without it only when valid as written. The value's text is `json` itself when nothing
+    /// was fitted; else it is written in a second pass over `json`, each item again as it is
+    /// read (one fitted in the first pass fitted again), so the items are never all held at
+    /// once, as values or as text. A refused value is not written.
     fn read(
         &self,
-        json: &str,
+        json: String,
         repairs: &[Repair],
         fit: Option<&CoercePolicy>,
     ) -> Result<Read, Stop> {
@@ -162,52 +165,139 @@ impl InParts<'_> {
             fit,
             kept: fit.and_then(|policy| KeptNumbers::of(repairs, policy)),
             lists: (0..self.parts.len()).map(|_| ListOut::default()).collect(),
-            recoveries: Vec::new(),
+            writing: false,
+            met: Vec::new(),
+            sink: None,
+            rest_fitted: false,
+            recoveries: Listed::default(),
             violations: Vec::new(),
             as_text: Vec::new(),
             stop: None,
         });
-        let mut de = serde_json::Deserializer::from_str(json);
-        let shape = Shape {
-            walk: &walk,
-            keys: Vec::new(),
-        };
-        let rest = shape
-            .deserialize(&mut de)
-            .and_then(|rest| de.end().map(|()| rest));
+        let mut rest = shape_of(&json, &walk)?;
         let mut walk = walk.into_inner();
-        if let Some(stop) = walk.stop.take() {
-            return Err(stop);
-        }
-        // The text is JSON as serde_json wrote it: it always reads.
-        let mut rest = rest.map_err(|_| Stop::GaveUp)?;
         walk.rest(&mut rest)?;
-        if fit.is_none() {
-            // Valid as written: the text is the value's own.
+        let unchanged = !walk.rest_fitted
+            && walk
+                .lists
+                .iter()
+                .all(|l| l.fitted.is_empty() && l.moved.is_empty());
+        let refused = !walk.violations.is_empty() || !walk.as_text.is_empty();
+        if unchanged || refused {
+            // As written (or as repaired), the text is the value's own; a refused value is not
+            // written.
             return Ok(Read {
-                json: json.to_owned(),
-                recoveries: Vec::new(),
-                violations: Vec::new(),
-                as_text: Vec::new(),
+                json: if refused { String::new() } else { json },
+                recoveries: walk.recoveries.into_vec(),
+                violations: walk.violations,
+                as_text: walk.as_text,
             });
         }
-        let mut out = Vec::with_capacity(json.len());
-        walk.write(&rest, &mut Vec::new(), &mut out);
+        walk.writing = true;
+        // The rest's text around its lists: when the lists come in the text in the order the
+        // rest writes them, the items are written straight into the value's text between them.
+        let mut around = Around::default();
+        walk.write(&rest, &mut Vec::new(), &mut around, true);
+        let moved = walk.lists.iter().any(|l| !l.moved.is_empty());
+        if around.holes == walk.met && !moved {
+            let mut texts = around.texts.into_iter();
+            walk.sink = Some(Sink {
+                out: texts.next().unwrap_or_default(),
+                after: texts,
+            });
+        }
+        let cell = RefCell::new(walk);
+        shape_of(&json, &cell)?;
+        drop(json);
+        let mut walk = cell.into_inner();
+        let out = match walk.sink.take() {
+            Some(sink) => sink.out,
+            None => {
+                // Items coercion moved into a list are not in the text: written last, in order.
+                for list in &mut walk.lists {
+                    for text in std::mem::take(&mut list.moved) {
+                        list.push(text.as_bytes());
+                    }
+                }
+                let mut out = Around::default();
+                walk.write(&rest, &mut Vec::new(), &mut out, false);
+                out.texts.concat()
+            }
+        };
         Ok(Read {
             json: String::from_utf8(out).map_err(|_| Stop::GaveUp)?,
-            recoveries: walk.recoveries,
+            recoveries: walk.recoveries.into_vec(),
             violations: walk.violations,
             as_text: walk.as_text,
         })
     }
 }
 
-/// A list's items as they are written out.
+/// Reads `json` through `walk`: the rest, with each list's items given to the walk.
+fn shape_of(json: &str, walk: &RefCell<Walk<'_>>) -> Result<Value, Stop> {
+    let mut de = serde_json::Deserializer::from_str(json);
+    let shape = Shape {
+        walk,
+        keys: Vec::new(),
+    };
+    let rest = shape
+        .deserialize(&mut de)
+        .and_then(|rest| de.end().map(|()| rest));
+    if let Some(stop) = walk.borrow_mut().stop.take() {
+        return Err(stop);
+    }
+    // The text is JSON as serde_json wrote it: it always reads.
+    rest.map_err(|_| Stop::GaveUp)
+}
+
+/// A list's items as they are read and written out.
 #[derive(Default)]
 struct ListOut {
-    /// The items' JSON, comma-separated.
-    text: Vec<u8>,
+    /// Items read so far.
     count: usize,
+    /// The indexes of the items fitted in the first pass.
+    fitted: std::collections::VecDeque<usize>,
+    /// The text of the items coercion moved into the list (not in the text read).
+    moved: Vec<String>,
+    /// The items' JSON, comma-separated (second pass).
+    text: Vec<u8>,
+    /// Items written.
+    written: usize,
+}
+
+impl ListOut {
+    fn push(&mut self, item: &[u8]) {
+        if self.written > 0 {
+            self.text.push(b',');
+        }
+        self.text.extend_from_slice(item);
+        self.written += 1;
+    }
+}
+
+/// The rest's text with a hole where each list's items go: `texts` around `holes` (one text
+/// more than holes).
+#[derive(Default)]
+struct Around {
+    texts: Vec<Vec<u8>>,
+    holes: Vec<usize>,
+}
+
+impl Around {
+    fn text(&mut self) -> &mut Vec<u8> {
+        if self.texts.is_empty() {
+            self.texts.push(Vec::new());
+        }
+        let last = self.texts.len() - 1;
+        &mut self.texts[last]
+    }
+}
+
+/// The value's text as the second pass writes it: the items of the list being read go at its
+/// end, then the rest's text after that list.
+struct Sink {
+    out: Vec<u8>,
+    after: std::vec::IntoIter<Vec<u8>>,
 }
 
 /// One candidate's reading in parts, as it goes.
@@ -218,51 +308,94 @@ struct Walk<'p> {
     fit: Option<&'p CoercePolicy>,
     kept: Option<KeptNumbers<'p>>,
     lists: Vec<ListOut>,
-    recoveries: Vec<Recovery>,
+    /// The second pass: items are written, not judged.
+    writing: bool,
+    /// The lists read from the text, in the order they came.
+    met: Vec<usize>,
+    /// Where the second pass writes items, when straight into the value's text.
+    sink: Option<Sink>,
+    /// The rest was fitted.
+    rest_fitted: bool,
+    recoveries: Listed,
     violations: Vec<Violation>,
     as_text: Vec<Violation>,
     stop: Option<Stop>,
 }
 
 impl Walk<'_> {
-    /// Item `index` of list `list`: judged, fitted if it does not fit, and written out.
-    fn item(&mut self, list: usize, index: usize, mut item: Value) -> Result<(), ()> {
+    /// Item `index` of list `list`: judged, and fitted if it does not fit (first pass), or
+    /// written out, fitted again where it was the first time (second pass: coercion gives the
+    /// same value from the same item, so only the index is kept between the passes). An item
+    /// `moved` into the list by coercion is not in the text: its text is kept.
+    fn item(&mut self, list: usize, index: usize, mut item: Value, moved: bool) -> Result<(), ()> {
         let parts = self.target.parts;
         let Some(node) = parts.item_node(self.document, list) else {
             self.stop = Some(Stop::GaveUp);
             return Err(());
         };
         let keys = parts.keys(list);
-        at_keys(keys, &Path::root(), &mut |list_path| {
+        if self.writing {
+            let Some(out) = self.lists.get_mut(list) else {
+                return Err(());
+            };
+            if out.fitted.front() == Some(&index) {
+                out.fitted.pop_front();
+                if let Some(policy) = self.fit {
+                    at_keys(keys, &Path::root(), &mut |list_path| {
+                        let path = list_path.index(index);
+                        coerce_at(&mut item, self.target.schema, node, &path, policy);
+                    });
+                }
+            }
+            match &mut self.sink {
+                Some(sink) => {
+                    if out.written > 0 {
+                        sink.out.push(b',');
+                    }
+                    write_json(&mut sink.out, &item);
+                    out.written += 1;
+                }
+                None => {
+                    let mut text = Vec::new();
+                    write_json(&mut text, &item);
+                    out.push(&text);
+                }
+            }
+            return Ok(());
+        }
+        let fitted = at_keys(keys, &Path::root(), &mut |list_path| {
             let path = list_path.index(index);
+            let fitted = if parts.item_is_valid(list, &item) {
+                false
+            } else {
+                let Some(policy) = self.fit else {
+                    self.stop = Some(Stop::Invalid);
+                    return Err(());
+                };
+                let recoveries = coerce_at(&mut item, self.target.schema, node, &path, policy);
+                if let Err(violations) = parts.check_item(self.document, list, &item, &path) {
+                    push_capped(&mut self.violations, violations);
+                }
+                let fitted = !recoveries.is_empty();
+                self.recoveries.extend(recoveries);
+                fitted
+            };
+            // Checked on the item returned (as written, or as fitted).
             if let Some(kept) = &self.kept {
                 let at = path.to_pointer();
                 self.as_text.extend(kept.violations(&item, node, &at));
             }
-            if parts.item_is_valid(list, &item) {
-                return Ok(());
-            }
-            let Some(policy) = self.fit else {
-                self.stop = Some(Stop::Invalid);
-                return Err(());
-            };
-            let recoveries = coerce_at(&mut item, self.target.schema, node, &path, policy);
-            if let Err(violations) = parts.check_item(self.document, list, &item, &path) {
-                push_capped(&mut self.violations, violations);
-            }
-            self.recoveries.extend(recoveries);
-            Ok(())
+            Ok(fitted)
         })?;
-        let out = match self.lists.get_mut(list) {
-            Some(out) => out,
-            None => return Err(()),
+        let Some(out) = self.lists.get_mut(list) else {
+            return Err(());
         };
-        if self.fit.is_some() {
-            if out.count > 0 {
-                out.text.push(b',');
-            }
-            if serde_json::to_writer(&mut out.text, &item).is_err() {
-                out.text.extend_from_slice(b"null");
+        // Nothing is kept for the second pass once the value is refused (it is not written).
+        if self.violations.is_empty() {
+            if moved {
+                out.moved.push(item.to_string());
+            } else if fitted {
+                out.fitted.push_back(index);
             }
         }
         out.count += 1;
@@ -273,15 +406,11 @@ impl Walk<'_> {
     /// any item coercion put into a list judged as an item; then the lists' counts.
     fn rest(&mut self, rest: &mut Value) -> Result<(), Stop> {
         let parts = self.target.parts;
-        if let Some(kept) = &self.kept {
-            self.as_text
-                .extend(kept.violations(rest, Node::root(self.document), &Pointer::root()));
-        }
         if !parts.rest_is_valid(rest) {
             let Some(policy) = self.fit else {
                 return Err(Stop::Invalid);
             };
-            let recoveries = coerce(rest, self.target.schema, policy);
+            let recoveries = coerce_listed(rest, self.target.schema, policy);
             for list in 0..parts.len() {
                 let at = pointer(parts.keys(list));
                 let Some(Value::Array(items)) = at.get_mut(rest) else {
@@ -295,7 +424,7 @@ impl Walk<'_> {
                     return Err(Stop::GaveUp);
                 }
                 for (i, item) in moved.into_iter().enumerate() {
-                    if self.item(list, i, item).is_err() {
+                    if self.item(list, i, item, true).is_err() {
                         return Err(self.stop.take().unwrap_or(Stop::GaveUp));
                     }
                 }
@@ -303,7 +432,14 @@ impl Walk<'_> {
             if let Err(violations) = parts.check_rest(rest) {
                 push_capped(&mut self.violations, violations);
             }
+            self.rest_fitted |= !recoveries.is_empty();
             self.recoveries.extend(recoveries);
+        }
+        // Checked on the rest returned (as written, or as fitted; items it moved into a list
+        // were checked as items).
+        if let Some(kept) = &self.kept {
+            self.as_text
+                .extend(kept.violations(rest, Node::root(self.document), &Pointer::root()));
         }
         for list in 0..parts.len() {
             let at = pointer(parts.keys(list));
@@ -314,7 +450,12 @@ impl Walk<'_> {
                         if self.fit.is_none() {
                             return Err(Stop::Invalid);
                         }
-                        push_capped(&mut self.violations, Violations(vec![violation]));
+                        // The whole value's walk names a list's count before its items: a
+                        // full report keeps the count, in place of its last entry.
+                        if self.violations.len() >= MAX_VIOLATIONS {
+                            self.violations.pop();
+                        }
+                        self.violations.insert(0, violation);
                     }
                 }
                 // Items were read where coercion left no list.
@@ -325,31 +466,44 @@ impl Walk<'_> {
         Ok(())
     }
 
-    /// Writes `value` (the rest, at `keys`) with each list's items where the list is.
-    fn write(&self, value: &Value, keys: &mut Vec<String>, out: &mut Vec<u8>) {
+    /// Writes `value` (the rest, at `keys`) into `out`: each list's items where the list is
+    /// (their text written already), or with `holes` a hole for them.
+    fn write(&self, value: &Value, keys: &mut Vec<String>, out: &mut Around, holes: bool) {
         match (self.target.role(keys), value) {
             (Role::List(list), Value::Array(_)) => {
-                out.push(b'[');
-                if let Some(l) = self.lists.get(list) {
-                    out.extend_from_slice(&l.text);
+                out.text().push(b'[');
+                if holes {
+                    out.holes.push(list);
+                    out.texts.push(Vec::new());
+                } else if let Some(l) = self.lists.get(list) {
+                    out.text().extend_from_slice(&l.text);
                 }
-                out.push(b']');
+                out.text().push(b']');
             }
             (Role::Way, Value::Object(map)) => {
-                out.push(b'{');
+                out.text().push(b'{');
                 for (i, (key, member)) in map.iter().enumerate() {
                     if i > 0 {
-                        out.push(b',');
+                        out.text().push(b',');
                     }
-                    write_json(out, key);
-                    out.push(b':');
+                    write_json(out.text(), key);
+                    out.text().push(b':');
                     keys.push(key.clone());
-                    self.write(member, keys, out);
+                    self.write(member, keys, out, holes);
                     keys.pop();
                 }
-                out.push(b'}');
+                out.text().push(b'}');
             }
-            _ => write_json(out, value),
+            _ => write_json(out.text(), value),
+        }
+    }
+
+    /// The end of list `list` in the second pass: the rest's text after it follows.
+    fn list_done(&mut self) {
+        if let Some(sink) = &mut self.sink {
+            if let Some(after) = sink.after.next() {
+                sink.out.extend_from_slice(&after);
+            }
         }
     }
 }
@@ -438,17 +592,27 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
             return Ok(Value::Array(items));
         };
         let mut index = 0;
+        {
+            let mut walk = self.shape.walk.borrow_mut();
+            if !walk.writing {
+                walk.met.push(list);
+            }
+        }
         while let Some(item) = seq.next_element::<Value>()? {
             if self
                 .shape
                 .walk
                 .borrow_mut()
-                .item(list, index, item)
+                .item(list, index, item, false)
                 .is_err()
             {
                 return Err(de::Error::custom("not read in parts"));
             }
             index += 1;
+        }
+        let mut walk = self.shape.walk.borrow_mut();
+        if walk.writing {
+            walk.list_done();
         }
         Ok(Value::Array(Vec::new()))
     }
@@ -485,7 +649,7 @@ impl Target for InParts<'_> {
             return None;
         }
         let text = strict_de::json_from_str(json)?;
-        self.read(&text, &[], None).ok().map(|read| read.json)
+        self.read(text, &[], None).ok().map(|read| read.json)
     }
     /// Why not is worked out on the whole value, only when the answer is refused.
     fn explained(&self, json: &str) -> Result<String, String> {
@@ -548,14 +712,13 @@ impl Target for InParts<'_> {
             recoveries: Vec::new(),
             partial: truncated.then_some(Value::Null),
         };
-        let read = match self.read(&json, &attempt.repairs, Some(&options.coerce)) {
+        let read = match self.read(json, &attempt.repairs, Some(&options.coerce)) {
             Ok(read) => read,
             Err(_) => {
                 self.gave_up.set(true);
                 return Err(Unjudged::Unread);
             }
         };
-        drop(json);
         attempt.recoveries = read.recoveries;
         if !read.violations.is_empty() {
             let violations = Violations(read.violations);
