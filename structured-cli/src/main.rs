@@ -399,7 +399,9 @@ fn stream(args: &Args) -> u8 {
             return NO_INPUT;
         }
     };
-    let mut reader = StreamReader::new(&schema);
+    // The changes are all this prints: the reader keeps no value so far, so its memory stays
+    // about the answer's size.
+    let mut reader = StreamReader::changes_only(&schema);
     let mut stdin = std::io::stdin().lock();
     let mut buffer = vec![0u8; args.every.unwrap_or(8192)];
     // One line per change, never the value so far: the output grows with the answer, whatever

@@ -38,7 +38,7 @@ use serde_json::{Map, Value};
 use crate::schema::checks::asserts_nothing;
 use crate::schema::node::{Additional, JsonType, Node, Types};
 use crate::schema::pointer::edit_at;
-use crate::schema::validate::Violation;
+use crate::schema::validate::{Violation, MAX_VIOLATIONS};
 use crate::schema::{Pointer, ResponseSchema};
 
 /// Starts over at a later opener at most this often (a brace in the prose before the JSON).
@@ -77,7 +77,9 @@ pub struct StreamProgress<'r> {
     /// The pointers of the values completed by this chunk, innermost first (a value before the
     /// object that closes around it).
     pub completed: &'r [Pointer],
-    /// Rules broken by the values completed by this chunk, each with its path.
+    /// Rules broken by the values completed by this chunk, each with its path: at most
+    /// [`MAX_VIOLATIONS`] over a stream, then one entry at the root saying the rest is not
+    /// listed (the final reading judges the whole answer).
     pub violations: &'r [Violation],
     /// The changes to the value so far, in order (see [`Change`]): a consumer that applies
     /// them keeps the value so far in step at a cost linear in the answer.
@@ -98,6 +100,47 @@ struct Frame<'s> {
     /// Where its members' nodes are, found once when it opened.
     members: Members<'s>,
     body: Body,
+    /// Its members are kept whole: the value so far is kept, or this container's own check
+    /// (or an enclosing one's) reads them. Else a completed member is kept as `null` in an
+    /// object (its key is what the checks read) and only counted in a list.
+    keep: bool,
+    /// Items of a list completed and not kept.
+    dropped: usize,
+}
+
+/// Keywords a container's own check reads from its members' keys or count only: a container
+/// whose node has no other keeps no member value when the reader keeps no value so far
+/// ([`StreamReader::changes_only`]).
+const READ_WITHOUT_MEMBERS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "patternProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "items",
+    "prefixItems",
+    "minItems",
+    "maxItems",
+    "$defs",
+    "definitions",
+    "$schema",
+];
+
+/// Whether the own check of a container at `node` reads its members' values (an `enum`, a
+/// `const`, repeated items, a branch to choose, ...).
+fn reads_members(node: Option<Node<'_>>) -> bool {
+    let Some(node) = node else { return false };
+    let needs = |n: Node<'_>| {
+        n.map().is_some_and(|keywords| {
+            keywords.keys().any(|k| {
+                k != "$ref" && !READ_WITHOUT_MEMBERS.contains(&k.as_str()) && !asserts_nothing(k)
+            })
+        })
+    };
+    needs(node) || needs(node.target())
 }
 
 /// Where a container's members find their schema nodes, looked up once when it opens (not
@@ -232,6 +275,8 @@ enum Lex {
 /// ```
 pub struct StreamReader<'s> {
     schema: &'s ResponseSchema,
+    /// The value so far is kept ([`StreamReader::value`]); else only the changes say it.
+    keep_value: bool,
     /// What the root may open with: `{`, `[`, either, or neither (read whole at the end).
     openers: (bool, bool),
     /// Every byte so far.
@@ -258,7 +303,8 @@ pub struct StreamReader<'s> {
     reported: bool,
     completed: Vec<Pointer>,
     violations: Vec<Violation>,
-    /// Paths already reported in a violation (a container's check may repeat its members').
+    /// Paths already reported in a violation (a container's check may repeat its members'):
+    /// at most [`MAX_VIOLATIONS`] are listed in a stream.
     violated: HashSet<Pointer>,
     changed: bool,
     /// What each schema node met so far says about a string or scalar read at it, worked out
@@ -331,6 +377,7 @@ impl<'s> StreamReader<'s> {
         let lists = types.contains(JsonType::Array) || either;
         StreamReader {
             schema,
+            keep_value: true,
             openers: (objects, lists),
             text: Vec::new(),
             start: 0,
@@ -349,6 +396,43 @@ impl<'s> StreamReader<'s> {
             violated: HashSet::new(),
             changed: false,
             facts: HashMap::default(),
+        }
+    }
+
+    /// A reader that keeps no value so far: the consumer keeps its view by the changes each
+    /// chunk gives ([`StreamProgress::changes`]), the way to follow a long answer. The reader
+    /// then holds the text received and the containers being read, each completed member of a
+    /// list only counted and of an object only named (unless a check of the schema reads
+    /// their values: an `enum` of objects, repeated items, an `anyOf`), so its memory stays
+    /// about the answer's size. Every check, violation and completion is reported as by
+    /// [`StreamReader::new`]; [`StreamReader::value`] is `null`, [`StreamReader::partial`]
+    /// `None`, and [`StreamReader::is_complete`] takes any path inside a completed member as
+    /// complete.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use structured_runtime::{ResponseSchema, StreamReader};
+    ///
+    /// let schema = ResponseSchema::new("rows", json!({
+    ///     "type": "object",
+    ///     "properties": {"rows": {"type": "array", "items": {"type": "integer"}, "maxItems": 2}},
+    ///     "required": ["rows"]
+    /// }))?;
+    /// let mut reader = StreamReader::changes_only(&schema);
+    /// let mut view = json!(null);
+    /// let progress = reader.feed(br#"{"rows": [1, 2, 3]}"#);
+    /// for change in progress.changes {
+    ///     change.apply(&mut view);
+    /// }
+    /// assert_eq!(view, json!({"rows": [1, 2, 3]}));
+    /// assert_eq!(progress.violations[0].path, "/rows"); // 3 items, 2 at most
+    /// assert_eq!(reader.value(), json!(null));
+    /// # Ok::<(), structured_runtime::SchemaError>(())
+    /// ```
+    pub fn changes_only(schema: &'s ResponseSchema) -> Self {
+        StreamReader {
+            keep_value: false,
+            ..StreamReader::new(schema)
         }
     }
 
@@ -375,7 +459,8 @@ impl<'s> StreamReader<'s> {
     /// length of `at`: what is complete is read off the containers being read, not kept.
     pub fn is_complete(&self, at: &Pointer) -> bool {
         if let Some(root) = &self.root {
-            return at.get(root).is_some();
+            // Without the value kept, the whole value is complete.
+            return !self.keep_value || at.get(root).is_some();
         }
         if !self.root_shown || self.frames.is_empty() {
             return false;
@@ -405,9 +490,20 @@ impl<'s> StreamReader<'s> {
             }
             let member = match &frame.body {
                 Body::Object(map, _) => map.get(segment.as_ref()),
-                Body::Array(items) => segment.parse::<usize>().ok().and_then(|i| items.get(i)),
+                Body::Array(items) => {
+                    let index = segment.parse::<usize>().ok();
+                    if !frame.keep && index.is_some_and(|i| i < items.len() + frame.dropped) {
+                        // Completed, not kept: whatever is inside it is complete.
+                        return true;
+                    }
+                    index.and_then(|i| items.get(i))
+                }
             };
             let Some(member) = member else { return false };
+            if !frame.keep {
+                // A member named, its value not kept: complete, with whatever is inside it.
+                return true;
+            }
             let rest: Pointer =
                 segments
                     .iter()
@@ -444,6 +540,9 @@ impl<'s> StreamReader<'s> {
     /// the JSON starts. Built from the containers being read: it costs the size of the value,
     /// so call it when [`StreamProgress::changed`] says there is something new.
     pub fn value(&self) -> Value {
+        if !self.keep_value {
+            return Value::Null;
+        }
         if let Some(root) = &self.root {
             return root.clone();
         }
@@ -476,6 +575,9 @@ impl<'s> StreamReader<'s> {
     /// its `{Name}Partial`, each field `None` until it starts). Costs what
     /// [`StreamReader::value`] costs.
     pub fn partial<T: crate::schema::HasPartial>(&self) -> Option<T::Partial> {
+        if !self.keep_value {
+            return None;
+        }
         T::partial_from(&self.value())
     }
 
@@ -624,7 +726,7 @@ impl<'s> StreamReader<'s> {
                 self.changes.push(Change::Append { at, text: rest });
             }
             let (at, node) = self.next_place();
-            self.finish(at, node, Value::String(text));
+            self.finish(at, node, Value::String(text), 0);
             return;
         }
         // The token is the string with its quotes.
@@ -726,11 +828,16 @@ impl<'s> StreamReader<'s> {
                     self.changed = true;
                 }
                 let members = Members::of(node);
+                let keep = self.keep_value
+                    || self.frames.last().is_some_and(|parent| parent.keep)
+                    || reads_members(node);
                 self.frames.push(Frame {
                     path,
                     node,
                     members,
                     body,
+                    keep,
+                    dropped: 0,
                 });
                 self.lex = if b == b'{' {
                     Lex::FirstKey
@@ -800,8 +907,8 @@ impl<'s> StreamReader<'s> {
                     (frame.path.key(key), frame.members.property(key))
                 }
                 Body::Array(items) => (
-                    frame.path.index(items.len()),
-                    frame.members.item(items.len()),
+                    frame.path.index(items.len() + frame.dropped),
+                    frame.members.item(items.len() + frame.dropped),
                 ),
             },
         }
@@ -816,13 +923,14 @@ impl<'s> StreamReader<'s> {
             at: at.clone(),
             value: value.clone(),
         });
-        self.finish(at, node, value);
+        self.finish(at, node, value, 0);
     }
 
     /// A value complete at `at` (already shown): checked against `node`, reported, and put in
     /// its container.
-    fn finish(&mut self, at: Pointer, node: Option<Node<'s>>, value: Value) {
-        self.check(node, &value, &at);
+    /// `dropped`: items of the list `value` not kept (counted in its checks).
+    fn finish(&mut self, at: Pointer, node: Option<Node<'s>>, value: Value, dropped: usize) {
+        self.check(node, &value, &at, dropped);
         self.completed.push(at);
         self.reported = true;
         self.changed = true;
@@ -833,18 +941,21 @@ impl<'s> StreamReader<'s> {
         match self.frames.last_mut() {
             Some(Frame {
                 body: Body::Object(map, key),
+                keep,
                 ..
             }) => {
                 if let Some(key) = key.take() {
-                    map.insert(key, value);
+                    map.insert(key, if *keep { value } else { Value::Null });
                 }
             }
             Some(Frame {
                 body: Body::Array(items),
+                keep: true,
                 ..
             }) => items.push(value),
+            Some(Frame { dropped, .. }) => *dropped += 1,
             None => {
-                self.root = Some(value);
+                self.root = Some(if self.keep_value { value } else { Value::Null });
                 self.lex = Lex::Done;
                 return;
             }
@@ -872,7 +983,7 @@ impl<'s> StreamReader<'s> {
             Body::Object(map, _) => Value::Object(map),
             Body::Array(items) => Value::Array(items),
         };
-        self.finish(frame.path, frame.node, value);
+        self.finish(frame.path, frame.node, value, frame.dropped);
         true
     }
 
@@ -894,7 +1005,7 @@ impl<'s> StreamReader<'s> {
     }
 
     /// The rules `value` breaks at its node, each reported once.
-    fn check(&mut self, node: Option<Node<'s>>, value: &Value, path: &Pointer) {
+    fn check(&mut self, node: Option<Node<'s>>, value: &Value, path: &Pointer, dropped: usize) {
         let Some(node) = node else { return };
         // A scalar at a node that asserts nothing but its type: that type is all to check.
         if !value.is_object() && !value.is_array() {
@@ -910,12 +1021,25 @@ impl<'s> StreamReader<'s> {
         let members_checked =
             (value.is_object() || value.is_array()) && !node.target().has("anyOf");
         let found = if members_checked {
-            crate::schema::validation::explain_own(node, value)
+            crate::schema::validation::explain_own(node, value, dropped)
         } else {
             crate::schema::validation::explain(node, value)
         };
         for mut v in found {
             v.path = path.join(&v.path);
+            if self.violated.len() >= MAX_VIOLATIONS {
+                // Listed up to the cap, as one reading lists them: then a last entry says the
+                // rest is not, and nothing more is kept to tell repeats apart.
+                if self.violated.insert(Pointer::root().key("…")) {
+                    self.violations.push(Violation {
+                        path: Pointer::root(),
+                        rule: crate::schema::validate::Rule::Schema,
+                        expected: format!("the stream lists its first {MAX_VIOLATIONS} violations; the final reading judges the whole answer"),
+                        found: "more violations, not listed".into(),
+                    });
+                }
+                return;
+            }
             if self.violated.insert(v.path.clone()) {
                 self.violations.push(v);
             }

@@ -344,8 +344,11 @@ fn explain_at(node: Node<'_>, instance: &Value, path: &Path<'_>) -> Vec<Violatio
 /// undeclared keys, repeated items, ...), not its members': for a container whose members were
 /// each checked as they completed, so closing it costs its own size, not its whole depth.
 /// `node` must not choose among `anyOf` branches (a branch is judged by the whole value).
-pub(crate) fn explain_own(node: Node<'_>, instance: &Value) -> Vec<Violation> {
+/// `dropped`: items of a list counted but not held (a stream reader keeping no value), added
+/// to its count.
+pub(crate) fn explain_own(node: Node<'_>, instance: &Value, dropped: usize) -> Vec<Violation> {
     let mut walk = Explain::new(true);
+    walk.dropped = dropped;
     walk.node(node, instance, &Path::root());
     walk.finish(instance, &Path::root())
 }
@@ -362,6 +365,8 @@ struct Explain {
     own_only: bool,
     /// The budget ran out with nodes left to visit.
     spent: bool,
+    /// Items of the list being judged (own keywords only) not held, added to its count.
+    dropped: usize,
 }
 
 impl Explain {
@@ -372,6 +377,7 @@ impl Explain {
             active: Vec::new(),
             own_only,
             spent: false,
+            dropped: 0,
         }
     }
 
@@ -492,6 +498,7 @@ impl Explain {
                 active: std::mem::take(&mut self.active),
                 own_only: false,
                 spent: false,
+                dropped: 0,
             };
             sub.node(*branch, value, path);
             self.budget = sub.budget;
@@ -622,7 +629,8 @@ impl Explain {
         items: &[Value],
         path: &Path<'_>,
     ) {
-        if let Some((expected, found)) = item_count(s, items.len()) {
+        let count = items.len() + if self.own_only { self.dropped } else { 0 };
+        if let Some((expected, found)) = item_count(s, count) {
             self.push(path, Rule::Items, expected, found);
         }
         if s.get("uniqueItems") == Some(&Value::Bool(true)) {
@@ -668,6 +676,7 @@ impl Explain {
                     active: Vec::new(),
                     own_only: false,
                     spent: false,
+                    dropped: 0,
                 };
                 sub.node(names, &Value::String(key.clone()), path);
                 self.budget = sub.budget;

@@ -1,0 +1,144 @@
+//! A stream reader that keeps no value so far (`StreamReader::changes_only`, what
+//! `structured stream` uses) reports, chunk by chunk, exactly what one keeping the value
+//! reports: the same completions, violations, changes and statuses; and the changes, applied,
+//! give the value the other reader holds. Schemas cover the checks that read members' values
+//! (an `enum` of objects, repeated items, `anyOf`) and the ones that do not (counts, `required`,
+//! undeclared keys).
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use structured_runtime::{ResponseSchema, SchemaLimits, StreamReader};
+
+fn schemas() -> Vec<ResponseSchema> {
+    let row = json!({
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer", "minimum": 0},
+            "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 2},
+            "pair": {"enum": [{"a": 1}, {"a": 2}]}
+        },
+        "required": ["id"],
+        "additionalProperties": false
+    });
+    let any_root = SchemaLimits {
+        object_root: false,
+        ..SchemaLimits::default()
+    };
+    [
+        json!({"type": "array", "items": row, "minItems": 2, "maxItems": 4}),
+        json!({
+            "type": "object",
+            "properties": {
+                "rows": {"type": "array", "items": row, "uniqueItems": true},
+                "nums": {"type": "array", "items": {"type": "number"}, "maxItems": 3},
+                "either": {"anyOf": [{"type": "array", "items": {"type": "integer"}}, {"type": "object"}]}
+            },
+            "required": ["rows"],
+            "additionalProperties": false
+        }),
+    ]
+    .into_iter()
+    .map(|schema| ResponseSchema::with_limits("s", schema, &any_root).unwrap())
+    .collect()
+}
+
+fn answer() -> impl Strategy<Value = String> {
+    let leaf = prop_oneof![
+        (-3i32..40).prop_map(Value::from),
+        "[a-z]{0,4}".prop_map(Value::String),
+        Just(json!({"a": 1})),
+        Just(json!({"a": 3})),
+        Just(Value::Null),
+    ];
+    let row = prop::collection::btree_map(
+        prop::sample::select(vec!["id", "tags", "pair", "x"]),
+        prop_oneof![
+            leaf.clone(),
+            prop::collection::vec(leaf.clone(), 0..4).prop_map(Value::Array)
+        ],
+        0..4,
+    )
+    .prop_map(|m| Value::Object(m.into_iter().map(|(k, v)| (k.to_string(), v)).collect()));
+    let rows = prop::collection::vec(row, 0..6).prop_map(Value::Array);
+    (
+        rows.clone(),
+        prop::collection::vec(leaf.clone(), 0..5),
+        any::<bool>(),
+        prop::option::of(0.0f64..1.0),
+    )
+        .prop_map(|(rows, nums, object, cut)| {
+            let value = if object {
+                json!({"rows": rows, "nums": nums, "either": nums, "extra": 1})
+            } else {
+                rows
+            };
+            let mut text = format!("Here: {value}");
+            if let Some(cut) = cut.filter(|c| *c > 0.8) {
+                text.truncate((cut * text.len() as f64) as usize);
+            }
+            text
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 400, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_reader_keeping_no_value_reports_what_one_keeping_it_reports(
+        which in 0usize..2,
+        text in answer(),
+        piece in 1usize..17,
+    ) {
+        let schema = &schemas()[which];
+        let mut full = StreamReader::new(schema);
+        let mut lean = StreamReader::changes_only(schema);
+        let mut view = Value::Null;
+        for chunk in text.as_bytes().chunks(piece) {
+            let a = full.feed(chunk);
+            let (completed, violations, changes, changed, status) =
+                (a.completed.to_vec(), a.violations.to_vec(), a.changes.to_vec(), a.changed, a.status);
+            let b = lean.feed(chunk);
+            prop_assert_eq!(&completed, &b.completed.to_vec(), "{}", text);
+            prop_assert_eq!(&violations, &b.violations.to_vec(), "{}", text);
+            prop_assert_eq!(&changes, &b.changes.to_vec(), "{}", text);
+            prop_assert_eq!((changed, status), (b.changed, b.status), "{}", text);
+            for change in b.changes {
+                change.apply(&mut view);
+            }
+            for at in &completed {
+                prop_assert!(lean.is_complete(at), "{} {}", at, text);
+            }
+        }
+        prop_assert_eq!(view, full.value(), "{}", text);
+        prop_assert_eq!(lean.value(), Value::Null);
+        prop_assert_eq!(lean.text(), full.text());
+    }
+}
+
+#[test]
+fn a_stream_lists_violations_up_to_the_cap_then_says_the_rest_is_not_listed() {
+    use structured_runtime::schema::MAX_VIOLATIONS;
+    let schema = ResponseSchema::with_limits(
+        "n",
+        json!({"type": "array", "items": {"type": "integer"}}),
+        &SchemaLimits {
+            object_root: false,
+            ..SchemaLimits::default()
+        },
+    )
+    .unwrap();
+    let answer = format!("[{}]", vec!["\"x\""; 1500].join(","));
+    for mut reader in [
+        StreamReader::new(&schema),
+        StreamReader::changes_only(&schema),
+    ] {
+        let mut listed = Vec::new();
+        for chunk in answer.as_bytes().chunks(64) {
+            listed.extend(reader.feed(chunk).violations.iter().cloned());
+        }
+        assert_eq!(listed.len(), MAX_VIOLATIONS + 1);
+        let last = listed.last().unwrap();
+        assert_eq!(last.path, "");
+        assert!(last.to_string().contains("not listed"), "{last}");
+    }
+}
