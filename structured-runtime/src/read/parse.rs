@@ -109,6 +109,32 @@ pub struct Parsed<T> {
     pub text_report: Option<TextReport>,
 }
 
+impl<T> Parsed<T> {
+    /// The same reading with its value changed by `f` (written as text, converted, ...).
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use structured_runtime::{parse_value, ParseOptions, ResponseSchema};
+    ///
+    /// let schema = ResponseSchema::new("n", json!({"type": "object"}))?;
+    /// let parsed = parse_value("{'n': 1}", &schema, &ParseOptions::default()).unwrap();
+    /// let text = parsed.map(|value| value.to_string());
+    /// assert_eq!(text.value, r#"{"n":1}"#);
+    /// assert!(!text.warnings.is_empty()); // the single quotes
+    /// # Ok::<(), structured_runtime::SchemaError>(())
+    /// ```
+    pub fn map<U>(self, f: impl FnOnce(T) -> U) -> Parsed<U> {
+        Parsed {
+            value: f(self.value),
+            provenance: self.provenance,
+            truncated: self.truncated,
+            span: self.span,
+            warnings: self.warnings,
+            text_report: self.text_report,
+        }
+    }
+}
+
 /// Something done to the answer, or noticed in it, on the way to the value.
 #[derive(Debug, Clone, PartialEq)]
 #[non_exhaustive]
@@ -1516,13 +1542,8 @@ fn judge_value<'c, 'a, G: Target>(
     // fits is never changed (but a value read from another shape than the one sent says so).
     attempt.recoveries = target.shape_recoveries(&value);
     let (mut value, violations) = match (target.accept(value), copy) {
-        (Ok(out), None) => {
-            return Ok((
-                (false, false, attempt.cost(), 0),
-                Judged::Valid(attempt, out),
-            ))
-        }
-        (Ok(_), Some(value)) => return as_text_refused(attempt, value, as_text),
+        (Ok(out), None) => return valid(attempt, out),
+        (Ok(_), Some(value)) => return invalid(attempt, value, Violations(as_text)),
         (Err(refused), _) => refused,
     };
     let shaped = attempt.recoveries.len();
@@ -1534,25 +1555,30 @@ fn judge_value<'c, 'a, G: Target>(
         let as_text = as_text_in(&value);
         let copy = (!as_text.is_empty()).then(|| value.clone());
         match (target.accept(value), copy) {
-            (Ok(out), None) => {
-                let rank = (false, false, attempt.cost(), 0);
-                return Ok((rank, Judged::Valid(attempt, out)));
-            }
-            (Ok(_), Some(value)) => return as_text_refused(attempt, value, as_text),
+            (Ok(out), None) => return valid(attempt, out),
+            (Ok(_), Some(value)) => return invalid(attempt, value, Violations(as_text)),
             (Err(refused), _) => refused,
         }
     };
-    let rank = (true, attempt.truncated, violations.len(), attempt.cost());
-    Ok((rank, Judged::Invalid(attempt, value, violations)))
+    invalid(attempt, value, violations)
 }
 
-/// A value that fits but for numbers kept as text where a string is asked for: refused there.
-pub(crate) fn as_text_refused<'c, 'a, T>(
+/// A candidate read and valid: its rank among the valid ones (the fewest changes first) and
+/// the value.
+pub(crate) fn valid<'c, 'a, T>(attempt: Attempt<'c, 'a>, out: T) -> Verdict<'c, 'a, T> {
+    Ok((
+        (false, false, attempt.cost(), 0),
+        Judged::Valid(attempt, out),
+    ))
+}
+
+/// A candidate read and refused: its rank among the refused ones (a complete answer first,
+/// then the fewest violations, then the fewest changes) and what it gave.
+pub(crate) fn invalid<'c, 'a, T>(
     attempt: Attempt<'c, 'a>,
     value: Value,
-    as_text: Vec<Violation>,
+    violations: Violations,
 ) -> Verdict<'c, 'a, T> {
-    let violations = Violations(as_text);
     let rank = (true, attempt.truncated, violations.len(), attempt.cost());
     Ok((rank, Judged::Invalid(attempt, value, violations)))
 }

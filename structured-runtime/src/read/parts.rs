@@ -29,8 +29,8 @@ use crate::read::coerce::{coerce_at, coerce_listed, CoercePolicy, Listed, Recove
 use crate::read::extract::Candidate;
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
-    as_text_refused, object_root, parse_value, repaired_as_allowed, value_from_json_text, Attempt,
-    Judged, KeptNumbers, ParseError, ParseOptions, Parsed, Target, Unjudged, Untyped, Verdict,
+    invalid, object_root, parse_value, repaired_as_allowed, valid, value_from_json_text, Attempt,
+    KeptNumbers, ParseError, ParseOptions, Parsed, Target, Unjudged, Untyped, Verdict,
 };
 use crate::read::repair::{inexact_number, repair_json, Repair, Repaired};
 use crate::read::strict_de;
@@ -84,14 +84,7 @@ pub fn parse_value_json(
             return result;
         }
     }
-    parse_value(text, schema, options).map(|parsed| Parsed {
-        value: parsed.value.to_string(),
-        provenance: parsed.provenance,
-        truncated: parsed.truncated,
-        span: parsed.span,
-        warnings: parsed.warnings,
-        text_report: parsed.text_report,
-    })
+    parse_value(text, schema, options).map(|parsed| parsed.map(|value| value.to_string()))
 }
 
 /// A schema's value read in parts, as its JSON text.
@@ -680,14 +673,7 @@ impl Target for InParts<'_> {
     ) -> Result<Parsed<String>, ParseError> {
         Untyped(self.schema)
             .parse_answer(answer, mode, options, reshape)
-            .map(|parsed| Parsed {
-                value: parsed.value.to_string(),
-                provenance: parsed.provenance,
-                truncated: parsed.truncated,
-                span: parsed.span,
-                warnings: parsed.warnings,
-                text_report: parsed.text_report,
-            })
+            .map(|parsed| parsed.map(|value| value.to_string()))
     }
     fn unchecked(&self, value: &Value) -> Option<String> {
         Some(value.to_string())
@@ -721,14 +707,11 @@ impl Target for InParts<'_> {
         };
         attempt.recoveries = read.recoveries;
         if !read.violations.is_empty() {
-            let violations = Violations(read.violations);
-            let rank = (true, attempt.truncated, violations.len(), attempt.cost());
-            return Ok((rank, Judged::Invalid(attempt, Value::Null, violations)));
+            return invalid(attempt, Value::Null, Violations(read.violations));
         }
         if !read.as_text.is_empty() {
-            return as_text_refused(attempt, Value::Null, read.as_text);
+            return invalid(attempt, Value::Null, Violations(read.as_text));
         }
-        let rank = (false, false, attempt.cost(), 0);
-        Ok((rank, Judged::Valid(attempt, read.json)))
+        valid(attempt, read.json)
     }
 }
