@@ -4,6 +4,8 @@
 use std::io::{Read, Write};
 use std::process::ExitCode;
 
+mod batch;
+
 use serde_json::Value;
 use structured_runtime::read::parts::parse_value_json;
 use structured_runtime::read::repair::{repair_text_json, RepairError};
@@ -22,6 +24,7 @@ USAGE:
     structured check --schema schema.json --markdown FIELD [--title FIELD] < answer.md
     structured stream --schema schema.json [--every BYTES] [--strict] < answer.txt
     structured grammar --schema schema.json [--max-tokens N]
+    structured batch run --store job.db --schema schema.json --input items.jsonl [...]
 
 COMMANDS:
     repair    Find the JSON in the answer (prose, markdown fences and all), repair its
@@ -39,6 +42,8 @@ COMMANDS:
     grammar   Print the GBNF grammar a llama.cpp server is sent for the schema (its
               `grammar` field): what it leaves to the validator and the limits it adds
               where the schema sets none go to stderr, by path.
+    batch     Read many items into the schema through a chat endpoint, resumably, their
+              state in a SQLite store (`structured batch --help`).
 
 OPTIONS:
     --schema FILE   The JSON Schema to check against (check only).
@@ -121,6 +126,9 @@ struct Args {
 }
 
 fn main() -> ExitCode {
+    if std::env::args().nth(1).as_deref() == Some("batch") {
+        return ExitCode::from(batch::main(std::env::args().skip(2)));
+    }
     let args = match parse_args(std::env::args().skip(1)) {
         Ok(Some(args)) => args,
         Ok(None) => {

@@ -345,6 +345,8 @@
 // Lets the derive's `::structured_runtime` paths resolve inside this crate's own tests.
 extern crate self as structured_runtime;
 
+#[cfg(feature = "batch")]
+pub mod batch;
 #[cfg(feature = "http")]
 pub mod http;
 pub mod provider;

@@ -611,3 +611,91 @@ fn a_streamed_answer_arrives_in_pieces_that_only_grow() {
         );
     });
 }
+
+/// A batch job of 100 items through the real model's chat endpoint (the path for servers
+/// without a batch API): every item is accounted for, once, and each value read validates.
+#[test]
+fn a_batch_job_of_a_hundred_items_accounts_for_every_one() {
+    use structured_runtime::batch::{run_on_chat, JobItem, JobSpec, Store};
+    with_local(|local| {
+        let caps = capabilities(ProviderKind::LlamaCpp, "smollm2");
+        let provider = provider(local, caps);
+        let tag = "e2e-batch";
+        let schema = structured_runtime::ResponseSchema::new(
+            "sentiment",
+            serde_json::json!({"type": "object",
+                "properties": {"label": {"enum": ["positive", "negative"]}},
+                "required": ["label"], "additionalProperties": false}),
+        )
+        .unwrap();
+        let spec = JobSpec {
+            schema: schema.clone(),
+            prompt: format!(
+                "{} Is this review positive or negative? {{input}}",
+                marker(tag)
+            ),
+            max_tokens: Some(24),
+        };
+        let reviews = [
+            "Great product, works well.",
+            "Broke after a day.",
+            "I love it.",
+            "Waste of money.",
+        ];
+        let items = (0..100).map(|i| {
+            Ok(JobItem {
+                id: Some(format!("r{i}")),
+                input: Some(reviews[i % reviews.len()].to_owned()),
+                ..JobItem::default()
+            })
+        });
+        let dir = std::env::temp_dir().join(format!("structured-e2e-batch-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut store = Store::create(dir.join("job.db"), &spec, items).unwrap();
+        let out = dir.join("out.jsonl");
+        let started = std::time::Instant::now();
+        let status = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("a runtime")
+            .block_on(run_on_chat(
+                &mut store,
+                &provider,
+                &config(),
+                2,
+                Some(&out),
+                |_| {},
+            ))
+            .unwrap();
+        assert_eq!(
+            (status.total, status.finished(), status.written),
+            (100, 100, 100)
+        );
+        let lines: Vec<Value> = std::fs::read_to_string(&out)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let mut ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
+        ids.sort_unstable();
+        ids.dedup();
+        assert_eq!(ids.len(), 100, "each item exactly once");
+        for line in &lines {
+            match line.get("value") {
+                Some(value) => assert!(schema.check_instance(value).is_ok(), "{line}"),
+                None => assert!(line["error"]["kind"].is_string(), "{line}"),
+            }
+        }
+        // Every request the job made reached the server.
+        let requests: u64 = lines.iter().map(|l| l["attempts"].as_u64().unwrap()).sum();
+        assert_eq!(logged(local, tag).len() as u64, requests);
+        eprintln!(
+            "batch of 100 over the chat endpoint: {} done, {} failed, {requests} requests, {:.1} s",
+            status.done,
+            status.failed,
+            started.elapsed().as_secs_f64()
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    });
+}

@@ -142,6 +142,27 @@ pub struct RunError {
     pub ledger: Vec<Attempt>,
 }
 
+impl RunErrorKind {
+    /// The kind's name, as traces (`error.type`) and batch results name it: `retries_exhausted`,
+    /// `transport`, ...
+    pub fn name(&self) -> &'static str {
+        match self {
+            RunErrorKind::InvalidSchema(_) => "invalid_schema",
+            RunErrorKind::NoProseReader { .. } => "no_prose_reader",
+            RunErrorKind::UnsupportedInput { .. } => "unsupported_input",
+            RunErrorKind::RetriesExhausted { .. } => "retries_exhausted",
+            RunErrorKind::NoStructuredOutput { .. } => "no_structured_output",
+            RunErrorKind::Refused { .. } => "refused",
+            RunErrorKind::Truncated { .. } => "truncated",
+            RunErrorKind::Filtered { .. } => "filtered",
+            RunErrorKind::Transport { .. } => "transport",
+            RunErrorKind::Provider { .. } => "provider",
+            RunErrorKind::DeadlineExceeded { .. } => "deadline_exceeded",
+            RunErrorKind::StepBudget { .. } => "step_budget",
+        }
+    }
+}
+
 impl RunError {
     /// `kind`, after the attempts in `ledger`.
     pub fn new(kind: RunErrorKind, ledger: Vec<Attempt>) -> Self {

@@ -19,7 +19,7 @@ use tracing::field::Empty;
 use tracing::Span;
 
 use super::ledger::{Attempt, AttemptResult};
-use super::result::{RunError, RunErrorKind, Structured};
+use super::result::{RunError, Structured};
 use crate::provider::capabilities::ProviderKind;
 use crate::provider::wire::Usage;
 use crate::read::mode::StructuredOutputMode;
@@ -128,7 +128,7 @@ pub(super) fn record_run<T>(span: &Span, result: &Result<Structured<T>, RunError
         }
         Err(error) => {
             span.record("structured.attempts", error.ledger.len());
-            span.record("error.type", error_type(error));
+            span.record("error.type", error.kind.name());
             record_usage(span, error.usage());
         }
     }
@@ -151,23 +151,5 @@ fn result_name(result: &AttemptResult) -> &'static str {
         AttemptResult::Stopped(_) => "stopped",
         AttemptResult::Transport(_) => "transport",
         AttemptResult::Codec(_) => "codec",
-    }
-}
-
-/// `error.type`: the error's kind.
-fn error_type(error: &RunError) -> &'static str {
-    match &error.kind {
-        RunErrorKind::InvalidSchema(_) => "invalid_schema",
-        RunErrorKind::NoProseReader { .. } => "no_prose_reader",
-        RunErrorKind::UnsupportedInput { .. } => "unsupported_input",
-        RunErrorKind::RetriesExhausted { .. } => "retries_exhausted",
-        RunErrorKind::NoStructuredOutput { .. } => "no_structured_output",
-        RunErrorKind::Refused { .. } => "refused",
-        RunErrorKind::Truncated { .. } => "truncated",
-        RunErrorKind::Filtered { .. } => "filtered",
-        RunErrorKind::Transport { .. } => "transport",
-        RunErrorKind::Provider { .. } => "provider",
-        RunErrorKind::DeadlineExceeded { .. } => "deadline_exceeded",
-        RunErrorKind::StepBudget { .. } => "step_budget",
     }
 }

@@ -1,0 +1,452 @@
+//! A job's durable state: one SQLite file holding what the job asks, every item with its state
+//! and result, and how much of the output has been written.
+//!
+//! Every change is one transaction: an item is claimed (`pending` to `running`), finished
+//! (`running` to `done` or `failed`, with its result line), or written to the output (with the
+//! output's new length). A process killed anywhere leaves a state a resumed one continues from:
+//! items left `running` were in flight and are read again; results are written from the store,
+//! each once, the output cut back to the length the store says was written.
+
+use std::fs::OpenOptions;
+use std::io::{BufWriter, Seek, SeekFrom, Write};
+use std::path::Path;
+
+use rusqlite::{params, Connection, ErrorCode, OptionalExtension};
+
+use super::item::JobItem;
+use crate::provider::wire::{Prices, Usage};
+use crate::schema::ResponseSchema;
+
+/// What a job asks of every item: the schema its answer is read into, the prompt its input goes
+/// into, the answer's token limit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct JobSpec {
+    /// The schema each answer is read into and checked against (its validator of record).
+    pub schema: ResponseSchema,
+    /// The prompt an item's `input` goes into, where it says `{input}`.
+    pub prompt: String,
+    /// The answer's token limit, sent with every request.
+    pub max_tokens: Option<u32>,
+}
+
+/// Where a job stands.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Status {
+    /// Items in the job.
+    pub total: u64,
+    /// Items not started.
+    pub pending: u64,
+    /// Items being read (or in flight when the job was stopped: read again on resume).
+    pub running: u64,
+    /// Items read into a valid value.
+    pub done: u64,
+    /// Items whose run ended in an error (its kind and ledger in the result).
+    pub failed: u64,
+    /// Results written to the output.
+    pub written: u64,
+    /// Runs started, resumed ones included (more than `done + failed` when a job was stopped
+    /// with items in flight).
+    pub runs: u64,
+    /// Tokens over every finished item.
+    pub usage: Usage,
+}
+
+impl Status {
+    /// Items finished, valid or not.
+    pub fn finished(&self) -> u64 {
+        self.done + self.failed
+    }
+
+    /// What the finished items cost at `prices`.
+    pub fn cost(&self, prices: &Prices) -> f64 {
+        self.usage.cost(prices)
+    }
+}
+
+/// Why a job could not be made, read or written.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BatchError {
+    /// The store could not be read or written.
+    #[error("the job store: {0}")]
+    Store(String),
+    /// An item of the input is not one.
+    #[error("item {line}: {message}")]
+    Item {
+        /// Its line, from 1.
+        line: u64,
+        /// What is wrong.
+        message: String,
+    },
+    /// Two items have one id.
+    #[error("item {line}: the id `{id}` is given to an earlier item too")]
+    DuplicateId {
+        /// The later item's line, from 1.
+        line: u64,
+        /// The id.
+        id: String,
+    },
+    /// The output could not be written.
+    #[error("the output `{path}`: {message}")]
+    Output {
+        /// Its path.
+        path: String,
+        /// What failed.
+        message: String,
+    },
+    /// A new job was asked for in a store that holds one.
+    #[error("`{0}` already holds a job: run it again to resume it, or give a new store")]
+    Exists(String),
+    /// A store was opened that holds no job.
+    #[error("`{0}` holds no job")]
+    NoJob(String),
+}
+
+impl From<rusqlite::Error> for BatchError {
+    fn from(e: rusqlite::Error) -> Self {
+        BatchError::Store(e.to_string())
+    }
+}
+
+/// An item's state, as stored.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum State {
+    Pending = 0,
+    Running = 1,
+    Done = 2,
+    Failed = 3,
+}
+
+/// An item claimed for a run.
+pub(crate) struct Claimed {
+    pub(crate) seq: i64,
+    pub(crate) id: String,
+    pub(crate) item: JobItem,
+}
+
+/// A job's store: one SQLite file holding what the job asks, every item with its state and
+/// result, and how much of the output has been written. Every change is one transaction (an
+/// item claimed, finished, or written out), so a process killed anywhere leaves a state a
+/// resumed one continues from: items left running were in flight and are read again; results
+/// are written from the store, each once. A `status` may read it beside a running job.
+pub struct Store {
+    conn: Connection,
+    path: String,
+}
+
+impl std::fmt::Debug for Store {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Store").field("path", &self.path).finish()
+    }
+}
+
+const TABLES: &str = "
+    CREATE TABLE IF NOT EXISTS job (key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
+    CREATE TABLE IF NOT EXISTS item (
+        seq INTEGER PRIMARY KEY,
+        id TEXT NOT NULL UNIQUE,
+        item TEXT NOT NULL,
+        state INTEGER NOT NULL DEFAULT 0,
+        runs INTEGER NOT NULL DEFAULT 0,
+        result TEXT,
+        input_tokens INTEGER NOT NULL DEFAULT 0,
+        output_tokens INTEGER NOT NULL DEFAULT 0,
+        cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+        written INTEGER
+    );
+    CREATE INDEX IF NOT EXISTS item_state ON item (state, seq);
+    CREATE INDEX IF NOT EXISTS item_unwritten ON item (seq) WHERE state >= 2 AND written IS NULL;
+    CREATE TABLE IF NOT EXISTS output (
+        one INTEGER PRIMARY KEY CHECK (one = 1),
+        bytes INTEGER NOT NULL,
+        lines INTEGER NOT NULL
+    );
+";
+
+/// Results written to the output per transaction, at most (what is held at once).
+const WRITE_CHUNK: usize = 1000;
+
+impl Store {
+    /// A new job in a new store at `path`: `spec`, and `items` in order (each an item, or the
+    /// reason its line is not one). Items are stored as they come, so memory does not grow with
+    /// the job. Refused when the store already holds a job, when an item is not one (naming its
+    /// line), or when two items share an id.
+    pub fn create(
+        path: impl AsRef<Path>,
+        spec: &JobSpec,
+        items: impl IntoIterator<Item = Result<JobItem, BatchError>>,
+    ) -> Result<Store, BatchError> {
+        let mut store = Store::connect(path.as_ref(), true)?;
+        if store.has_job()? {
+            return Err(BatchError::Exists(store.path.clone()));
+        }
+        let tx = store.conn.transaction()?;
+        {
+            let mut put = tx.prepare("INSERT INTO job (key, value) VALUES (?1, ?2)")?;
+            let schema = serde_json::to_string(&spec.schema)
+                .map_err(|e| BatchError::Store(e.to_string()))?;
+            put.execute(params!["schema", schema])?;
+            put.execute(params!["prompt", spec.prompt])?;
+            if let Some(max) = spec.max_tokens {
+                put.execute(params!["max_tokens", max.to_string()])?;
+            }
+            let mut insert = tx.prepare("INSERT INTO item (seq, id, item) VALUES (?1, ?2, ?3)")?;
+            for (line, item) in (1u64..).zip(items) {
+                let mut item = item?;
+                if let Some(message) = item.problem() {
+                    return Err(BatchError::Item {
+                        line,
+                        message: message.into(),
+                    });
+                }
+                let id = item.id.take().unwrap_or_else(|| line.to_string());
+                let text =
+                    serde_json::to_string(&item).map_err(|e| BatchError::Store(e.to_string()))?;
+                match insert.execute(params![line as i64, id, text]) {
+                    Err(rusqlite::Error::SqliteFailure(e, _))
+                        if e.code == ErrorCode::ConstraintViolation =>
+                    {
+                        return Err(BatchError::DuplicateId { line, id });
+                    }
+                    other => other?,
+                };
+            }
+        }
+        tx.commit()?;
+        Ok(store)
+    }
+
+    /// The job in the store at `path`, as it was left.
+    pub fn open(path: impl AsRef<Path>) -> Result<Store, BatchError> {
+        let store = Store::connect(path.as_ref(), false)?;
+        if !store.has_job()? {
+            return Err(BatchError::NoJob(store.path.clone()));
+        }
+        Ok(store)
+    }
+
+    /// The store at `path`, made when `create` (else a missing file is no job).
+    fn connect(path: &Path, create: bool) -> Result<Store, BatchError> {
+        use rusqlite::OpenFlags;
+        let mut flags = OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        if create {
+            flags |= OpenFlags::SQLITE_OPEN_CREATE;
+        } else if !path.exists() {
+            return Err(BatchError::NoJob(path.display().to_string()));
+        }
+        let conn = Connection::open_with_flags(path, flags)?;
+        // The write-ahead log: a killed process loses nothing committed, and a reader (a
+        // `status` beside a running job) does not wait for the writer.
+        conn.pragma_update(None, "journal_mode", "WAL")?;
+        conn.pragma_update(None, "synchronous", "NORMAL")?;
+        conn.busy_timeout(std::time::Duration::from_secs(10))?;
+        conn.execute_batch(TABLES)?;
+        Ok(Store {
+            conn,
+            path: path.display().to_string(),
+        })
+    }
+
+    fn has_job(&self) -> Result<bool, BatchError> {
+        Ok(self
+            .conn
+            .query_row("SELECT 1 FROM job WHERE key = 'schema'", [], |_| Ok(()))
+            .optional()?
+            .is_some())
+    }
+
+    /// What the job asks.
+    pub fn spec(&self) -> Result<JobSpec, BatchError> {
+        let get = |key: &str| -> Result<Option<String>, BatchError> {
+            Ok(self
+                .conn
+                .query_row("SELECT value FROM job WHERE key = ?1", [key], |r| r.get(0))
+                .optional()?)
+        };
+        let schema = get("schema")?.ok_or_else(|| BatchError::NoJob(self.path.clone()))?;
+        let schema: ResponseSchema = serde_json::from_str(&schema)
+            .map_err(|e| BatchError::Store(format!("the job's schema: {e}")))?;
+        Ok(JobSpec {
+            schema,
+            prompt: get("prompt")?.unwrap_or_default(),
+            max_tokens: get("max_tokens")?.and_then(|m| m.parse().ok()),
+        })
+    }
+
+    /// Where the job stands.
+    pub fn status(&self) -> Result<Status, BatchError> {
+        let mut status = Status::default();
+        let mut counts = self.conn.prepare(
+            "SELECT state, COUNT(*), SUM(runs), SUM(input_tokens), SUM(output_tokens),
+                    SUM(cached_input_tokens), COUNT(written)
+             FROM item GROUP BY state",
+        )?;
+        let rows = counts.query_map([], |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, Option<i64>>(2)?,
+                r.get::<_, Option<i64>>(3)?,
+                r.get::<_, Option<i64>>(4)?,
+                r.get::<_, Option<i64>>(5)?,
+                r.get::<_, i64>(6)?,
+            ))
+        })?;
+        let n = |v: Option<i64>| u64::try_from(v.unwrap_or(0)).unwrap_or(0);
+        for row in rows {
+            let (state, count, runs, input, output, cached, written) = row?;
+            let count = n(Some(count));
+            status.total += count;
+            status.runs += n(runs);
+            status.written += n(Some(written));
+            status.usage = status.usage.plus(Usage {
+                input_tokens: n(input),
+                output_tokens: n(output),
+                cached_input_tokens: n(cached),
+            });
+            match state {
+                0 => status.pending += count,
+                1 => status.running += count,
+                2 => status.done += count,
+                _ => status.failed += count,
+            }
+        }
+        Ok(status)
+    }
+
+    /// Items left in flight by a stopped job, back to pending.
+    pub(crate) fn requeue_running(&self) -> Result<usize, BatchError> {
+        Ok(self.conn.execute(
+            "UPDATE item SET state = ?1 WHERE state = ?2",
+            params![State::Pending as i64, State::Running as i64],
+        )?)
+    }
+
+    /// Up to `n` pending items, in order, now running.
+    pub(crate) fn claim(&mut self, n: usize) -> Result<Vec<Claimed>, BatchError> {
+        let tx = self.conn.transaction()?;
+        let claimed = {
+            let mut pick = tx
+                .prepare("SELECT seq, id, item FROM item WHERE state = ?1 ORDER BY seq LIMIT ?2")?;
+            let rows = pick.query_map(params![State::Pending as i64, n as i64], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            })?;
+            let mut claimed = Vec::with_capacity(n);
+            for row in rows {
+                let (seq, id, text) = row?;
+                let item: JobItem = serde_json::from_str(&text)
+                    .map_err(|e| BatchError::Store(format!("item {id}: {e}")))?;
+                claimed.push(Claimed { seq, id, item });
+            }
+            let mut start =
+                tx.prepare("UPDATE item SET state = ?1, runs = runs + 1 WHERE seq = ?2")?;
+            for c in &claimed {
+                start.execute(params![State::Running as i64, c.seq])?;
+            }
+            claimed
+        };
+        tx.commit()?;
+        Ok(claimed)
+    }
+
+    /// Item `seq` finished in `state` with its result line and the tokens it took.
+    pub(crate) fn finish(
+        &self,
+        seq: i64,
+        state: State,
+        result: &str,
+        usage: Usage,
+    ) -> Result<(), BatchError> {
+        let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
+        self.conn.execute(
+            "UPDATE item SET state = ?1, result = ?2, input_tokens = ?3, output_tokens = ?4,
+                    cached_input_tokens = ?5
+             WHERE seq = ?6 AND state = ?7",
+            params![
+                state as i64,
+                result,
+                as_i64(usage.input_tokens),
+                as_i64(usage.output_tokens),
+                as_i64(usage.cached_input_tokens),
+                seq,
+                State::Running as i64
+            ],
+        )?;
+        Ok(())
+    }
+
+    /// Appends to the output at `path` every finished result not written yet, in the order the
+    /// items came, each once: the output is first cut to the length the store says was
+    /// written (a writer killed after writing, before saying so, wrote nothing that stays).
+    /// How many lines were written now.
+    pub fn write_results(&mut self, path: impl AsRef<Path>) -> Result<u64, BatchError> {
+        let path = path.as_ref();
+        let failed = |e: std::io::Error| BatchError::Output {
+            path: path.display().to_string(),
+            message: e.to_string(),
+        };
+        let (mut bytes, mut lines): (i64, i64) = self
+            .conn
+            .query_row("SELECT bytes, lines FROM output WHERE one = 1", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .optional()?
+            .unwrap_or((0, 0));
+        let mut file = OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(path)
+            .map_err(failed)?;
+        file.set_len(u64::try_from(bytes).unwrap_or(0))
+            .map_err(failed)?;
+        file.seek(SeekFrom::End(0)).map_err(failed)?;
+        let mut out = BufWriter::new(file);
+        let mut now = 0u64;
+        loop {
+            let chunk: Vec<(i64, String)> = {
+                let mut pick = self.conn.prepare(
+                    "SELECT seq, result FROM item
+                     WHERE state >= 2 AND written IS NULL ORDER BY seq LIMIT ?1",
+                )?;
+                let rows = pick.query_map(params![WRITE_CHUNK as i64], |r| {
+                    Ok((
+                        r.get(0)?,
+                        r.get::<_, Option<String>>(1)?.unwrap_or_default(),
+                    ))
+                })?;
+                rows.collect::<Result<_, _>>()?
+            };
+            if chunk.is_empty() {
+                break;
+            }
+            for (_, line) in &chunk {
+                out.write_all(line.as_bytes()).map_err(failed)?;
+                out.write_all(b"\n").map_err(failed)?;
+                bytes += i64::try_from(line.len() + 1).unwrap_or(i64::MAX);
+            }
+            // On disk (in the system's hands) before the store says so.
+            out.flush().map_err(failed)?;
+            let tx = self.conn.transaction()?;
+            {
+                let mut mark = tx.prepare("UPDATE item SET written = ?1 WHERE seq = ?2")?;
+                for (seq, _) in &chunk {
+                    lines += 1;
+                    mark.execute(params![lines, seq])?;
+                }
+                tx.execute(
+                    "INSERT INTO output (one, bytes, lines) VALUES (1, ?1, ?2)
+                     ON CONFLICT (one) DO UPDATE SET bytes = ?1, lines = ?2",
+                    params![bytes, lines],
+                )?;
+            }
+            tx.commit()?;
+            now += chunk.len() as u64;
+        }
+        Ok(now)
+    }
+}
