@@ -5,8 +5,11 @@ use std::io::{BufRead, BufReader, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use structured_runtime::batch::{run_on_chat, BatchError, JobItem, JobSpec, Status, Store};
+use structured_runtime::batch::{
+    run_on_batch_api, run_on_chat, BatchError, BatchOptions, JobItem, JobSpec, Status, Store,
+};
 use structured_runtime::http::HttpProvider;
+use structured_runtime::provider::wire::Prices;
 use structured_runtime::schema::SchemaLimits;
 use structured_runtime::{ResponseSchema, RunConfig};
 
@@ -18,6 +21,7 @@ USAGE:
                          [--prompt TEXT | --prompt-file FILE] [--max-tokens N]
                          [--output results.jsonl] [--concurrency N]
     structured batch run --store job.db [--output results.jsonl] [--concurrency N]
+    structured batch run ... --batch-api [--poll SECONDS] [--in-flight N]
     structured batch status --store job.db
     structured batch results --store job.db --output results.jsonl
 
@@ -30,7 +34,13 @@ COMMANDS:
               re-asked as one run is. Results are appended to --output (the store's path
               with .jsonl) as they finish, each item exactly once even across a killed
               run. Killed or stopped at any point, run it again to go on.
-    status    Where the job stands: items pending, running, done, failed, written.
+              With --batch-api, the requests go through the provider's batch API
+              instead (OpenAI: STRUCTURED_PROVIDER=openai or openai-responses; half the
+              price, a 24 h window): split into batches within its limits, looked at every
+              --poll seconds (30), re-asks in follow-up batches; killed at any point, run
+              again and no request is given to two batches.
+    status    Where the job stands: items pending, running, done, failed, written, and
+              the cost when the job has prices.
     results   Append the finished results not written yet to --output.
 
 ITEMS (one JSON object per line of --input):
@@ -42,6 +52,8 @@ ITEMS (one JSON object per line of --input):
 RESULTS (one JSON object per line of --output):
     {\"id\", \"value\", \"provenance\", \"warnings\", \"attempts\", \"usage\"}, or
     {\"id\", \"error\": {\"kind\", \"message\"}, \"ledger\", \"attempts\", \"usage\"}
+    with \"cost\" when the job was made with --price-input and --price-output (per
+    million tokens; a batch API's requests at half).
 
 EXIT STATUS:
     0   every item was read into a valid value
@@ -67,6 +79,11 @@ struct Args {
     max_tokens: Option<u32>,
     output: Option<PathBuf>,
     concurrency: Option<usize>,
+    batch_api: bool,
+    poll: Option<u64>,
+    in_flight: Option<usize>,
+    price_input: Option<f64>,
+    price_output: Option<f64>,
 }
 
 /// `structured batch ...`: its exit status.
@@ -137,6 +154,22 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
                 Some(Ok(n)) if (1..=256).contains(&n) => parsed.concurrency = Some(n),
                 _ => return Err("`--concurrency` needs a number from 1 to 256".into()),
             },
+            "--batch-api" => parsed.batch_api = true,
+            "--poll" => match args.next().map(|n| n.parse::<u64>()) {
+                Some(Ok(n)) => parsed.poll = Some(n),
+                _ => return Err("`--poll` needs a number of seconds".into()),
+            },
+            "--in-flight" => match args.next().map(|n| n.parse::<usize>()) {
+                Some(Ok(n)) if n > 0 => parsed.in_flight = Some(n),
+                _ => return Err("`--in-flight` needs a number above 0".into()),
+            },
+            "--price-input" | "--price-output" => match args.next().map(|n| n.parse::<f64>()) {
+                Some(Ok(p)) if p >= 0.0 && p.is_finite() => match arg.as_str() {
+                    "--price-input" => parsed.price_input = Some(p),
+                    _ => parsed.price_output = Some(p),
+                },
+                _ => return Err(format!("`{arg}` needs a price per million tokens")),
+            },
             "run" | "status" | "results" if parsed.command.is_empty() => parsed.command = arg,
             other if other.starts_with('-') => return Err(format!("unknown option `{other}`")),
             other => {
@@ -166,6 +199,18 @@ fn parse(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, String>
             }
         )),
         "results" if parsed.output.is_none() => Err("`results` needs `--output`".into()),
+        _ if parsed.price_input.is_some() != parsed.price_output.is_some() => {
+            Err("give both `--price-input` and `--price-output`".into())
+        }
+        _ if parsed.price_input.is_some() && !creates => {
+            Err("prices are set when the job is made (with `--schema` and `--input`)".into())
+        }
+        _ if !parsed.batch_api && (parsed.poll.is_some() || parsed.in_flight.is_some()) => {
+            Err("`--poll` and `--in-flight` go with `--batch-api`".into())
+        }
+        _ if parsed.batch_api && parsed.concurrency.is_some() => Err(
+            "`--concurrency` is for the chat endpoint; with `--batch-api`, `--in-flight`".into(),
+        ),
         _ => Ok(Some(parsed)),
     }
 }
@@ -192,14 +237,30 @@ fn run(args: &Args, store_path: &Path, output: &Path) -> Result<u8, BatchError> 
         .map_err(|e| BatchError::Store(format!("the async runtime: {e}")))?;
     let config = RunConfig::default();
     let mut bar = Progress::new(store.status()?);
-    let status = runtime.block_on(run_on_chat(
-        &mut store,
-        &provider,
-        &config,
-        args.concurrency.unwrap_or(4),
-        Some(output),
-        |status| bar.show(status),
-    ))?;
+    let status = if args.batch_api {
+        let options = BatchOptions {
+            poll_every: Duration::from_secs(args.poll.unwrap_or(30)),
+            in_flight: args.in_flight.unwrap_or(BatchOptions::default().in_flight),
+            ..BatchOptions::default()
+        };
+        runtime.block_on(run_on_batch_api(
+            &mut store,
+            &provider,
+            &config,
+            &options,
+            Some(output),
+            |status| bar.show(status),
+        ))?
+    } else {
+        runtime.block_on(run_on_chat(
+            &mut store,
+            &provider,
+            &config,
+            args.concurrency.unwrap_or(4),
+            Some(output),
+            |status| bar.show(status),
+        ))?
+    };
     bar.finish(&status);
     Ok(if status.failed > 0 { FAILED_ITEMS } else { 0 })
 }
@@ -239,6 +300,15 @@ fn create(args: &Args, schema: &Path, input: &Path) -> Result<Store, BatchError>
         schema,
         prompt,
         max_tokens: args.max_tokens,
+        prices: args
+            .price_input
+            .zip(args.price_output)
+            .map(|(input, output)| Prices {
+                input,
+                output,
+                cached_input: None,
+                batch: None,
+            }),
     };
     let file = std::fs::File::open(input).map_err(|e| BatchError::Output {
         path: input.display().to_string(),
@@ -263,8 +333,12 @@ fn create(args: &Args, schema: &Path, input: &Path) -> Result<Store, BatchError>
 }
 
 fn status_line(status: &Status) -> String {
+    let cost = status
+        .cost
+        .map(|c| format!("; cost {c:.6}"))
+        .unwrap_or_default();
     format!(
-        "{} items: {} done, {} failed, {} running, {} pending; {} written; {} runs; {} input and {} output tokens",
+        "{} items: {} done, {} failed, {} running, {} pending; {} written; {} runs; {} input and {} output tokens{cost}",
         status.total,
         status.done,
         status.failed,

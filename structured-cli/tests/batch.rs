@@ -136,6 +136,10 @@ const NEW_JOB: &[&str] = &[
     "out.jsonl",
     "--concurrency",
     "2",
+    "--price-input",
+    "1",
+    "--price-output",
+    "2",
 ];
 
 /// Each result line's id, and the lines.
@@ -174,6 +178,16 @@ fn a_job_runs_to_its_end_with_every_item_accounted_for() {
     assert!(
         printed.starts_with("40 items: 36 done, 4 failed, 0 running, 0 pending; 40 written"),
         "{printed}"
+    );
+    // Priced at 1 and 2 per million tokens: each line has its cost, the status their sum.
+    assert!(
+        lines.iter().all(|l| l["cost"].as_f64().unwrap() > 0.0),
+        "{lines:?}"
+    );
+    let total: f64 = lines.iter().map(|l| l["cost"].as_f64().unwrap()).sum();
+    assert!(
+        printed.contains(&format!("; cost {total:.6}")),
+        "{printed} {total}"
     );
     // A new job in the same store is refused; running it again is a resume with nothing left.
     let again = batch(&dir, &url, NEW_JOB).output().unwrap();

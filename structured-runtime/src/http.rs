@@ -292,11 +292,16 @@ impl HttpProvider {
     }
 
     fn request(&self, body: &str, stream: bool) -> reqwest::RequestBuilder {
-        let mut request = self
+        let request = self
             .client
             .post(self.endpoint_for(stream))
             .header(reqwest::header::CONTENT_TYPE, "application/json")
             .body(body.to_owned());
+        self.authed(request)
+    }
+
+    /// `request` with this endpoint's credential and headers.
+    fn authed(&self, mut request: reqwest::RequestBuilder) -> reqwest::RequestBuilder {
         if let Some(key) = &self.api_key {
             request = match self.kind {
                 ProviderKind::Anthropic => request.header("x-api-key", key),
@@ -361,10 +366,27 @@ impl HttpProvider {
     ) -> impl Future<Output = Result<String, TransportError>> + Send + 'a {
         let stream = on_bytes.is_some();
         let request = self.request(body, stream);
-        let limit = self.max_body_bytes;
-        let origin = reqwest::Url::parse(&self.endpoint_for(stream))
-            .map(|u| u.origin().ascii_serialization())
-            .unwrap_or_default();
+        fetch(
+            request,
+            &self.endpoint_for(stream),
+            self.max_body_bytes,
+            on_bytes,
+        )
+    }
+}
+
+/// `request` (to `url`) and its response body, as [`HttpProvider::exchange`] reads it: bounded
+/// by `limit`, only from `url`'s origin, a 429, 5xx or other 4xx its transport error.
+fn fetch<'a>(
+    request: reqwest::RequestBuilder,
+    url: &str,
+    limit: usize,
+    on_bytes: Option<&'a mut OnBytes<'a>>,
+) -> impl Future<Output = Result<String, TransportError>> + Send + 'a {
+    let origin = reqwest::Url::parse(url)
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_default();
+    {
         async move {
             let response = request.send().await.map_err(transport)?;
             // A client of the caller's may follow redirects anywhere: another origin's answer
@@ -441,5 +463,111 @@ fn transport(e: reqwest::Error) -> TransportError {
         TransportError::Timeout
     } else {
         TransportError::Connection(e.to_string())
+    }
+}
+
+/// The largest batch result file read (a batch of 50,000 answers).
+#[cfg(feature = "batch")]
+const MAX_RESULT_FILE_BYTES: usize = 1 << 30;
+
+/// OpenAI's Batch API on this endpoint (`{base}/files`, `{base}/batches`): a job's batches
+/// ([`crate::batch::run_on_batch_api`]) for the kinds that have it (OpenAI Chat and Responses).
+#[cfg(feature = "batch")]
+impl crate::batch::BatchApi for HttpProvider {
+    fn upload(&self, jsonl: String) -> impl Future<Output = Result<String, TransportError>> + Send {
+        use crate::provider::wire::openai_batch::read_file_id;
+        let url = format!("{}/files", self.base_url);
+        // A boundary the file does not hold (its lines are JSON: no bare `--` and letters
+        // run like this one).
+        let boundary = format!(
+            "structured-batch-{:016x}",
+            jsonl.len() as u64 ^ 0x5bd1_e995_u64.wrapping_mul(jsonl.len() as u64 + 1)
+        );
+        let mut body = Vec::with_capacity(jsonl.len() + 512);
+        body.extend_from_slice(
+            format!(
+                "--{boundary}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n\
+                 --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"batch.jsonl\"\r\n\
+                 Content-Type: application/jsonl\r\n\r\n"
+            )
+            .as_bytes(),
+        );
+        body.extend_from_slice(jsonl.as_bytes());
+        body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
+        let request = self.authed(
+            self.client
+                .post(&url)
+                .header(
+                    reqwest::header::CONTENT_TYPE,
+                    format!("multipart/form-data; boundary={boundary}"),
+                )
+                .body(body),
+        );
+        let sent = fetch(request, &url, self.max_body_bytes, None);
+        async move { read_file_id(&sent.await?).map_err(|e| TransportError::Connection(e.to_string())) }
+    }
+
+    fn create(
+        &self,
+        file_id: &str,
+        endpoint: &str,
+        metadata: &[(&str, &str)],
+    ) -> impl Future<Output = Result<crate::provider::wire::openai_batch::BatchState, TransportError>>
+           + Send {
+        use crate::provider::wire::openai_batch::{create_body, read_batch};
+        let url = format!("{}/batches", self.base_url);
+        let request = self.authed(
+            self.client
+                .post(&url)
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(create_body(file_id, endpoint, metadata)),
+        );
+        let sent = fetch(request, &url, self.max_body_bytes, None);
+        async move { read_batch(&sent.await?).map_err(|e| TransportError::Connection(e.to_string())) }
+    }
+
+    fn get(
+        &self,
+        batch_id: &str,
+    ) -> impl Future<Output = Result<crate::provider::wire::openai_batch::BatchState, TransportError>>
+           + Send {
+        use crate::provider::wire::openai_batch::read_batch;
+        let url = format!("{}/batches/{batch_id}", self.base_url);
+        let request = self.authed(self.client.get(&url));
+        let sent = fetch(request, &url, self.max_body_bytes, None);
+        async move { read_batch(&sent.await?).map_err(|e| TransportError::Connection(e.to_string())) }
+    }
+
+    fn list(
+        &self,
+        after: Option<&str>,
+    ) -> impl Future<
+        Output = Result<
+            (
+                Vec<crate::provider::wire::openai_batch::BatchState>,
+                Option<String>,
+            ),
+            TransportError,
+        >,
+    > + Send {
+        use crate::provider::wire::openai_batch::read_batch_list;
+        let url = match after {
+            Some(after) => format!("{}/batches?limit=100&after={after}", self.base_url),
+            None => format!("{}/batches?limit=100", self.base_url),
+        };
+        let request = self.authed(self.client.get(&url));
+        let sent = fetch(request, &url, self.max_body_bytes, None);
+        async move {
+            read_batch_list(&sent.await?).map_err(|e| TransportError::Connection(e.to_string()))
+        }
+    }
+
+    fn download(
+        &self,
+        file_id: &str,
+    ) -> impl Future<Output = Result<String, TransportError>> + Send {
+        let url = format!("{}/files/{file_id}/content", self.base_url);
+        let request = self.authed(self.client.get(&url));
+        fetch(request, &url, MAX_RESULT_FILE_BYTES, None)
     }
 }

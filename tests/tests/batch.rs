@@ -28,6 +28,7 @@ fn spec() -> JobSpec {
         .unwrap(),
         prompt: "Read the total of {input}.".into(),
         max_tokens: Some(32),
+        prices: None,
     }
 }
 

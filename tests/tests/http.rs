@@ -889,6 +889,7 @@ async fn a_broken_rule_can_stop_the_stream_and_re_ask_at_once() {
             input: 1.0,
             output: 1.0,
             cached_input: None,
+            batch: None,
         },
     );
     assert_eq!(prices.attempt_cost(&out.ledger[0]), None);

@@ -635,6 +635,7 @@ fn a_batch_job_of_a_hundred_items_accounts_for_every_one() {
                 marker(tag)
             ),
             max_tokens: Some(24),
+            prices: None,
         };
         let reviews = [
             "Great product, works well.",

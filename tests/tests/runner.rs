@@ -888,6 +888,7 @@ fn a_run_adds_up_its_tokens_and_a_price_table_costs_each_attempt() {
             input: 0.15,
             output: 0.6,
             cached_input: None,
+            batch: None,
         },
     );
     assert_eq!(

@@ -1,21 +1,13 @@
 //! A job run over a chat endpoint (a local model, a server without a batch API): each pending
 //! item is one [`run_value`], at most `concurrency` at once, its result stored as it comes.
 
-use std::future::Future;
 use std::path::Path;
-use std::pin::Pin;
-use std::task::Poll;
 use std::time::{Duration, Instant};
 
-use serde_json::{json, Value};
-
-use super::store::{BatchError, State, Status, Store};
-use crate::provider::wire::Usage;
-use crate::run::{run_value, Provider, RunConfig, RunError, Structured};
-
-/// One item's run, as the pool holds it.
-type ItemRun<'a> =
-    Pin<Box<dyn Future<Output = (i64, String, Result<Structured<Value>, RunError>)> + 'a>>;
+use super::pool::{ended, ItemRun};
+use super::result::{finished, record};
+use super::store::{BatchError, Status, Store};
+use crate::run::{run_value, Provider, RunConfig};
 
 /// Reads every pending item of the job in `store` through `provider`'s chat endpoint: each item
 /// is one run ([`run_value`] with `config`: the same modes, reader, validator, re-asks and
@@ -61,15 +53,10 @@ pub async fn run_on_chat<P: Provider>(
         if pool.is_empty() {
             break;
         }
-        for (seq, id, result) in next_finished(&mut pool).await {
-            let (state, line, usage) = result_line(&id, &result);
-            store.finish(seq, state, &line, usage)?;
-            status.running = status.running.saturating_sub(1);
-            match state {
-                State::Done => status.done += 1,
-                _ => status.failed += 1,
-            }
-            status.usage = status.usage.plus(usage);
+        for (seq, id, result) in ended(&mut pool, true).await {
+            let prices = spec.prices.as_ref();
+            let ended = finished(&id, &result, |usage| prices.map(|p| usage.cost(p)));
+            record(store, &mut status, seq, ended)?;
             progress(&status);
         }
         if let Some(output) = output.filter(|_| written_at.elapsed() >= WRITE_EVERY) {
@@ -85,73 +72,3 @@ pub async fn run_on_chat<P: Provider>(
 
 /// How often results are appended to the output while a job runs, at most.
 const WRITE_EVERY: Duration = Duration::from_secs(1);
-
-/// Waits for at least one run of `pool` to end, and takes out every one that has.
-async fn next_finished<'a, T>(pool: &mut Vec<Pin<Box<dyn Future<Output = T> + 'a>>>) -> Vec<T> {
-    std::future::poll_fn(|cx| {
-        let mut finished = Vec::new();
-        let mut i = 0;
-        while let Some(run) = pool.get_mut(i) {
-            match run.as_mut().poll(cx) {
-                Poll::Ready(out) => {
-                    finished.push(out);
-                    drop(pool.swap_remove(i));
-                }
-                Poll::Pending => i += 1,
-            }
-        }
-        if finished.is_empty() {
-            Poll::Pending
-        } else {
-            Poll::Ready(finished)
-        }
-    })
-    .await
-}
-
-/// An item's result line, its state and the tokens its run took.
-pub(crate) fn result_line(
-    id: &str,
-    result: &Result<Structured<Value>, RunError>,
-) -> (State, String, Usage) {
-    let usage_json = |u: Usage| {
-        json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
-               "cached_input_tokens": u.cached_input_tokens})
-    };
-    match result {
-        Ok(read) => {
-            let usage = read.usage();
-            let line = json!({
-                "id": id,
-                "value": read.value,
-                "provenance": format!("{:?}", read.provenance),
-                "warnings": read.warnings.iter().map(ToString::to_string).collect::<Vec<_>>(),
-                "attempts": read.attempts,
-                "usage": usage_json(usage),
-            });
-            (State::Done, line.to_string(), usage)
-        }
-        Err(error) => {
-            let usage = error.usage();
-            let ledger: Vec<Value> = error
-                .ledger
-                .iter()
-                .map(|attempt| {
-                    json!({
-                        "model": attempt.model,
-                        "problem": attempt.result.problem(None),
-                        "usage": attempt.usage.map(usage_json),
-                    })
-                })
-                .collect();
-            let line = json!({
-                "id": id,
-                "error": {"kind": error.kind.name(), "message": error.to_string()},
-                "ledger": ledger,
-                "attempts": error.ledger.len(),
-                "usage": usage_json(usage),
-            });
-            (State::Failed, line.to_string(), usage)
-        }
-    }
-}

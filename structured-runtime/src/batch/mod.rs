@@ -41,6 +41,7 @@
 //!     }))?,
 //!     prompt: "Read the invoice's total: {input}".into(),
 //!     max_tokens: Some(64),
+//!     prices: None,
 //! };
 //! let lines = ["{\"id\": \"a\", \"input\": \"Total 41.50\"}", "{\"id\": \"b\", \"input\": \"Sum: 41.5\"}"];
 //! let items = lines.iter().map(|l| Ok(serde_json::from_str::<JobItem>(l).unwrap()));
@@ -54,10 +55,16 @@
 //! # Ok::<(), structured_runtime::SchemaError>(())
 //! ```
 
+mod api;
 mod chat;
 mod item;
+mod pool;
+mod result;
 mod store;
+mod submit;
 
+pub use api::BatchApi;
 pub use chat::run_on_chat;
 pub use item::{ItemMessage, ItemRole, JobItem};
 pub use store::{BatchError, JobSpec, Status, Store};
+pub use submit::{run_on_batch_api, BatchOptions};

@@ -27,10 +27,13 @@ pub struct JobSpec {
     pub prompt: String,
     /// The answer's token limit, sent with every request.
     pub max_tokens: Option<u32>,
+    /// The model's prices, to cost each item and the job (at batch prices through a batch
+    /// API: [`Prices::batch`]).
+    pub prices: Option<Prices>,
 }
 
 /// Where a job stands.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Status {
     /// Items in the job.
     pub total: u64,
@@ -49,17 +52,15 @@ pub struct Status {
     pub runs: u64,
     /// Tokens over every finished item.
     pub usage: Usage,
+    /// What the finished items cost, when the job has prices ([`JobSpec::prices`]): each at
+    /// the prices of the way it was read (half through a batch API).
+    pub cost: Option<f64>,
 }
 
 impl Status {
     /// Items finished, valid or not.
     pub fn finished(&self) -> u64 {
         self.done + self.failed
-    }
-
-    /// What the finished items cost at `prices`.
-    pub fn cost(&self, prices: &Prices) -> f64 {
-        self.usage.cost(prices)
     }
 }
 
@@ -117,6 +118,32 @@ pub(crate) enum State {
     Failed = 3,
 }
 
+/// An item's run as it ended: its result line, the tokens it took and what they cost.
+pub(crate) struct Finished {
+    pub(crate) state: State,
+    pub(crate) line: String,
+    pub(crate) usage: Usage,
+    pub(crate) cost: Option<f64>,
+}
+
+/// What the store knows of a request sent in a batch.
+pub(crate) enum Sent {
+    /// Its answer, as stored (see `batch::api`).
+    Answered(String),
+    /// In chunk `n`, not answered yet.
+    Waiting,
+}
+
+/// A chunk of requests whose batch has not ended.
+pub(crate) struct OpenChunk {
+    /// Its number.
+    pub(crate) n: i64,
+    /// Its uploaded request file, once uploaded.
+    pub(crate) file_id: Option<String>,
+    /// Its batch, once made.
+    pub(crate) batch_id: Option<String>,
+}
+
 /// An item claimed for a run.
 pub(crate) struct Claimed {
     pub(crate) seq: i64,
@@ -152,10 +179,26 @@ const TABLES: &str = "
         input_tokens INTEGER NOT NULL DEFAULT 0,
         output_tokens INTEGER NOT NULL DEFAULT 0,
         cached_input_tokens INTEGER NOT NULL DEFAULT 0,
+        cost REAL,
         written INTEGER
     );
     CREATE INDEX IF NOT EXISTS item_state ON item (state, seq);
     CREATE INDEX IF NOT EXISTS item_unwritten ON item (seq) WHERE state >= 2 AND written IS NULL;
+    CREATE TABLE IF NOT EXISTS request (
+        custom_id TEXT PRIMARY KEY,
+        seq INTEGER NOT NULL,
+        body TEXT NOT NULL,
+        chunk INTEGER NOT NULL,
+        answer TEXT
+    ) WITHOUT ROWID;
+    CREATE INDEX IF NOT EXISTS request_chunk ON request (chunk);
+    CREATE INDEX IF NOT EXISTS request_seq ON request (seq);
+    CREATE TABLE IF NOT EXISTS chunk (
+        n INTEGER PRIMARY KEY,
+        file_id TEXT,
+        batch_id TEXT,
+        closed INTEGER NOT NULL DEFAULT 0
+    );
     CREATE TABLE IF NOT EXISTS output (
         one INTEGER PRIMARY KEY CHECK (one = 1),
         bytes INTEGER NOT NULL,
@@ -189,6 +232,11 @@ impl Store {
             put.execute(params!["prompt", spec.prompt])?;
             if let Some(max) = spec.max_tokens {
                 put.execute(params!["max_tokens", max.to_string()])?;
+            }
+            if let Some(prices) = &spec.prices {
+                let prices =
+                    serde_json::to_string(prices).map_err(|e| BatchError::Store(e.to_string()))?;
+                put.execute(params!["prices", prices])?;
             }
             let mut insert = tx.prepare("INSERT INTO item (seq, id, item) VALUES (?1, ?2, ?3)")?;
             for (line, item) in (1u64..).zip(items) {
@@ -270,6 +318,13 @@ impl Store {
             schema,
             prompt: get("prompt")?.unwrap_or_default(),
             max_tokens: get("max_tokens")?.and_then(|m| m.parse().ok()),
+            prices: match get("prices")? {
+                Some(prices) => Some(
+                    serde_json::from_str(&prices)
+                        .map_err(|e| BatchError::Store(format!("the job's prices: {e}")))?,
+                ),
+                None => None,
+            },
         })
     }
 
@@ -278,7 +333,7 @@ impl Store {
         let mut status = Status::default();
         let mut counts = self.conn.prepare(
             "SELECT state, COUNT(*), SUM(runs), SUM(input_tokens), SUM(output_tokens),
-                    SUM(cached_input_tokens), COUNT(written)
+                    SUM(cached_input_tokens), COUNT(written), SUM(cost)
              FROM item GROUP BY state",
         )?;
         let rows = counts.query_map([], |r| {
@@ -290,11 +345,15 @@ impl Store {
                 r.get::<_, Option<i64>>(4)?,
                 r.get::<_, Option<i64>>(5)?,
                 r.get::<_, i64>(6)?,
+                r.get::<_, Option<f64>>(7)?,
             ))
         })?;
         let n = |v: Option<i64>| u64::try_from(v.unwrap_or(0)).unwrap_or(0);
         for row in rows {
-            let (state, count, runs, input, output, cached, written) = row?;
+            let (state, count, runs, input, output, cached, written, cost) = row?;
+            if let Some(cost) = cost {
+                status.cost = Some(status.cost.unwrap_or(0.0) + cost);
+            }
             let count = n(Some(count));
             status.total += count;
             status.runs += n(runs);
@@ -353,30 +412,181 @@ impl Store {
         Ok(claimed)
     }
 
-    /// Item `seq` finished in `state` with its result line and the tokens it took.
-    pub(crate) fn finish(
-        &self,
-        seq: i64,
-        state: State,
-        result: &str,
-        usage: Usage,
-    ) -> Result<(), BatchError> {
+    /// Item `seq` finished: its state, result line, tokens and cost. Its batch requests are
+    /// dropped: a finished item is never run again.
+    pub(crate) fn finish(&self, seq: i64, result: &Finished) -> Result<(), BatchError> {
         let as_i64 = |n: u64| i64::try_from(n).unwrap_or(i64::MAX);
-        self.conn.execute(
+        // One transaction: a request is never dropped for an item left unfinished.
+        let tx = self.conn.unchecked_transaction()?;
+        tx.execute("DELETE FROM request WHERE seq = ?1", [seq])?;
+        tx.execute(
             "UPDATE item SET state = ?1, result = ?2, input_tokens = ?3, output_tokens = ?4,
-                    cached_input_tokens = ?5
-             WHERE seq = ?6 AND state = ?7",
+                    cached_input_tokens = ?5, cost = ?6
+             WHERE seq = ?7 AND state = ?8",
             params![
-                state as i64,
-                result,
-                as_i64(usage.input_tokens),
-                as_i64(usage.output_tokens),
-                as_i64(usage.cached_input_tokens),
+                result.state as i64,
+                result.line,
+                as_i64(result.usage.input_tokens),
+                as_i64(result.usage.output_tokens),
+                as_i64(result.usage.cached_input_tokens),
+                result.cost,
                 seq,
                 State::Running as i64
             ],
         )?;
+        tx.commit()?;
         Ok(())
+    }
+
+    /// The job's key: how its batches are told apart from others at the provider.
+    pub(crate) fn job_key(&self) -> Result<String, BatchError> {
+        let key: Option<String> = self
+            .conn
+            .query_row("SELECT value FROM job WHERE key = 'job_key'", [], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        if let Some(key) = key {
+            return Ok(key);
+        }
+        // Made once, from the time and the process: unique enough to find this job's batches.
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        let key = format!("{nanos:x}-{:x}", std::process::id());
+        self.conn.execute(
+            "INSERT OR IGNORE INTO job (key, value) VALUES ('job_key', ?1)",
+            [&key],
+        )?;
+        Ok(self
+            .conn
+            .query_row("SELECT value FROM job WHERE key = 'job_key'", [], |r| {
+                r.get(0)
+            })?)
+    }
+
+    /// What the store knows of request `custom_id`: its answer, or that it waits in a batch;
+    /// `None` when it was never sent.
+    pub(crate) fn request(&self, custom_id: &str) -> Result<Option<Sent>, BatchError> {
+        let answer: Option<Option<String>> = self
+            .conn
+            .query_row(
+                "SELECT answer FROM request WHERE custom_id = ?1",
+                [custom_id],
+                |r| r.get(0),
+            )
+            .optional()?;
+        Ok(answer.map(|answer| match answer {
+            Some(answer) => Sent::Answered(answer),
+            None => Sent::Waiting,
+        }))
+    }
+
+    /// A new chunk of requests, `(custom_id, seq, body)` each, recorded before anything is sent:
+    /// its number.
+    pub(crate) fn record_chunk(
+        &mut self,
+        requests: &[(String, i64, String)],
+    ) -> Result<i64, BatchError> {
+        let tx = self.conn.transaction()?;
+        let n = {
+            tx.execute(
+                "INSERT INTO chunk (file_id, batch_id) VALUES (NULL, NULL)",
+                [],
+            )?;
+            let n = tx.last_insert_rowid();
+            let mut put = tx.prepare(
+                "INSERT OR REPLACE INTO request (custom_id, seq, body, chunk) VALUES (?1, ?2, ?3, ?4)",
+            )?;
+            for (custom_id, seq, body) in requests {
+                put.execute(params![custom_id, seq, body, n])?;
+            }
+            n
+        };
+        tx.commit()?;
+        Ok(n)
+    }
+
+    /// Chunk `n`'s requests, `(custom_id, body)` each.
+    pub(crate) fn chunk_requests(&self, n: i64) -> Result<Vec<(String, String)>, BatchError> {
+        let mut pick = self.conn.prepare(
+            "SELECT custom_id, body FROM request WHERE chunk = ?1 ORDER BY seq, custom_id",
+        )?;
+        let rows = pick.query_map([n], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Chunks not closed, in order.
+    pub(crate) fn open_chunks(&self) -> Result<Vec<OpenChunk>, BatchError> {
+        let mut pick = self
+            .conn
+            .prepare("SELECT n, file_id, batch_id FROM chunk WHERE closed = 0 ORDER BY n")?;
+        let rows = pick.query_map([], |r| {
+            Ok(OpenChunk {
+                n: r.get(0)?,
+                file_id: r.get(1)?,
+                batch_id: r.get(2)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Chunk `n`'s request file was uploaded as `file_id`.
+    pub(crate) fn set_chunk_file(&self, n: i64, file_id: &str) -> Result<(), BatchError> {
+        self.conn.execute(
+            "UPDATE chunk SET file_id = ?1 WHERE n = ?2",
+            params![file_id, n],
+        )?;
+        Ok(())
+    }
+
+    /// Chunk `n` runs as batch `batch_id`: its bodies are no longer needed.
+    pub(crate) fn set_chunk_batch(&mut self, n: i64, batch_id: &str) -> Result<(), BatchError> {
+        let tx = self.conn.transaction()?;
+        tx.execute(
+            "UPDATE chunk SET batch_id = ?1 WHERE n = ?2",
+            params![batch_id, n],
+        )?;
+        tx.execute("UPDATE request SET body = '' WHERE chunk = ?1", [n])?;
+        tx.commit()?;
+        Ok(())
+    }
+
+    /// Chunk `n` ended: each request's answer (`answers`, by custom_id), and for every request
+    /// without one, `missing`. Returns every request's custom_id and answer.
+    pub(crate) fn close_chunk(
+        &mut self,
+        n: i64,
+        answers: &std::collections::HashMap<String, String>,
+        missing: &str,
+    ) -> Result<Vec<(String, String)>, BatchError> {
+        let tx = self.conn.transaction()?;
+        let all = {
+            let ids: Vec<String> = {
+                let mut pick = tx.prepare("SELECT custom_id FROM request WHERE chunk = ?1")?;
+                let rows = pick.query_map([n], |r| r.get(0))?;
+                rows.collect::<Result<_, _>>()?
+            };
+            let mut set = tx.prepare("UPDATE request SET answer = ?1 WHERE custom_id = ?2")?;
+            let mut all = Vec::with_capacity(ids.len());
+            for id in ids {
+                let answer = answers.get(&id).map_or(missing, String::as_str).to_owned();
+                set.execute(params![answer, id])?;
+                all.push((id, answer));
+            }
+            tx.execute("UPDATE chunk SET closed = 1 WHERE n = ?1", [n])?;
+            all
+        };
+        tx.commit()?;
+        Ok(all)
+    }
+
+    /// The store file's size in bytes (pages in use).
+    pub fn size(&self) -> Result<u64, BatchError> {
+        let pages: i64 = self.conn.query_row("PRAGMA page_count", [], |r| r.get(0))?;
+        let size: i64 = self.conn.query_row("PRAGMA page_size", [], |r| r.get(0))?;
+        Ok(u64::try_from(pages * size).unwrap_or(0))
     }
 
     /// Appends to the output at `path` every finished result not written yet, in the order the

@@ -37,11 +37,11 @@ impl RunClock {
         RunClock(Arc::new(clock))
     }
 
-    pub(super) fn now(&self) -> Instant {
+    pub(crate) fn now(&self) -> Instant {
         self.0.now()
     }
 
-    pub(super) fn sleep(&self, delay: Duration) -> Sleep {
+    pub(crate) fn sleep(&self, delay: Duration) -> Sleep {
         self.0.sleep(delay)
     }
 }

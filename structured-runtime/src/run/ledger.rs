@@ -125,7 +125,7 @@ pub struct Attempt {
 /// struct Answer { ok: bool }
 ///
 /// let mut prices = PriceTable::new();
-/// prices.set("gpt-4o", Prices { input: 2.5, output: 10.0, cached_input: Some(1.25) });
+/// prices.set("gpt-4o", Prices { input: 2.5, output: 10.0, cached_input: Some(1.25), batch: None });
 /// let out = block_on(run_structured::<Answer, _>(&Recorded, &ChatRequest::user("On?"), &RunConfig::default())).unwrap();
 /// let usage = out.usage();
 /// assert_eq!((usage.input_tokens, usage.cached_input_tokens, usage.output_tokens), (1000, 800, 10));

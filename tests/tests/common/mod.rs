@@ -1,6 +1,7 @@
 //! Helpers shared by more than one test file.
 #![allow(dead_code)] // each test file uses some of them
 
+pub mod batch_fake;
 pub mod gbnf;
 pub mod generate;
 pub mod grows;

@@ -23,6 +23,7 @@ mod envelope;
 mod gemini;
 mod json;
 mod ollama;
+pub mod openai_batch;
 mod openai_chat;
 mod openai_responses;
 mod sse;

@@ -162,6 +162,12 @@ impl Usage {
             + per_token(cached, prices.cached_input.unwrap_or(prices.input))
             + per_token(self.output_tokens, prices.output)
     }
+
+    /// What it costs through a provider's batch API: [`Usage::cost`] times the share of the
+    /// prices batches are charged ([`Prices::batch`]).
+    pub fn batch_cost(&self, prices: &Prices) -> f64 {
+        self.cost(prices) * prices.batch_share()
+    }
 }
 
 /// A model's prices, per million tokens, in the caller's currency.
@@ -169,10 +175,12 @@ impl Usage {
 /// ```
 /// use structured_runtime::provider::wire::{Prices, Usage};
 ///
-/// let prices = Prices { input: 2.5, output: 10.0, cached_input: Some(1.25) };
+/// let prices = Prices { input: 2.5, output: 10.0, cached_input: Some(1.25), batch: None };
 /// let usage = Usage { input_tokens: 1_000, output_tokens: 200, cached_input_tokens: 400 };
 /// // 600 × 2.5 + 400 × 1.25 + 200 × 10, per million.
 /// assert!((usage.cost(&prices) - 0.004).abs() < 1e-12);
+/// // Through a batch API: half.
+/// assert!((usage.batch_cost(&prices) - 0.002).abs() < 1e-12);
 /// ```
 #[derive(Debug, Clone, Copy, PartialEq, serde::Serialize, serde::Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -184,6 +192,17 @@ pub struct Prices {
     /// Per million cached prompt tokens (the input price when `None`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cached_input: Option<f64>,
+    /// The share of these prices a request costs through the provider's batch API (`None`:
+    /// half, what OpenAI, Anthropic and Gemini charge).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub batch: Option<f64>,
+}
+
+impl Prices {
+    /// [`Prices::batch`], or half.
+    pub fn batch_share(&self) -> f64 {
+        self.batch.unwrap_or(0.5)
+    }
 }
 
 /// A provider's answer, read.

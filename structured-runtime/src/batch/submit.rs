@@ -1,0 +1,457 @@
+//! A job run through a provider's batch API: every item is one run (the same modes, reader,
+//! validator, re-asks and ledger as any run), whose requests go out in batches instead of one
+//! by one.
+//!
+//! Each item's run is given a provider of its own whose `send` does not send: it records the
+//! body under the request's `custom_id` (the item and the request's number in its run) and
+//! waits for the answer. When every run is waiting, the bodies asked for are recorded in the
+//! store as a chunk, uploaded, and made a batch (with the job's key and the chunk's number as
+//! metadata); the batches are polled, and each answer read from their result files is stored
+//! and given to the run that waits for it, which reads it, and finishes or asks again (its
+//! re-ask goes in a later batch, with the correction a live run sends).
+//!
+//! Nothing is sent twice across a stopped job: a resumed job runs each unfinished item again
+//! from its first request, and each request already in the store is answered from the store,
+//! or waits for the batch it went in; a chunk recorded but not made a batch is looked for at
+//! the provider by its metadata before it is made one.
+
+use std::collections::{HashMap, HashSet};
+use std::future::Future;
+use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::Poll;
+use std::time::Duration;
+
+use super::api::{answer, not_run, stored, BatchApi};
+use super::pool::{self, ItemRun};
+use super::result::{finished as ended, record};
+use super::store::{BatchError, Sent, Status, Store};
+use crate::provider::capabilities::{ProviderCapabilities, ProviderKind};
+use crate::provider::wire::openai_batch::{
+    batch_endpoint, read_result_line, request_line, BatchState, BatchStatus, MAX_BATCH_BYTES,
+    MAX_BATCH_REQUESTS,
+};
+use crate::read::mode::StructuredOutputMode;
+use crate::run::{run_value, Provider, RunConfig, TransportError};
+
+/// How a job is cut into batches and followed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct BatchOptions {
+    /// Items whose runs are held at once (their requests go out together). Memory grows with
+    /// it, not with the job.
+    pub in_flight: usize,
+    /// Requests in one batch at most (the API's own limit when higher is asked: 50,000).
+    pub max_requests: usize,
+    /// Bytes of one batch's request file at most (the API's limit: 200 MB).
+    pub max_bytes: usize,
+    /// How long to wait between looks at the batches running.
+    pub poll_every: Duration,
+    /// Tries of a batch API call that failed for a reason worth trying again (a 429 on
+    /// create, a 5xx, a cut connection), apart from the first.
+    pub api_retries: u32,
+}
+
+impl Default for BatchOptions {
+    fn default() -> Self {
+        BatchOptions {
+            in_flight: 10_000,
+            max_requests: MAX_BATCH_REQUESTS,
+            max_bytes: MAX_BATCH_BYTES,
+            poll_every: Duration::from_secs(30),
+            api_retries: 5,
+        }
+    }
+}
+
+/// What the runs ask of the batches, and the answers they wait for.
+#[derive(Default)]
+struct Hub {
+    state: Mutex<HubState>,
+}
+
+#[derive(Default)]
+struct HubState {
+    /// Asked and not yet routed: `(custom_id, seq, body)`.
+    asked: Vec<(String, i64, String)>,
+    /// Asked and not yet answered.
+    waiting: HashSet<String>,
+    /// Answered and not yet taken.
+    answers: HashMap<String, Result<String, TransportError>>,
+    /// Changes so far: a run that asked or took an answer moved.
+    moves: u64,
+}
+
+impl Hub {
+    fn with<R>(&self, f: impl FnOnce(&mut HubState) -> R) -> R {
+        f(&mut self.state.lock().unwrap_or_else(PoisonError::into_inner))
+    }
+
+    fn ask(&self, custom_id: String, seq: i64, body: String) {
+        self.with(|s| {
+            s.waiting.insert(custom_id.clone());
+            s.asked.push((custom_id, seq, body));
+            s.moves += 1;
+        });
+    }
+
+    fn take(&self, custom_id: &str) -> Option<Result<String, TransportError>> {
+        self.with(|s| {
+            let answer = s.answers.remove(custom_id)?;
+            s.waiting.remove(custom_id);
+            s.moves += 1;
+            Some(answer)
+        })
+    }
+
+    /// Gives `answer` to the run waiting for `custom_id`, if one is.
+    fn answer(&self, custom_id: &str, answer: Result<String, TransportError>) -> bool {
+        self.with(|s| {
+            let waits = s.waiting.contains(custom_id);
+            if waits {
+                s.answers.insert(custom_id.to_owned(), answer);
+            }
+            waits
+        })
+    }
+
+    fn moves(&self) -> u64 {
+        self.with(|s| s.moves)
+    }
+}
+
+/// The provider one item's run sees: it speaks as the real one, and its requests wait for a
+/// batch.
+struct ItemProvider<'p, P> {
+    inner: &'p P,
+    seq: i64,
+    sends: AtomicUsize,
+    hub: Arc<Hub>,
+}
+
+impl<P: Provider + Sync> Provider for ItemProvider<'_, P> {
+    fn kind(&self) -> ProviderKind {
+        self.inner.kind()
+    }
+    fn model(&self) -> &str {
+        self.inner.model()
+    }
+    fn capabilities(&self) -> ProviderCapabilities {
+        self.inner.capabilities()
+    }
+    fn mode(&self) -> Option<StructuredOutputMode> {
+        self.inner.mode()
+    }
+    fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+        let n = self.sends.fetch_add(1, Ordering::SeqCst);
+        let custom_id = format!("{}.{n}", self.seq);
+        self.hub.ask(custom_id.clone(), self.seq, body.to_owned());
+        let hub = self.hub.clone();
+        std::future::poll_fn(move |_| match hub.take(&custom_id) {
+            Some(answer) => Poll::Ready(answer),
+            None => Poll::Pending,
+        })
+    }
+}
+
+/// Reads every pending item of the job in `store` through `provider`'s batch API: each item
+/// one run with `config` (the same modes, reader, validator, re-asks and ledger as any run; its
+/// deadline aside, as a batch's window is the provider's), its requests sent in batches cut by
+/// `options`, its result stored as its run ends and appended to `output` (when given) as
+/// results come. `progress` hears where the job stands after each item. Returns where it
+/// stands at the end.
+///
+/// Each run's requests are recorded under a `custom_id` (the item and the request's number in
+/// its run) and sent when every run held waits: recorded in the store as a chunk, uploaded, and
+/// made a batch with the job's key and the chunk's number as metadata. A re-ask goes in a later
+/// batch with the correction a live run sends; a request its batch did not run (expired,
+/// cancelled) is sent again as the run's transport retry. Across a stopped job nothing is given
+/// to two batches: a resumed run is answered from the store, or waits for its batch, and a
+/// chunk recorded but not seen to a batch is looked for at the provider by its metadata before
+/// it is made one.
+pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
+    store: &mut Store,
+    provider: &P,
+    config: &RunConfig,
+    options: &BatchOptions,
+    output: Option<&Path>,
+    mut progress: impl FnMut(&Status),
+) -> Result<Status, BatchError> {
+    let endpoint = batch_endpoint(provider.kind()).ok_or_else(|| {
+        BatchError::Store(format!(
+            "{} has no batch API this job can use",
+            provider.kind().name()
+        ))
+    })?;
+    let config = RunConfig {
+        deadline: None,
+        ..config.clone()
+    };
+    let spec = store.spec()?;
+    let job = store.job_key()?;
+    store.requeue_running()?;
+    let mut status = store.status()?;
+    let hub = Arc::new(Hub::default());
+    let in_flight = options.in_flight.max(1);
+    let mut pool: Vec<ItemRun<'_>> = Vec::new();
+    // Chunks a stopped job recorded and did not see to a batch.
+    for chunk in store.open_chunks()? {
+        if chunk.batch_id.is_none() {
+            make_batch(
+                store,
+                provider,
+                options,
+                &job,
+                endpoint,
+                chunk.n,
+                chunk.file_id,
+            )
+            .await?;
+        }
+    }
+    loop {
+        let room = in_flight.saturating_sub(pool.len());
+        if room > 0 {
+            for claimed in store.claim(room)? {
+                status.pending = status.pending.saturating_sub(1);
+                status.running += 1;
+                status.runs += 1;
+                let request = claimed.item.request(&spec.prompt, spec.max_tokens);
+                let item = ItemProvider {
+                    inner: provider,
+                    seq: claimed.seq,
+                    sends: AtomicUsize::new(0),
+                    hub: hub.clone(),
+                };
+                let (seq, id, schema, config) = (claimed.seq, claimed.id, &spec.schema, &config);
+                pool.push(Box::pin(async move {
+                    let result = run_value(&item, schema, &request, config).await;
+                    (seq, id, result)
+                }));
+            }
+        }
+        if pool.is_empty() {
+            // Nothing pending, nothing running.
+            break;
+        }
+        // Every run as far as it goes without a batch.
+        loop {
+            let before = hub.moves();
+            let finished = pool::ended(&mut pool, false).await;
+            let moved = !finished.is_empty() || hub.moves() != before;
+            for (seq, id, result) in finished {
+                let prices = spec.prices.as_ref();
+                let ended = ended(&id, &result, |usage| prices.map(|p| usage.batch_cost(p)));
+                record(store, &mut status, seq, ended)?;
+                progress(&status);
+            }
+            if !moved {
+                break;
+            }
+        }
+        if let Some(output) = output {
+            status.written += store.write_results(output)?;
+        }
+        // What the runs asked: answered from the store, waiting in a batch, or new.
+        let asked = hub.with(|s| std::mem::take(&mut s.asked));
+        let mut fresh = Vec::new();
+        let mut answered = false;
+        for (custom_id, seq, body) in asked {
+            match store.request(&custom_id)? {
+                Some(Sent::Answered(kept)) => answered |= hub.answer(&custom_id, answer(&kept)),
+                Some(Sent::Waiting) => {}
+                None => fresh.push((custom_id, seq, body)),
+            }
+        }
+        if answered {
+            continue;
+        }
+        for chunk in chunks(fresh, endpoint, options) {
+            let n = store.record_chunk(&chunk)?;
+            make_batch(store, provider, options, &job, endpoint, n, None).await?;
+        }
+        let open = store.open_chunks()?;
+        if open.is_empty() {
+            if pool.is_empty() {
+                // Every run held ended: take the next items.
+                continue;
+            }
+            // Runs waiting on their own time (a backoff): let it pass.
+            config.clock.sleep(Duration::from_millis(10)).await;
+            continue;
+        }
+        config.clock.sleep(options.poll_every).await;
+        for chunk in open {
+            let Some(batch_id) = chunk.batch_id else {
+                continue;
+            };
+            let batch = call(options, &config, || provider.get(&batch_id)).await?;
+            if batch.status.is_final() {
+                let n = chunk.n;
+                for (custom_id, kept) in
+                    collect(store, provider, options, &config, n, &batch).await?
+                {
+                    hub.answer(&custom_id, answer(&kept));
+                }
+            }
+        }
+    }
+    if let Some(output) = output {
+        store.write_results(output)?;
+    }
+    store.status()
+}
+
+/// `requests` cut into batches within the options' and the API's limits.
+fn chunks(
+    requests: Vec<(String, i64, String)>,
+    endpoint: &str,
+    options: &BatchOptions,
+) -> Vec<Vec<(String, i64, String)>> {
+    let max_requests = options.max_requests.clamp(1, MAX_BATCH_REQUESTS);
+    let max_bytes = options.max_bytes.clamp(1, MAX_BATCH_BYTES);
+    let mut out: Vec<Vec<(String, i64, String)>> = Vec::new();
+    let mut bytes = 0;
+    for request in requests {
+        let size = request.2.len() + request.0.len() + endpoint.len() + 64;
+        let full = out
+            .last()
+            .is_none_or(|last| last.len() >= max_requests || bytes + size > max_bytes);
+        if full {
+            out.push(Vec::new());
+            bytes = 0;
+        }
+        bytes += size;
+        if let Some(last) = out.last_mut() {
+            last.push(request);
+        }
+    }
+    out
+}
+
+/// Sees chunk `n` to a batch: found at the provider by its metadata when a stopped job made it
+/// already, else uploaded (unless it was) and made.
+async fn make_batch<P: BatchApi>(
+    store: &mut Store,
+    provider: &P,
+    options: &BatchOptions,
+    job: &str,
+    endpoint: &str,
+    n: i64,
+    file_id: Option<String>,
+) -> Result<(), BatchError> {
+    let chunk = n.to_string();
+    let metadata = [
+        ("structured_job", job),
+        ("structured_chunk", chunk.as_str()),
+    ];
+    let config = RunConfig::default();
+    if file_id.is_some() {
+        if let Some(found) = find(provider, options, &config, &metadata).await? {
+            return store.set_chunk_batch(n, &found.id);
+        }
+    }
+    let file_id = match file_id {
+        Some(file_id) => file_id,
+        None => {
+            let mut jsonl = String::new();
+            for (custom_id, body) in store.chunk_requests(n)? {
+                let line = request_line(&custom_id, endpoint, &body).ok_or_else(|| {
+                    BatchError::Store(format!("request {custom_id}: its body is not JSON"))
+                })?;
+                jsonl.push_str(&line);
+                jsonl.push('\n');
+            }
+            let file_id = call(options, &config, || provider.upload(jsonl.clone())).await?;
+            store.set_chunk_file(n, &file_id)?;
+            file_id
+        }
+    };
+    let batch = call(options, &config, || {
+        provider.create(&file_id, endpoint, &metadata)
+    })
+    .await?;
+    store.set_chunk_batch(n, &batch.id)
+}
+
+/// The batch with `metadata`, among the provider's (newest first, a bounded number of pages).
+async fn find<P: BatchApi>(
+    provider: &P,
+    options: &BatchOptions,
+    config: &RunConfig,
+    metadata: &[(&str, &str)],
+) -> Result<Option<BatchState>, BatchError> {
+    let mut after: Option<String> = None;
+    for _ in 0..50 {
+        let (page, next) = call(options, config, || provider.list(after.as_deref())).await?;
+        let found = page.into_iter().find(|b| {
+            metadata
+                .iter()
+                .all(|(k, v)| b.metadata.iter().any(|(bk, bv)| bk == k && bv == v))
+        });
+        if found.is_some() {
+            return Ok(found);
+        }
+        match next {
+            Some(next) => after = Some(next),
+            None => return Ok(None),
+        }
+    }
+    Ok(None)
+}
+
+/// The answers of chunk `n`, whose batch ended: read from its result files and stored.
+async fn collect<P: BatchApi>(
+    store: &mut Store,
+    provider: &P,
+    options: &BatchOptions,
+    config: &RunConfig,
+    n: i64,
+    batch: &BatchState,
+) -> Result<Vec<(String, String)>, BatchError> {
+    let mut answers = HashMap::new();
+    for file_id in [&batch.output_file_id, &batch.error_file_id]
+        .into_iter()
+        .flatten()
+    {
+        let text = call(options, config, || provider.download(file_id)).await?;
+        for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            let (custom_id, result) = read_result_line(line)
+                .map_err(|e| BatchError::Store(format!("batch {}: {e}", batch.id)))?;
+            answers.insert(custom_id, stored(&result));
+        }
+    }
+    let how = match batch.status {
+        BatchStatus::Expired => "expired",
+        BatchStatus::Cancelled => "was cancelled",
+        BatchStatus::Failed => "failed",
+        _ => "ended",
+    };
+    store.close_chunk(n, &answers, &not_run(how))
+}
+
+/// One batch API call, tried again (after the provider's `retry-after`, or the run's backoff)
+/// while it fails for a reason worth trying again, up to the options' retries.
+async fn call<T, F: Future<Output = Result<T, TransportError>>>(
+    options: &BatchOptions,
+    config: &RunConfig,
+    mut f: impl FnMut() -> F,
+) -> Result<T, BatchError> {
+    let mut tries = 0;
+    loop {
+        match f().await {
+            Ok(out) => return Ok(out),
+            Err(e) if e.is_retryable() && tries < options.api_retries => {
+                tries += 1;
+                let wait = match &e {
+                    TransportError::RateLimited {
+                        retry_after: Some(after),
+                    } => *after,
+                    _ => config.backoff * tries,
+                };
+                config.clock.sleep(wait).await;
+            }
+            Err(e) => return Err(BatchError::Store(format!("the batch API: {e}"))),
+        }
+    }
+}
