@@ -37,7 +37,7 @@ use crate::read::strict_de;
 use crate::read::Answer;
 use crate::read::Reshape;
 use crate::schema::node::Node;
-use crate::schema::parts::Parts;
+use crate::schema::parts::{Holds, Parts};
 use crate::schema::validate::{Violation, Violations, MAX_VIOLATIONS};
 use crate::schema::{Path, Pointer, ResponseSchema};
 
@@ -152,12 +152,14 @@ impl InParts<'_> {
         repairs: &[Repair],
         fit: Option<&CoercePolicy>,
     ) -> Result<Read, Stop> {
-        let walk = RefCell::new(Walk {
+        let walk = |fitting| Walk {
             target: self,
             document: self.schema.schema(),
             fit,
             kept: fit.and_then(|policy| KeptNumbers::of(repairs, policy)),
             lists: (0..self.parts.len()).map(|_| ListOut::default()).collect(),
+            fitting,
+            misfit: false,
             writing: false,
             met: Vec::new(),
             sink: None,
@@ -166,9 +168,27 @@ impl InParts<'_> {
             violations: Vec::new(),
             as_text: Vec::new(),
             stop: None,
-        });
-        let mut rest = shape_of(&json, &walk)?;
-        let mut walk = walk.into_inner();
+        };
+        // As written first: a value that fits is not changed at all.
+        let judged = RefCell::new(walk(false));
+        let mut rest = shape_of(&json, &judged)?;
+        let mut judged = judged.into_inner();
+        judged.rest(&mut rest)?;
+        if !judged.misfit {
+            let refused = !judged.as_text.is_empty();
+            return Ok(Read {
+                json: if refused { String::new() } else { json },
+                recoveries: Vec::new(),
+                violations: Vec::new(),
+                as_text: judged.as_text,
+            });
+        }
+        // A part does not fit: the whole value is fitted, every part of it, as coercion fits a
+        // whole value (a part that fits may still be changed: an integral float written as an
+        // integer, a missing optional property given its null).
+        let fitted = RefCell::new(walk(true));
+        let mut rest = shape_of(&json, &fitted)?;
+        let mut walk = fitted.into_inner();
         walk.rest(&mut rest)?;
         let unchanged = !walk.rest_fitted
             && walk
@@ -301,7 +321,12 @@ struct Walk<'p> {
     fit: Option<&'p CoercePolicy>,
     kept: Option<KeptNumbers<'p>>,
     lists: Vec<ListOut>,
-    /// The second pass: items are written, not judged.
+    /// The pass that fits every part (some part did not fit as written); else the parts are
+    /// judged as written.
+    fitting: bool,
+    /// Judged as written, a part did not fit.
+    misfit: bool,
+    /// The last pass: items are written, not judged.
     writing: bool,
     /// The lists read from the text, in the order they came.
     met: Vec<usize>,
@@ -319,66 +344,87 @@ impl Walk<'_> {
     /// Item `index` of list `list`: judged, and fitted if it does not fit (first pass), or
     /// written out, fitted again where it was the first time (second pass: coercion gives the
     /// same value from the same item, so only the index is kept between the passes). An item
-    /// `moved` into the list by coercion is not in the text: its text is kept.
-    fn item(&mut self, list: usize, index: usize, mut item: Value, moved: bool) -> Result<(), ()> {
+    /// `moved` into the list by coercion is not in the text: its text is kept. A map's member
+    /// is item `index` in the order written, under its `key`.
+    fn item(
+        &mut self,
+        list: usize,
+        index: usize,
+        key: Option<&str>,
+        mut item: Value,
+        moved: bool,
+    ) -> Result<(), ()> {
         let parts = self.target.parts;
-        let Some(node) = parts.item_node(self.document, list) else {
-            self.stop = Some(Stop::GaveUp);
-            return Err(());
-        };
+        // A map that takes any member has no node: its members are valid as they are.
+        let node = parts.item_node(self.document, list);
         let keys = parts.keys(list);
+        let place =
+            |list_path: &Path<'_>, f: &mut dyn FnMut(&Path<'_>) -> Result<bool, ()>| match key {
+                Some(key) => f(&list_path.key(key)),
+                None => f(&list_path.index(index)),
+            };
         if self.writing {
             let Some(out) = self.lists.get_mut(list) else {
                 return Err(());
             };
             if out.fitted.front() == Some(&index) {
                 out.fitted.pop_front();
-                if let Some(policy) = self.fit {
+                if let (Some(policy), Some(node)) = (self.fit, node) {
+                    let schema = self.target.schema;
                     at_keys(keys, &Path::root(), &mut |list_path| {
-                        let path = list_path.index(index);
-                        coerce_at(&mut item, self.target.schema, node, &path, policy);
-                    });
+                        place(list_path, &mut |path| {
+                            coerce_at(&mut item, schema, node, path, policy);
+                            Ok(true)
+                        })
+                    })?;
                 }
             }
+            let mut text = Vec::new();
+            if let Some(key) = key {
+                write_json(&mut text, key);
+                text.push(b':');
+            }
+            write_json(&mut text, &item);
             match &mut self.sink {
                 Some(sink) => {
                     if out.written > 0 {
                         sink.out.push(b',');
                     }
-                    write_json(&mut sink.out, &item);
+                    sink.out.extend_from_slice(&text);
                     out.written += 1;
                 }
-                None => {
-                    let mut text = Vec::new();
-                    write_json(&mut text, &item);
-                    out.push(&text);
-                }
+                None => out.push(&text),
             }
             return Ok(());
         }
+        let fitting = self.fitting;
         let fitted = at_keys(keys, &Path::root(), &mut |list_path| {
-            let path = list_path.index(index);
-            let fitted = if parts.item_is_valid(list, &item) {
-                false
-            } else {
-                let Some(policy) = self.fit else {
-                    self.stop = Some(Stop::Invalid);
-                    return Err(());
-                };
-                let recoveries = coerce_at(&mut item, self.target.schema, node, &path, policy);
-                if let Err(violations) = parts.check_item(self.document, list, &item, &path) {
-                    push_capped(&mut self.violations, violations);
+            place(list_path, &mut |path| {
+                let mut fitted = false;
+                if fitting {
+                    if let (Some(node), Some(policy)) = (node, self.fit) {
+                        let recoveries =
+                            coerce_at(&mut item, self.target.schema, node, path, policy);
+                        fitted = !recoveries.is_empty();
+                        self.recoveries.extend(recoveries);
+                    }
+                    if let Err(violations) = parts.check_item(self.document, list, &item, path) {
+                        push_capped(&mut self.violations, violations);
+                    }
+                } else if !parts.item_is_valid(list, &item) {
+                    if self.fit.is_none() {
+                        self.stop = Some(Stop::Invalid);
+                        return Err(());
+                    }
+                    self.misfit = true;
                 }
-                let fitted = !recoveries.is_empty();
-                self.recoveries.extend(recoveries);
-                fitted
-            };
-            // Checked on the item returned (as written, or as fitted).
-            if let Some(kept) = &self.kept {
-                let at = path.to_pointer();
-                self.as_text.extend(kept.violations(&item, node, &at));
-            }
-            Ok(fitted)
+                // Checked on the item returned (as written, or as fitted).
+                if let (Some(kept), Some(node)) = (&self.kept, node) {
+                    let at = path.to_pointer();
+                    self.as_text.extend(kept.violations(&item, node, &at));
+                }
+                Ok(fitted)
+            })
         })?;
         let Some(out) = self.lists.get_mut(list) else {
             return Err(());
@@ -399,13 +445,27 @@ impl Walk<'_> {
     /// any item coercion put into a list judged as an item; then the lists' counts.
     fn rest(&mut self, rest: &mut Value) -> Result<(), Stop> {
         let parts = self.target.parts;
-        if !parts.rest_is_valid(rest) {
-            let Some(policy) = self.fit else {
+        if !self.fitting && !parts.rest_is_valid(rest) {
+            if self.fit.is_none() {
                 return Err(Stop::Invalid);
-            };
+            }
+            self.misfit = true;
+        }
+        if let (true, Some(policy)) = (self.fitting, self.fit) {
             let recoveries = coerce_listed(rest, self.target.schema, policy);
             for list in 0..parts.len() {
                 let at = pointer(parts.keys(list));
+                if parts.holds(list) == Holds::Members {
+                    // Coercion put members where a map's were taken out: not read in parts.
+                    if at
+                        .get(rest)
+                        .and_then(Value::as_object)
+                        .is_some_and(|m| !m.is_empty())
+                    {
+                        return Err(Stop::GaveUp);
+                    }
+                    continue;
+                }
                 let Some(Value::Array(items)) = at.get_mut(rest) else {
                     continue;
                 };
@@ -417,7 +477,7 @@ impl Walk<'_> {
                     return Err(Stop::GaveUp);
                 }
                 for (i, item) in moved.into_iter().enumerate() {
-                    if self.item(list, i, item, true).is_err() {
+                    if self.item(list, i, None, item, true).is_err() {
                         return Err(self.stop.take().unwrap_or(Stop::GaveUp));
                     }
                 }
@@ -437,11 +497,16 @@ impl Walk<'_> {
         for list in 0..parts.len() {
             let at = pointer(parts.keys(list));
             let count = self.lists.get(list).map_or(0, |l| l.count);
-            match at.get(rest) {
-                Some(Value::Array(_)) => {
+            match (parts.holds(list), at.get(rest)) {
+                (Holds::Members, Some(Value::Object(_))) => {}
+                (Holds::Items, Some(Value::Array(_))) => {
                     if let Some(violation) = parts.check_count(list, count, at) {
                         if self.fit.is_none() {
                             return Err(Stop::Invalid);
+                        }
+                        if !self.fitting {
+                            self.misfit = true;
+                            continue;
                         }
                         // The whole value's walk names a list's count before its items: a
                         // full report keeps the count, in place of its last entry.
@@ -451,7 +516,7 @@ impl Walk<'_> {
                         self.violations.insert(0, violation);
                     }
                 }
-                // Items were read where coercion left no list.
+                // Items were read where coercion left no list (or map).
                 _ if count > 0 => return Err(Stop::GaveUp),
                 _ => {}
             }
@@ -462,16 +527,26 @@ impl Walk<'_> {
     /// Writes `value` (the rest, at `keys`) into `out`: each list's items where the list is
     /// (their text written already), or with `holes` a hole for them.
     fn write(&self, value: &Value, keys: &mut Vec<String>, out: &mut Around, holes: bool) {
+        let holds = |list| self.target.parts.holds(list);
         match (self.target.role(keys), value) {
-            (Role::List(list), Value::Array(_)) => {
-                out.text().push(b'[');
+            (Role::List(list), Value::Array(_)) | (Role::List(list), Value::Object(_))
+                if matches!(
+                    (holds(list), value),
+                    (Holds::Items, Value::Array(_)) | (Holds::Members, Value::Object(_))
+                ) =>
+            {
+                let (open, close) = match holds(list) {
+                    Holds::Items => (b'[', b']'),
+                    Holds::Members => (b'{', b'}'),
+                };
+                out.text().push(open);
                 if holes {
                     out.holes.push(list);
                     out.texts.push(Vec::new());
                 } else if let Some(l) = self.lists.get(list) {
                     out.text().extend_from_slice(&l.text);
                 }
-                out.text().push(b']');
+                out.text().push(close);
             }
             (Role::Way, Value::Object(map)) => {
                 out.text().push(b'{');
@@ -577,39 +652,39 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
         Ok(Value::Null)
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        let Role::List(list) = self.role else {
-            let mut items = Vec::new();
-            while let Some(item) = seq.next_element::<Value>()? {
-                items.push(item);
+        let list = match self.role {
+            Role::List(list) if self.holds() == Some(Holds::Items) => list,
+            _ => {
+                let mut items = Vec::new();
+                while let Some(item) = seq.next_element::<Value>()? {
+                    items.push(item);
+                }
+                return Ok(Value::Array(items));
             }
-            return Ok(Value::Array(items));
         };
+        self.begin(list);
         let mut index = 0;
-        {
-            let mut walk = self.shape.walk.borrow_mut();
-            if !walk.writing {
-                walk.met.push(list);
-            }
-        }
         while let Some(item) = seq.next_element::<Value>()? {
-            if self
-                .shape
-                .walk
-                .borrow_mut()
-                .item(list, index, item, false)
-                .is_err()
-            {
-                return Err(de::Error::custom("not read in parts"));
-            }
+            self.one(list, index, None, item)?;
             index += 1;
         }
-        let mut walk = self.shape.walk.borrow_mut();
-        if walk.writing {
-            walk.list_done();
-        }
+        self.end();
         Ok(Value::Array(Vec::new()))
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        if let Role::List(list) = self.role {
+            if self.holds() == Some(Holds::Members) {
+                self.begin(list);
+                let mut index = 0;
+                while let Some(key) = map.next_key::<String>()? {
+                    let member = map.next_value::<Value>()?;
+                    self.one(list, index, Some(&key), member)?;
+                    index += 1;
+                }
+                self.end();
+                return Ok(Value::Object(Map::new()));
+            }
+        }
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             let value = match self.role {
@@ -626,6 +701,47 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
             out.insert(key, value);
         }
         Ok(Value::Object(out))
+    }
+}
+
+impl ShapeVisitor<'_, '_> {
+    /// What the part read here holds, when a part is read here.
+    fn holds(&self) -> Option<Holds> {
+        match self.role {
+            Role::List(list) => Some(self.shape.walk.borrow().target.parts.holds(list)),
+            _ => None,
+        }
+    }
+
+    /// A part's items (or members) begin: the first pass notes the order parts come in.
+    fn begin(&self, list: usize) {
+        let mut walk = self.shape.walk.borrow_mut();
+        if !walk.writing {
+            walk.met.push(list);
+        }
+    }
+
+    /// One item (or member) of part `list`, given to the walk.
+    fn one<E: de::Error>(
+        &self,
+        list: usize,
+        index: usize,
+        key: Option<&str>,
+        item: Value,
+    ) -> Result<(), E> {
+        self.shape
+            .walk
+            .borrow_mut()
+            .item(list, index, key, item, false)
+            .map_err(|()| E::custom("not read in parts"))
+    }
+
+    /// A part's items (or members) ended: the second pass writes what follows it.
+    fn end(&self) {
+        let mut walk = self.shape.walk.borrow_mut();
+        if walk.writing {
+            walk.list_done();
+        }
     }
 }
 

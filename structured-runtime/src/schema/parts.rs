@@ -20,7 +20,7 @@
 use serde_json::{Map, Value};
 
 use super::checks::asserts_nothing;
-use super::node::Node;
+use super::node::{Additional, JsonType, Node};
 use super::pointer::{Path, Pointer};
 use super::validate::{Rule, Violation, Violations};
 use super::validation::{item_count, Compiled};
@@ -56,6 +56,16 @@ const LIST_KEYWORDS: &[&str] = &[
     "$schema",
 ];
 
+/// What an object may assert to be judged a member at a time (a map: every member is judged
+/// by `additionalProperties` alone, and nothing looks at the keys).
+const MAP_KEYWORDS: &[&str] = &[
+    "type",
+    "additionalProperties",
+    "$defs",
+    "definitions",
+    "$schema",
+];
+
 /// Keywords that change how references resolve: a document holding one is not split.
 const RESOLUTION: &[&str] = &["$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"];
 
@@ -78,12 +88,23 @@ impl std::fmt::Debug for Parts {
     }
 }
 
-/// One list judged an item at a time.
+/// What a part holds, judged one at a time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Holds {
+    /// A list's items.
+    Items,
+    /// A map's members (an object all of whose members `additionalProperties` judges).
+    Members,
+}
+
+/// One list (or map) judged an item (a member) at a time.
 struct List {
     /// The property names from the root to the list.
     keys: Vec<String>,
-    /// The validator of record for one item.
-    items: Compiled,
+    holds: Holds,
+    /// The validator of record for one item; `None`: any member is valid (a map without
+    /// `additionalProperties`, or with `true`).
+    items: Option<Compiled>,
     /// The list's `minItems` and `maxItems`.
     counts: Map<String, Value>,
 }
@@ -101,28 +122,39 @@ impl Parts {
         }
         let mut rest_schema = document.clone();
         let mut lists = Vec::with_capacity(found.len());
-        for keys in found {
+        for (keys, holds) in found {
             let node = list_node(Node::root(document), &keys)?;
-            let items = node.items()?;
             let mut at = Pointer::root();
             for key in &keys {
                 at.push("properties");
                 at.push(key);
             }
-            at.push("items");
-            let items = Compiled::at(document, items, &at).ok()?;
-            let reduced = at
-                .split_last()
-                .and_then(|(parent, _)| parent.get_mut(&mut rest_schema));
-            let list = reduced?.as_object_mut()?;
+            let keyword = match holds {
+                Holds::Items => "items",
+                Holds::Members => "additionalProperties",
+            };
+            let items = match holds {
+                Holds::Items => node.items(),
+                Holds::Members => match node.additional() {
+                    Additional::Schema(members) => Some(members),
+                    _ => None,
+                },
+            };
+            let items = match items {
+                Some(items) => Some(Compiled::at(document, items, &at.key(keyword)).ok()?),
+                None => None,
+            };
+            let list = at.get_mut(&mut rest_schema)?.as_object_mut()?;
+            list.remove(keyword);
             let mut counts = Map::new();
-            for keyword in ["items", "minItems", "maxItems"] {
-                if let Some(value) = list.remove(keyword).filter(|_| keyword != "items") {
+            for keyword in ["minItems", "maxItems"] {
+                if let Some(value) = list.remove(keyword) {
                     counts.insert(keyword.to_owned(), value);
                 }
             }
             lists.push(List {
                 keys,
+                holds,
                 items,
                 counts,
             });
@@ -145,15 +177,29 @@ impl Parts {
         self.lists.get(list).map_or(&[], |l| &l.keys)
     }
 
+    /// What part `list` holds.
+    pub(crate) fn holds(&self, list: usize) -> Holds {
+        self.lists.get(list).map_or(Holds::Items, |l| l.holds)
+    }
+
     /// The schema node of an item of list `list` in `document` (the schema these parts were
-    /// made from).
+    /// made from); `None` for a map's members when any member is valid.
     pub(crate) fn item_node<'d>(&self, document: &'d Value, list: usize) -> Option<Node<'d>> {
-        list_node(Node::root(document), self.keys(list))?.items()
+        let node = list_node(Node::root(document), self.keys(list))?;
+        match self.holds(list) {
+            Holds::Items => node.items(),
+            Holds::Members => match node.additional() {
+                Additional::Schema(members) => Some(members),
+                _ => None,
+            },
+        }
     }
 
     /// Whether `item` is valid in list `list`.
     pub(crate) fn item_is_valid(&self, list: usize, item: &Value) -> bool {
-        self.lists.get(list).is_some_and(|l| l.items.is_valid(item))
+        self.lists
+            .get(list)
+            .is_some_and(|l| l.items.as_ref().is_none_or(|items| items.is_valid(item)))
     }
 
     /// The verdict on `item`, which sits at `path`, in list `list` of a value of `document`:
@@ -166,7 +212,13 @@ impl Parts {
         path: &Path<'_>,
     ) -> Result<(), Violations> {
         match (self.lists.get(list), self.item_node(document, list)) {
-            (Some(l), Some(node)) => l.items.check_at(node, item, path),
+            (Some(List { items: None, .. }), _) => Ok(()),
+            (
+                Some(List {
+                    items: Some(items), ..
+                }),
+                Some(node),
+            ) => items.check_at(node, item, path),
             _ => Err(Violations(vec![Violation {
                 path: path.to_pointer(),
                 rule: Rule::Schema,
@@ -204,7 +256,7 @@ fn list_node<'d>(root: Node<'d>, keys: &[String]) -> Option<Node<'d>> {
 }
 
 /// Collects in `found` the lists below `node` (reached through `keys`) judged in parts.
-fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<Vec<String>>) {
+fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Holds)>) {
     let Some(map) = node.map() else { return };
     if found.len() >= MAX_LISTS || keys.len() > MAX_LIST_DEPTH {
         return;
@@ -218,8 +270,16 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<Vec<String>>) {
         .is_some_and(|i| i.is_object() || i.is_boolean())
     {
         if only(LIST_KEYWORDS) {
-            found.push(keys.clone());
+            found.push((keys.clone(), Holds::Items));
         }
+        return;
+    }
+    let members_judged = match node.additional() {
+        Additional::Absent | Additional::Allowed(true) | Additional::Schema(_) => true,
+        Additional::Allowed(false) => false,
+    };
+    if only(MAP_KEYWORDS) && members_judged && node.types().is_only(JsonType::Object) {
+        found.push((keys.clone(), Holds::Members));
         return;
     }
     if !only(OBJECT_KEYWORDS) {
