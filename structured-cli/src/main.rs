@@ -444,8 +444,8 @@ fn stream(args: &Args) -> u8 {
         let _ = out.flush();
     }
     drop(out);
-    match reader.text() {
-        Some(text) => read_whole(text, &schema, args),
+    match reader.into_text() {
+        Some(text) => read_whole(&text, &schema, args),
         None => {
             eprintln!("structured: the answer is not UTF-8 (cut inside a character?)");
             NO_INPUT

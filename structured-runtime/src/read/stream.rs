@@ -106,6 +106,47 @@ struct Frame<'s> {
     keep: bool,
     /// Items of a list completed and not kept.
     dropped: usize,
+    /// An object kept without its members' names (no check of its schema reads them): the
+    /// fingerprints of the names completed, so [`StreamReader::is_complete`] still answers.
+    named: Option<HashSet<u64>>,
+}
+
+/// Keywords of an object's own check that read its members' names.
+const READ_NAMES: &[&str] = &[
+    "required",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
+    "dependentRequired",
+];
+
+/// Whether `node` lets a value be of `kind`: when it does not, the report of the value shows
+/// its members (how many), so they are kept.
+fn allows(node: Option<Node<'_>>, kind: JsonType) -> bool {
+    node.is_none_or(|node| {
+        let types = node.target().types();
+        types.is_empty() || types.contains(kind)
+    })
+}
+
+/// Whether the own check of an object at `node` reads its members' names.
+fn reads_names(node: Option<Node<'_>>) -> bool {
+    let Some(node) = node else { return false };
+    let reads = |n: Node<'_>| {
+        n.map().is_some_and(|keywords| {
+            keywords.keys().any(|k| READ_NAMES.contains(&k.as_str()))
+                || keywords.get("additionalProperties") == Some(&Value::Bool(false))
+        })
+    };
+    reads(node) || reads(node.target())
+}
+
+/// A member name's fingerprint.
+fn fingerprint(name: &str) -> u64 {
+    use std::hash::Hash;
+    let mut hasher = std::hash::DefaultHasher::new();
+    name.hash(&mut hasher);
+    hasher.finish()
 }
 
 /// Keywords a container's own check reads from its members' keys or count only: a container
@@ -488,6 +529,14 @@ impl<'s> StreamReader<'s> {
                 }
                 continue;
             }
+            if frame
+                .named
+                .as_ref()
+                .is_some_and(|named| named.contains(&fingerprint(segment)))
+            {
+                // A member completed, its name not kept: complete, with whatever is inside it.
+                return true;
+            }
             let member = match &frame.body {
                 Body::Object(map, _) => map.get(segment.as_ref()),
                 Body::Array(items) => {
@@ -534,6 +583,12 @@ impl<'s> StreamReader<'s> {
     /// (a stream cut inside a character).
     pub fn text(&self) -> Option<&str> {
         std::str::from_utf8(&self.text).ok()
+    }
+
+    /// [`StreamReader::text`], the reader given up for it: what it kept of the value is freed
+    /// before the final reading builds its own.
+    pub fn into_text(self) -> Option<String> {
+        String::from_utf8(self.text).ok()
     }
 
     /// The value so far (see the [module documentation](self) for what it shows). `null` before
@@ -828,9 +883,16 @@ impl<'s> StreamReader<'s> {
                     self.changed = true;
                 }
                 let members = Members::of(node);
+                let kind = if b == b'{' {
+                    JsonType::Object
+                } else {
+                    JsonType::Array
+                };
                 let keep = self.keep_value
                     || self.frames.last().is_some_and(|parent| parent.keep)
-                    || reads_members(node);
+                    || reads_members(node)
+                    || !allows(node, kind);
+                let named = (!keep && b == b'{' && !reads_names(node)).then(HashSet::new);
                 self.frames.push(Frame {
                     path,
                     node,
@@ -838,6 +900,7 @@ impl<'s> StreamReader<'s> {
                     body,
                     keep,
                     dropped: 0,
+                    named,
                 });
                 self.lex = if b == b'{' {
                     Lex::FirstKey
@@ -942,10 +1005,18 @@ impl<'s> StreamReader<'s> {
             Some(Frame {
                 body: Body::Object(map, key),
                 keep,
+                named,
                 ..
             }) => {
                 if let Some(key) = key.take() {
-                    map.insert(key, if *keep { value } else { Value::Null });
+                    match named {
+                        Some(named) => {
+                            named.insert(fingerprint(&key));
+                        }
+                        None => {
+                            map.insert(key, if *keep { value } else { Value::Null });
+                        }
+                    }
                 }
             }
             Some(Frame {

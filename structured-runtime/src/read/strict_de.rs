@@ -18,6 +18,7 @@
 use std::borrow::Cow;
 use std::cell::RefCell;
 use std::fmt;
+use std::hash::BuildHasherDefault;
 
 use crate::schema::Pointer;
 use serde::de::{
@@ -277,10 +278,39 @@ impl<'de> Visitor<'de> for KeyText {
 }
 
 /// The keys an object has given so far: a short list searched in place (most objects are
-/// small), a hash set past [`SeenKeys::FEW`], so a wide object costs no more than linear time.
+/// small), past [`SeenKeys::FEW`] a set of each key's 64-bit fingerprint, so a wide object costs
+/// linear time and 8 bytes or so per key, not the key itself. Two keys with one fingerprint are
+/// taken for a repeat, which only makes this reader give up on the text (the callers then read
+/// it another way, which tells a repeat exactly): never a wrong value.
 enum SeenKeys<'de> {
     Few(Vec<Cow<'de, str>>),
-    Many(std::collections::HashSet<Cow<'de, str>>),
+    Many(std::collections::HashSet<u64, BuildHasherDefault<Fingerprinted>>),
+}
+
+/// A key's fingerprint (the standard hasher with its fixed keys: the same for a whole parse).
+fn fingerprint(key: &str) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = std::hash::DefaultHasher::new();
+    key.hash(&mut hasher);
+    hasher.finish()
+}
+
+/// Hashes a fingerprint by itself: it is one already.
+#[derive(Default)]
+struct Fingerprinted(u64);
+
+impl std::hash::Hasher for Fingerprinted {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, n: u64) {
+        self.0 = n;
+    }
 }
 
 impl Default for SeenKeys<'_> {
@@ -299,7 +329,7 @@ impl<'de> SeenKeys<'de> {
         }
     }
 
-    /// Notes `key`; `false` when it was given before.
+    /// Notes `key`; `false` when it (or, past the few, its fingerprint) was given before.
     fn insert(&mut self, key: Cow<'de, str>) -> bool {
         match self {
             SeenKeys::Few(keys) if keys.contains(&key) => false,
@@ -308,12 +338,13 @@ impl<'de> SeenKeys<'de> {
                 true
             }
             SeenKeys::Few(keys) => {
-                let mut set: std::collections::HashSet<_> = keys.drain(..).collect();
-                set.insert(key);
+                let mut set = std::collections::HashSet::default();
+                set.extend(keys.iter().map(|k| fingerprint(k)));
+                let fresh = set.insert(fingerprint(&key));
                 *self = SeenKeys::Many(set);
-                true
+                fresh
             }
-            SeenKeys::Many(keys) => keys.insert(key),
+            SeenKeys::Many(keys) => keys.insert(fingerprint(&key)),
         }
     }
 }
