@@ -1,4 +1,5 @@
-//! Where a value can be judged in parts: the long lists of an answer, an item at a time.
+//! Where a value can be judged in parts: the long lists (and maps) of an answer, an item (a
+//! member) at a time.
 //!
 //! A list is judged item by item when its schema asserts only what each item is (`items`) and
 //! how many there may be (`minItems`, `maxItems`), and it is reached from the root through
@@ -11,6 +12,10 @@
 //! - nothing else in the schema looks inside the list, so what is left of the value once its
 //!   lists are emptied (its *rest*) is judged exactly by the schema with the lists' `items` and
 //!   counts taken out.
+//!
+//! A map is judged member by member the same way: an object whose schema asserts only `type`
+//! (an object) and `additionalProperties` (a schema, or nothing), so each member is valid
+//! exactly when it is valid against `additionalProperties` alone, and nothing reads its keys.
 //!
 //! Every verdict is the validator of record's: each item by the `items` node compiled alone
 //! (its `$ref`s resolved in the whole document, [`Compiled::at`]), the rest by the reduced
