@@ -9,8 +9,9 @@ use std::collections::HashMap;
 use std::future::Future;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 
+use common::batch_fake::{block_on, result_lines};
 use common::scripted::openai_text;
 use serde_json::{json, Value};
 use structured_runtime::batch::{run_on_chat, BatchError, JobItem, JobSpec, Store};
@@ -104,25 +105,6 @@ impl Provider for Model {
     }
 }
 
-/// Polls `f` to its end (every provider here answers at once).
-fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-    }
-}
-
-fn output_lines(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 #[test]
 fn every_item_is_accounted_for_over_a_chat_endpoint() {
     let dir = scratch("all");
@@ -142,7 +124,7 @@ fn every_item_is_accounted_for_over_a_chat_endpoint() {
     assert_eq!((status.total, status.done, status.failed), (300, 270, 30));
     assert_eq!((status.pending, status.running), (0, 0));
     assert_eq!(store.write_results(dir.join("out.jsonl")).unwrap(), 300);
-    let lines = output_lines(&dir.join("out.jsonl"));
+    let lines = result_lines(&dir.join("out.jsonl"));
     let mut ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
     ids.sort_unstable();
     ids.dedup();
@@ -224,7 +206,7 @@ fn a_stopped_job_resumes_with_nothing_lost_and_no_finished_item_read_again() {
     assert!(status.runs > 120, "the items in flight were run again");
     let now = store.write_results(dir.join("out.jsonl")).unwrap();
     assert_eq!(first_written + now, 120);
-    let lines = output_lines(&dir.join("out.jsonl"));
+    let lines = result_lines(&dir.join("out.jsonl"));
     assert_eq!(lines.len(), 120);
     let mut ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
     ids.sort_unstable();
@@ -286,6 +268,6 @@ fn a_job_refuses_what_it_cannot_account_for() {
     ))
     .unwrap();
     store.write_results(dir.join("unnamed.jsonl")).unwrap();
-    assert_eq!(output_lines(&dir.join("unnamed.jsonl"))[0]["id"], "1");
+    assert_eq!(result_lines(&dir.join("unnamed.jsonl"))[0]["id"], "1");
     assert_eq!(store.spec().unwrap(), spec());
 }

@@ -7,10 +7,10 @@
 mod common;
 
 use std::future::Future;
-use std::task::{Context, Poll, Waker};
+use std::task::{Context, Waker};
 use std::time::Duration;
 
-use common::batch_fake::{FakeBatches, Script};
+use common::batch_fake::{block_on, result_lines, FakeBatches, Script};
 use serde_json::{json, Value};
 use structured_runtime::batch::{
     run_on_batch_api, BatchError, BatchOptions, JobItem, JobSpec, Store,
@@ -77,24 +77,6 @@ fn scratch(name: &str) -> std::path::PathBuf {
     dir
 }
 
-fn block_on<F: Future>(f: F) -> F::Output {
-    let mut f = std::pin::pin!(f);
-    let mut cx = Context::from_waker(Waker::noop());
-    loop {
-        if let Poll::Ready(v) = f.as_mut().poll(&mut cx) {
-            return v;
-        }
-    }
-}
-
-fn lines(path: &std::path::Path) -> Vec<Value> {
-    std::fs::read_to_string(path)
-        .unwrap_or_default()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
-}
-
 /// Each line's item number, checked against what the fake's model answers.
 fn check_results(lines: &[Value], items: usize) {
     let mut ids: Vec<&str> = lines.iter().map(|l| l["id"].as_str().unwrap()).collect();
@@ -157,9 +139,9 @@ fn every_item_is_accounted_for_through_the_batch_api() {
         (status.total, status.finished(), status.written),
         (200, 200, 200)
     );
-    check_results(&lines(&out), total);
+    check_results(&result_lines(&out), total);
     let mut sum = 0.0;
-    for line in lines(&out) {
+    for line in result_lines(&out) {
         let usage = &line["usage"];
         let full = usage["input_tokens"].as_f64().unwrap() * 1.0 / 1e6
             + usage["output_tokens"].as_f64().unwrap() * 4.0 / 1e6;
@@ -173,7 +155,7 @@ fn every_item_is_accounted_for_through_the_batch_api() {
     assert!(fake.batches() > 200 / 40, "{} batches", fake.batches());
     assert_eq!(fake.sent_twice(), Vec::<String>::new());
     // The re-asked items carry the live run's correction: two requests each.
-    let seven = lines(&out)
+    let seven = result_lines(&out)
         .into_iter()
         .find(|l| l["id"] == "inv-7")
         .unwrap();
@@ -221,7 +203,7 @@ fn a_job_killed_at_any_call_resumes_with_no_request_given_twice() {
     ))
     .unwrap();
     assert_eq!(status.finished(), total as u64);
-    check_results(&lines(&out), total);
+    check_results(&result_lines(&out), total);
     assert_eq!(
         fake.sent_twice(),
         Vec::<String>::new(),

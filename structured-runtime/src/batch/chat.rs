@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::pool::{ended, ItemRun};
-use super::result::{finished, record};
+use super::result::{finished, record, started};
 use super::store::{BatchError, Status, Store};
 use crate::run::{run_value, Provider, RunConfig};
 
@@ -39,9 +39,7 @@ pub async fn run_on_chat<P: Provider>(
         let room = concurrency - pool.len();
         if room > 0 {
             for claimed in store.claim(room)? {
-                status.pending = status.pending.saturating_sub(1);
-                status.running += 1;
-                status.runs += 1;
+                started(&mut status);
                 let request = claimed.item.request(&spec.prompt, spec.max_tokens);
                 let (seq, id, schema) = (claimed.seq, claimed.id, &spec.schema);
                 pool.push(Box::pin(async move {

@@ -70,6 +70,13 @@ pub(crate) fn finished(
     }
 }
 
+/// Counts in `status` an item whose run starts.
+pub(crate) fn started(status: &mut Status) {
+    status.pending = status.pending.saturating_sub(1);
+    status.running += 1;
+    status.runs += 1;
+}
+
 /// Stores item `seq`'s ended run and counts it in `status`.
 pub(crate) fn record(
     store: &Store,

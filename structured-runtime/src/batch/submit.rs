@@ -25,7 +25,7 @@ use std::time::Duration;
 
 use super::api::{answer, not_run, stored, BatchApi};
 use super::pool::{self, ItemRun};
-use super::result::{finished as ended, record};
+use super::result::{finished as ended, record, started};
 use super::store::{BatchError, Sent, Status, Store};
 use crate::provider::capabilities::{ProviderCapabilities, ProviderKind};
 use crate::provider::wire::openai_batch::{
@@ -213,9 +213,7 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
         let room = in_flight.saturating_sub(pool.len());
         if room > 0 {
             for claimed in store.claim(room)? {
-                status.pending = status.pending.saturating_sub(1);
-                status.running += 1;
-                status.runs += 1;
+                started(&mut status);
                 let request = claimed.item.request(&spec.prompt, spec.max_tokens);
                 let item = ItemProvider {
                     inner: provider,

@@ -371,3 +371,24 @@ impl BatchApi for FakeBatches {
         }
     }
 }
+
+/// Polls `f` to its end (every fake here answers at once, or never: a test that waits on one
+/// that never answers drops it first).
+pub fn block_on<F: Future>(f: F) -> F::Output {
+    let mut f = std::pin::pin!(f);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    loop {
+        if let std::task::Poll::Ready(v) = f.as_mut().poll(&mut cx) {
+            return v;
+        }
+    }
+}
+
+/// A job's result lines, read back.
+pub fn result_lines(path: &std::path::Path) -> Vec<Value> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
