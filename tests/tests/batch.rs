@@ -11,37 +11,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 use std::task::{Context, Waker};
 
-use common::batch_fake::{block_on, result_lines};
+use common::batch_fake::{block_on, items, result_lines, spec};
 use common::scripted::openai_text;
 use serde_json::{json, Value};
-use structured_runtime::batch::{run_on_chat, BatchError, JobItem, JobSpec, Store};
+use structured_runtime::batch::{run_on_chat, BatchError, JobItem, Store};
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::run::TransportError;
-use structured_runtime::{Provider, ResponseSchema, RunConfig};
-
-fn spec() -> JobSpec {
-    JobSpec {
-        schema: ResponseSchema::new(
-            "invoice",
-            json!({"type": "object", "properties": {"total": {"type": "integer", "minimum": 0}},
-                   "required": ["total"], "additionalProperties": false}),
-        )
-        .unwrap(),
-        prompt: "Read the total of {input}.".into(),
-        max_tokens: Some(32),
-        prices: None,
-    }
-}
-
-fn items(n: usize) -> impl Iterator<Item = Result<JobItem, BatchError>> {
-    (0..n).map(|i| {
-        Ok(JobItem {
-            id: Some(format!("inv-{i}")),
-            input: Some(format!("item-{i}")),
-            ..JobItem::default()
-        })
-    })
-}
+use structured_runtime::{Provider, RunConfig};
 
 /// A fresh directory for one test's store and output.
 fn scratch(name: &str) -> std::path::PathBuf {

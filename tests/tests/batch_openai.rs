@@ -10,37 +10,11 @@ use std::future::Future;
 use std::task::{Context, Waker};
 use std::time::Duration;
 
-use common::batch_fake::{block_on, result_lines, FakeBatches, Script};
+use common::batch_fake::{block_on, items, result_lines, spec, FakeBatches, Script};
 use serde_json::{json, Value};
-use structured_runtime::batch::{
-    run_on_batch_api, BatchError, BatchOptions, JobItem, JobSpec, Store,
-};
+use structured_runtime::batch::{run_on_batch_api, BatchOptions, JobSpec, Store};
 use structured_runtime::provider::wire::Prices;
-use structured_runtime::{ResponseSchema, RunConfig};
-
-fn spec() -> JobSpec {
-    JobSpec {
-        schema: ResponseSchema::new(
-            "invoice",
-            json!({"type": "object", "properties": {"total": {"type": "integer", "minimum": 0}},
-                   "required": ["total"], "additionalProperties": false}),
-        )
-        .unwrap(),
-        prompt: "Read the total of {input}.".into(),
-        max_tokens: Some(32),
-        prices: None,
-    }
-}
-
-fn items(n: usize) -> impl Iterator<Item = Result<JobItem, BatchError>> {
-    (0..n).map(|i| {
-        Ok(JobItem {
-            id: Some(format!("inv-{i}")),
-            input: Some(format!("item-{i}")),
-            ..JobItem::default()
-        })
-    })
-}
+use structured_runtime::RunConfig;
 
 /// Most answers fit; an item numbered 7 mod 10 fits only once re-asked, 8 mod 10 never.
 fn model(n: usize, attempt: usize) -> String {

@@ -392,3 +392,33 @@ pub fn result_lines(path: &std::path::Path) -> Vec<Value> {
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
+
+/// The job the batch tests run: an invoice's total, a non-negative integer, read from each item.
+pub fn spec() -> structured_runtime::batch::JobSpec {
+    structured_runtime::batch::JobSpec {
+        schema: structured_runtime::ResponseSchema::new(
+            "invoice",
+            serde_json::json!({"type": "object", "properties": {"total": {"type": "integer", "minimum": 0}},
+                   "required": ["total"], "additionalProperties": false}),
+        )
+        .unwrap(),
+        prompt: "Read the total of {input}.".into(),
+        max_tokens: Some(32),
+        prices: None,
+    }
+}
+
+/// `n` items, `inv-{i}` asking about `item-{i}`.
+pub fn items(
+    n: usize,
+) -> impl Iterator<
+    Item = Result<structured_runtime::batch::JobItem, structured_runtime::batch::BatchError>,
+> {
+    (0..n).map(|i| {
+        Ok(structured_runtime::batch::JobItem {
+            id: Some(format!("inv-{i}")),
+            input: Some(format!("item-{i}")),
+            ..Default::default()
+        })
+    })
+}
