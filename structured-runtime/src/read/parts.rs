@@ -12,9 +12,10 @@
 //! repairs, the same coercion and the same verdicts of the validator of record, so the text,
 //! provenance, warnings and violations are what `parse_value` gives (a differential test holds
 //! it to that). What differs is how a candidate is judged: its JSON is repaired into text
-//! ([`crate::read::repair::repair_json`]), then read once, an item at a time; each item is
-//! judged (and, if it does not fit, fitted) alone and written out, and only what is outside the
-//! lists (the rest) is held as a value. A candidate's memory is then its repaired text, the text
+//! ([`crate::read::repair::repair_json`]), then read an item at a time, each item judged alone
+//! and only what is outside the lists (the rest) held as a value. When every part fits as
+//! written, that is all; else a second pass fits every part (as coercion fits a whole value) and
+//! a third writes the fitted value. A candidate's memory is then its repaired text, the text
 //! written and the rest, not a `Value` of the whole answer (about twenty times the text for an
 //! answer of many small objects).
 
@@ -39,7 +40,7 @@ use crate::read::Reshape;
 use crate::schema::node::Node;
 use crate::schema::parts::{Holds, Parts};
 use crate::schema::validate::{Violation, Violations, MAX_VIOLATIONS};
-use crate::schema::{Path, Pointer, ResponseSchema};
+use crate::schema::{Path, Pointer, ResponseSchema, Segment};
 
 /// [`parse_value`], the value given as its compact JSON text (as `serde_json` writes it), read
 /// in parts where the schema allows: in memory about three times the answer when its bulk is in
@@ -107,10 +108,11 @@ enum Role {
     Plain,
 }
 
-/// Why a candidate was not read in parts.
+/// Why a pass over a candidate stopped.
 enum Stop {
-    /// Read exactly (no fitting) and not valid as written.
-    Invalid,
+    /// A part does not fit as written (a reading without fitting ends there; else the parts
+    /// are fitted).
+    Misfit,
     /// Coercion moved a list: read the answer whole.
     GaveUp,
 }
@@ -141,11 +143,12 @@ impl InParts<'_> {
         }
     }
 
-    /// Reads `json` (one JSON value, as `serde_json` writes it) in parts: fitted by `fit`, or
-    /// without it only when valid as written. The value's text is `json` itself when nothing
-    /// was fitted; else it is written in a second pass over `json`, each item again as it is
-    /// read (one fitted in the first pass fitted again), so the items are never all held at
-    /// once, as values or as text. A refused value is not written.
+    /// Reads `json` (one JSON value, as `serde_json` writes it) in parts: as written first,
+    /// stopping at the first part that does not fit; then, when one does not and there is a
+    /// `fit`, every part fitted; and when that changed something and the value is valid, a
+    /// last pass writes it, each item again as it is read (one fitted before fitted again), so
+    /// the items are never all held at once, as values or as text. The value's text is `json`
+    /// itself when nothing was changed; a refused value is not written.
     fn read(
         &self,
         json: String,
@@ -159,7 +162,6 @@ impl InParts<'_> {
             kept: fit.and_then(|policy| KeptNumbers::of(repairs, policy)),
             lists: (0..self.parts.len()).map(|_| ListOut::default()).collect(),
             fitting,
-            misfit: false,
             writing: false,
             met: Vec::new(),
             sink: None,
@@ -171,17 +173,22 @@ impl InParts<'_> {
         };
         // As written first: a value that fits is not changed at all.
         let judged = RefCell::new(walk(false));
-        let mut rest = shape_of(&json, &judged)?;
-        let mut judged = judged.into_inner();
-        judged.rest(&mut rest)?;
-        if !judged.misfit {
-            let refused = !judged.as_text.is_empty();
-            return Ok(Read {
-                json: if refused { String::new() } else { json },
-                recoveries: Vec::new(),
-                violations: Vec::new(),
-                as_text: judged.as_text,
-            });
+        let as_written = shape_of(&json, &judged).and_then(|mut rest| {
+            let mut judged = judged.into_inner();
+            judged.rest(&mut rest).map(|()| judged.as_text)
+        });
+        match as_written {
+            Ok(as_text) => {
+                let refused = !as_text.is_empty();
+                return Ok(Read {
+                    json: if refused { String::new() } else { json },
+                    recoveries: Vec::new(),
+                    violations: Vec::new(),
+                    as_text,
+                });
+            }
+            Err(Stop::Misfit) if fit.is_some() => {}
+            Err(stop) => return Err(stop),
         }
         // A part does not fit: the whole value is fitted, every part of it, as coercion fits a
         // whole value (a part that fits may still be changed: an integral float written as an
@@ -213,7 +220,7 @@ impl InParts<'_> {
         walk.write(&rest, &mut Vec::new(), &mut around, true);
         let moved = walk.lists.iter().any(|l| !l.moved.is_empty());
         if around.holes == walk.met && !moved {
-            let mut texts = around.texts.into_iter();
+            let mut texts = around.into_texts().into_iter();
             walk.sink = Some(Sink {
                 out: texts.next().unwrap_or_default(),
                 after: texts,
@@ -234,7 +241,7 @@ impl InParts<'_> {
                 }
                 let mut out = Around::default();
                 walk.write(&rest, &mut Vec::new(), &mut out, false);
-                out.texts.concat()
+                out.text
             }
         };
         Ok(Read {
@@ -288,21 +295,27 @@ impl ListOut {
     }
 }
 
-/// The rest's text with a hole where each list's items go: `texts` around `holes` (one text
-/// more than holes).
+/// The rest's text with a hole where each list's items go: `texts` before each of `holes`,
+/// then the text after the last.
 #[derive(Default)]
 struct Around {
     texts: Vec<Vec<u8>>,
     holes: Vec<usize>,
+    /// The text after the last hole so far.
+    text: Vec<u8>,
 }
 
 impl Around {
-    fn text(&mut self) -> &mut Vec<u8> {
-        if self.texts.is_empty() {
-            self.texts.push(Vec::new());
-        }
-        let last = self.texts.len() - 1;
-        &mut self.texts[last]
+    /// A hole for list `list`'s items here.
+    fn hole(&mut self, list: usize) {
+        self.texts.push(std::mem::take(&mut self.text));
+        self.holes.push(list);
+    }
+
+    /// Every text, the last included (one more than the holes).
+    fn into_texts(mut self) -> Vec<Vec<u8>> {
+        self.texts.push(self.text);
+        self.texts
     }
 }
 
@@ -322,10 +335,8 @@ struct Walk<'p> {
     kept: Option<KeptNumbers<'p>>,
     lists: Vec<ListOut>,
     /// The pass that fits every part (some part did not fit as written); else the parts are
-    /// judged as written.
+    /// judged as written, up to the first that does not fit.
     fitting: bool,
-    /// Judged as written, a part did not fit.
-    misfit: bool,
     /// The last pass: items are written, not judged.
     writing: bool,
     /// The lists read from the text, in the order they came.
@@ -358,11 +369,10 @@ impl Walk<'_> {
         // A map that takes any member has no node: its members are valid as they are.
         let node = parts.item_node(self.document, list);
         let keys = parts.keys(list);
-        let place =
-            |list_path: &Path<'_>, f: &mut dyn FnMut(&Path<'_>) -> Result<bool, ()>| match key {
-                Some(key) => f(&list_path.key(key)),
-                None => f(&list_path.index(index)),
-            };
+        let at = match key {
+            Some(key) => Segment::Key(key),
+            None => Segment::Index(index),
+        };
         if self.writing {
             let Some(out) = self.lists.get_mut(list) else {
                 return Err(());
@@ -371,12 +381,9 @@ impl Walk<'_> {
                 out.fitted.pop_front();
                 if let (Some(policy), Some(node)) = (self.fit, node) {
                     let schema = self.target.schema;
-                    at_keys(keys, &Path::root(), &mut |list_path| {
-                        place(list_path, &mut |path| {
-                            coerce_at(&mut item, schema, node, path, policy);
-                            Ok(true)
-                        })
-                    })?;
+                    at_path(keys, at, &Path::root(), &mut |path| {
+                        coerce_at(&mut item, schema, node, path, policy);
+                    });
                 }
             }
             let mut text = Vec::new();
@@ -398,33 +405,27 @@ impl Walk<'_> {
             return Ok(());
         }
         let fitting = self.fitting;
-        let fitted = at_keys(keys, &Path::root(), &mut |list_path| {
-            place(list_path, &mut |path| {
-                let mut fitted = false;
-                if fitting {
-                    if let (Some(node), Some(policy)) = (node, self.fit) {
-                        let recoveries =
-                            coerce_at(&mut item, self.target.schema, node, path, policy);
-                        fitted = !recoveries.is_empty();
-                        self.recoveries.extend(recoveries);
-                    }
-                    if let Err(violations) = parts.check_item(self.document, list, &item, path) {
-                        push_capped(&mut self.violations, violations);
-                    }
-                } else if !parts.item_is_valid(list, &item) {
-                    if self.fit.is_none() {
-                        self.stop = Some(Stop::Invalid);
-                        return Err(());
-                    }
-                    self.misfit = true;
+        let fitted = at_path(keys, at, &Path::root(), &mut |path| {
+            let mut fitted = false;
+            if fitting {
+                if let (Some(node), Some(policy)) = (node, self.fit) {
+                    let recoveries = coerce_at(&mut item, self.target.schema, node, path, policy);
+                    fitted = !recoveries.is_empty();
+                    self.recoveries.extend(recoveries);
                 }
-                // Checked on the item returned (as written, or as fitted).
-                if let (Some(kept), Some(node)) = (&self.kept, node) {
-                    let at = path.to_pointer();
-                    self.as_text.extend(kept.violations(&item, node, &at));
+                if let Err(violations) = parts.check_item(self.document, list, &item, path) {
+                    push_capped(&mut self.violations, violations);
                 }
-                Ok(fitted)
-            })
+            } else if !parts.item_is_valid(list, &item) {
+                self.stop = Some(Stop::Misfit);
+                return Err(());
+            }
+            // Checked on the item returned (as written, or as fitted).
+            if let (Some(kept), Some(node)) = (&self.kept, node) {
+                self.as_text
+                    .extend(kept.violations(&item, node, &path.to_pointer()));
+            }
+            Ok(fitted)
         })?;
         let Some(out) = self.lists.get_mut(list) else {
             return Err(());
@@ -446,10 +447,7 @@ impl Walk<'_> {
     fn rest(&mut self, rest: &mut Value) -> Result<(), Stop> {
         let parts = self.target.parts;
         if !self.fitting && !parts.rest_is_valid(rest) {
-            if self.fit.is_none() {
-                return Err(Stop::Invalid);
-            }
-            self.misfit = true;
+            return Err(Stop::Misfit);
         }
         if let (true, Some(policy)) = (self.fitting, self.fit) {
             let recoveries = coerce_listed(rest, self.target.schema, policy);
@@ -501,12 +499,8 @@ impl Walk<'_> {
                 (Holds::Members, Some(Value::Object(_))) => {}
                 (Holds::Items, Some(Value::Array(_))) => {
                     if let Some(violation) = parts.check_count(list, count, at) {
-                        if self.fit.is_none() {
-                            return Err(Stop::Invalid);
-                        }
                         if !self.fitting {
-                            self.misfit = true;
-                            continue;
+                            return Err(Stop::Misfit);
                         }
                         // The whole value's walk names a list's count before its items: a
                         // full report keeps the count, in place of its last entry.
@@ -527,42 +521,40 @@ impl Walk<'_> {
     /// Writes `value` (the rest, at `keys`) into `out`: each list's items where the list is
     /// (their text written already), or with `holes` a hole for them.
     fn write(&self, value: &Value, keys: &mut Vec<String>, out: &mut Around, holes: bool) {
-        let holds = |list| self.target.parts.holds(list);
-        match (self.target.role(keys), value) {
-            (Role::List(list), Value::Array(_)) | (Role::List(list), Value::Object(_))
-                if matches!(
-                    (holds(list), value),
-                    (Holds::Items, Value::Array(_)) | (Holds::Members, Value::Object(_))
-                ) =>
-            {
-                let (open, close) = match holds(list) {
-                    Holds::Items => (b'[', b']'),
-                    Holds::Members => (b'{', b'}'),
-                };
-                out.text().push(open);
+        let role = self.target.role(keys);
+        if let Role::List(list) = role {
+            let brackets = match (self.target.parts.holds(list), value) {
+                (Holds::Items, Value::Array(_)) => Some((b'[', b']')),
+                (Holds::Members, Value::Object(_)) => Some((b'{', b'}')),
+                _ => None,
+            };
+            if let Some((open, close)) = brackets {
+                out.text.push(open);
                 if holes {
-                    out.holes.push(list);
-                    out.texts.push(Vec::new());
+                    out.hole(list);
                 } else if let Some(l) = self.lists.get(list) {
-                    out.text().extend_from_slice(&l.text);
+                    out.text.extend_from_slice(&l.text);
                 }
-                out.text().push(close);
+                out.text.push(close);
+                return;
             }
+        }
+        match (role, value) {
             (Role::Way, Value::Object(map)) => {
-                out.text().push(b'{');
+                out.text.push(b'{');
                 for (i, (key, member)) in map.iter().enumerate() {
                     if i > 0 {
-                        out.text().push(b',');
+                        out.text.push(b',');
                     }
-                    write_json(out.text(), key);
-                    out.text().push(b':');
+                    write_json(&mut out.text, key);
+                    out.text.push(b':');
                     keys.push(key.clone());
                     self.write(member, keys, out, holes);
                     keys.pop();
                 }
-                out.text().push(b'}');
+                out.text.push(b'}');
             }
-            _ => write_json(out.text(), value),
+            _ => write_json(&mut out.text, value),
         }
     }
 
@@ -593,11 +585,17 @@ fn pointer(keys: &[String]) -> Pointer {
     keys.iter().fold(Pointer::root(), |at, key| at.key(key))
 }
 
-/// Calls `f` with the path of the value at `keys` below `base`.
-fn at_keys<R>(keys: &[String], base: &Path<'_>, f: &mut dyn FnMut(&Path<'_>) -> R) -> R {
-    match keys.split_first() {
-        None => f(base),
-        Some((key, rest)) => at_keys(rest, &base.key(key), f),
+/// Calls `f` with the path of the value at `keys` and then `last` below `base`.
+fn at_path<R>(
+    keys: &[String],
+    last: Segment<'_>,
+    base: &Path<'_>,
+    f: &mut dyn FnMut(&Path<'_>) -> R,
+) -> R {
+    match (keys.split_first(), last) {
+        (Some((key, rest)), _) => at_path(rest, last, &base.key(key), f),
+        (None, Segment::Key(key)) => f(&base.key(key)),
+        (None, Segment::Index(index)) => f(&base.index(index)),
     }
 }
 
