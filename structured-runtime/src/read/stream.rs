@@ -35,6 +35,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::{Map, Value};
 
+use crate::read::strict_de::{fingerprint, Fingerprints};
 use crate::schema::checks::asserts_nothing;
 use crate::schema::node::{Additional, JsonType, Node, Types};
 use crate::schema::pointer::edit_at;
@@ -108,7 +109,7 @@ struct Frame<'s> {
     dropped: usize,
     /// An object kept without its members' names (no check of its schema reads them): the
     /// fingerprints of the names completed, so [`StreamReader::is_complete`] still answers.
-    named: Option<HashSet<u64>>,
+    named: Option<Fingerprints>,
 }
 
 /// Keywords of an object's own check that read its members' names.
@@ -139,14 +140,6 @@ fn reads_names(node: Option<Node<'_>>) -> bool {
         })
     };
     reads(node) || reads(node.target())
-}
-
-/// A member name's fingerprint.
-fn fingerprint(name: &str) -> u64 {
-    use std::hash::Hash;
-    let mut hasher = std::hash::DefaultHasher::new();
-    name.hash(&mut hasher);
-    hasher.finish()
 }
 
 /// Keywords a container's own check reads from its members' keys or count only: a container
@@ -892,7 +885,7 @@ impl<'s> StreamReader<'s> {
                     || self.frames.last().is_some_and(|parent| parent.keep)
                     || reads_members(node)
                     || !allows(node, kind);
-                let named = (!keep && b == b'{' && !reads_names(node)).then(HashSet::new);
+                let named = (!keep && b == b'{' && !reads_names(node)).then(Fingerprints::default);
                 self.frames.push(Frame {
                     path,
                     node,

@@ -284,11 +284,15 @@ impl<'de> Visitor<'de> for KeyText {
 /// it another way, which tells a repeat exactly): never a wrong value.
 enum SeenKeys<'de> {
     Few(Vec<Cow<'de, str>>),
-    Many(std::collections::HashSet<u64, BuildHasherDefault<Fingerprinted>>),
+    Many(Fingerprints),
 }
 
-/// A key's fingerprint (the standard hasher with its fixed keys: the same for a whole parse).
-fn fingerprint(key: &str) -> u64 {
+/// A set of fingerprints ([`fingerprint`]), each its own hash.
+pub(crate) type Fingerprints = std::collections::HashSet<u64, BuildHasherDefault<Fingerprinted>>;
+
+/// A key's fingerprint (the standard hasher with its fixed keys: the same for a whole run), for
+/// noting a wide object's keys in 8 bytes each: here, and in a stream reader keeping no value.
+pub(crate) fn fingerprint(key: &str) -> u64 {
     use std::hash::{Hash, Hasher};
     let mut hasher = std::hash::DefaultHasher::new();
     key.hash(&mut hasher);
@@ -297,7 +301,7 @@ fn fingerprint(key: &str) -> u64 {
 
 /// Hashes a fingerprint by itself: it is one already.
 #[derive(Default)]
-struct Fingerprinted(u64);
+pub(crate) struct Fingerprinted(u64);
 
 impl std::hash::Hasher for Fingerprinted {
     fn finish(&self) -> u64 {
@@ -338,7 +342,7 @@ impl<'de> SeenKeys<'de> {
                 true
             }
             SeenKeys::Few(keys) => {
-                let mut set = std::collections::HashSet::default();
+                let mut set = Fingerprints::default();
                 set.extend(keys.iter().map(|k| fingerprint(k)));
                 let fresh = set.insert(fingerprint(&key));
                 *self = SeenKeys::Many(set);
