@@ -161,6 +161,9 @@ impl InParts<'_> {
             fit,
             kept: fit.and_then(|policy| KeptNumbers::of(repairs, policy)),
             lists: (0..self.parts.len()).map(|_| ListOut::default()).collect(),
+            nodes: (0..self.parts.len())
+                .map(|list| self.parts.item_node(self.schema.schema(), list))
+                .collect(),
             fitting,
             writing: false,
             met: Vec::new(),
@@ -334,6 +337,8 @@ struct Walk<'p> {
     fit: Option<&'p CoercePolicy>,
     kept: Option<KeptNumbers<'p>>,
     lists: Vec<ListOut>,
+    /// Each list's item schema (a map's member schema, `None` when it takes any), found once.
+    nodes: Vec<Option<Node<'p>>>,
     /// The pass that fits every part (some part did not fit as written); else the parts are
     /// judged as written, up to the first that does not fit.
     fitting: bool,
@@ -367,7 +372,7 @@ impl Walk<'_> {
     ) -> Result<(), ()> {
         let parts = self.target.parts;
         // A map that takes any member has no node: its members are valid as they are.
-        let node = parts.item_node(self.document, list);
+        let node = self.nodes.get(list).copied().flatten();
         let keys = parts.keys(list);
         let at = match key {
             Some(key) => Segment::Key(key),
@@ -413,7 +418,7 @@ impl Walk<'_> {
                     fitted = !recoveries.is_empty();
                     self.recoveries.extend(recoveries);
                 }
-                if let Err(violations) = parts.check_item(self.document, list, &item, path) {
+                if let Err(violations) = parts.check_item(list, node, &item, path) {
                     push_capped(&mut self.violations, violations);
                 }
             } else if !parts.item_is_valid(list, &item) {

@@ -138,14 +138,7 @@ impl Parts {
                 Holds::Items => "items",
                 Holds::Members => "additionalProperties",
             };
-            let items = match holds {
-                Holds::Items => node.items(),
-                Holds::Members => match node.additional() {
-                    Additional::Schema(members) => Some(members),
-                    _ => None,
-                },
-            };
-            let items = match items {
+            let items = match member_node(node, holds) {
                 Some(items) => Some(Compiled::at(document, items, &at.key(keyword)).ok()?),
                 None => None,
             };
@@ -190,14 +183,10 @@ impl Parts {
     /// The schema node of an item of list `list` in `document` (the schema these parts were
     /// made from); `None` for a map's members when any member is valid.
     pub(crate) fn item_node<'d>(&self, document: &'d Value, list: usize) -> Option<Node<'d>> {
-        let node = list_node(Node::root(document), self.keys(list))?;
-        match self.holds(list) {
-            Holds::Items => node.items(),
-            Holds::Members => match node.additional() {
-                Additional::Schema(members) => Some(members),
-                _ => None,
-            },
-        }
+        member_node(
+            list_node(Node::root(document), self.keys(list))?,
+            self.holds(list),
+        )
     }
 
     /// Whether `item` is valid in list `list`.
@@ -207,23 +196,19 @@ impl Parts {
             .is_some_and(|l| l.items.as_ref().is_none_or(|items| items.is_valid(item)))
     }
 
-    /// The verdict on `item`, which sits at `path`, in list `list` of a value of `document`:
-    /// on refusal every violation, with its pointer from the value's root.
+    /// The verdict on `item`, which sits at `path`, in list `list` whose item schema is `node`
+    /// ([`Parts::item_node`]): on refusal every violation, with its pointer from the value's
+    /// root.
     pub(crate) fn check_item(
         &self,
-        document: &Value,
         list: usize,
+        node: Option<Node<'_>>,
         item: &Value,
         path: &Path<'_>,
     ) -> Result<(), Violations> {
-        match (self.lists.get(list), self.item_node(document, list)) {
-            (Some(List { items: None, .. }), _) => Ok(()),
-            (
-                Some(List {
-                    items: Some(items), ..
-                }),
-                Some(node),
-            ) => items.check_at(node, item, path),
+        match (self.lists.get(list).map(|l| &l.items), node) {
+            (Some(None), _) => Ok(()),
+            (Some(Some(items)), Some(node)) => items.check_at(node, item, path),
             _ => Err(Violations(vec![Violation {
                 path: path.to_pointer(),
                 rule: Rule::Schema,
@@ -252,6 +237,18 @@ impl Parts {
             expected,
             found,
         })
+    }
+}
+
+/// The schema of one item (member) of the list (map) at `node`; `None` for a map that takes any
+/// member.
+fn member_node(node: Node<'_>, holds: Holds) -> Option<Node<'_>> {
+    match holds {
+        Holds::Items => node.items(),
+        Holds::Members => match node.additional() {
+            Additional::Schema(members) => Some(members),
+            _ => None,
+        },
     }
 }
 
@@ -341,7 +338,7 @@ mod tests {
         let rows = root.key("rows");
         let at = rows.index(4);
         let refused = parts
-            .check_item(&doc, 0, &json!({"n": "1"}), &at)
+            .check_item(0, parts.item_node(&doc, 0), &json!({"n": "1"}), &at)
             .unwrap_err();
         assert_eq!(refused[0].path, "/rows/4/n");
         // The rest is judged without the items or the counts.
