@@ -474,15 +474,12 @@ const MAX_RESULT_FILE_BYTES: usize = 1 << 30;
 /// ([`crate::batch::run_on_batch_api`]) for the kinds that have it (OpenAI Chat and Responses).
 #[cfg(feature = "batch")]
 impl crate::batch::BatchApi for HttpProvider {
-    fn upload(&self, jsonl: String) -> impl Future<Output = Result<String, TransportError>> + Send {
+    fn upload(&self, jsonl: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
         use crate::provider::wire::openai_batch::read_file_id;
         let url = format!("{}/files", self.base_url);
-        // A boundary the file does not hold (its lines are JSON: no bare `--` and letters
-        // run like this one).
-        let boundary = format!(
-            "structured-batch-{:016x}",
-            jsonl.len() as u64 ^ 0x5bd1_e995_u64.wrapping_mul(jsonl.len() as u64 + 1)
-        );
+        // A part ends at CRLF `--` and the boundary; the file is JSON lines joined by LF, and
+        // JSON writes no raw CR, so no boundary can end it early: a fixed one serves.
+        let boundary = "structured-batch-file";
         let mut body = Vec::with_capacity(jsonl.len() + 512);
         body.extend_from_slice(
             format!(

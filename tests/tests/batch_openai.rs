@@ -7,12 +7,14 @@
 mod common;
 
 use std::future::Future;
-use std::task::{Context, Waker};
+use std::task::{Context, Poll, Waker};
 use std::time::Duration;
 
 use common::batch_fake::{block_on, items, result_lines, spec, FakeBatches, Script};
 use serde_json::{json, Value};
-use structured_runtime::batch::{run_on_batch_api, BatchOptions, JobSpec, Store};
+use structured_runtime::batch::{
+    run_on_batch_api, BatchError, BatchOptions, JobSpec, Status, Store,
+};
 use structured_runtime::provider::wire::Prices;
 use structured_runtime::RunConfig;
 
@@ -138,44 +140,109 @@ fn every_item_is_accounted_for_through_the_batch_api() {
 
 #[test]
 fn a_job_killed_at_any_call_resumes_with_no_request_given_twice() {
-    let dir = scratch("kill");
+    // All items held at once; then fewer than the job, so a resumed job's first round meets
+    // requests answered from the store and new ones together.
+    for in_flight in [1000, 30, 7] {
+        killed_and_resumed(in_flight);
+    }
+}
+
+#[test]
+fn a_job_killed_at_each_of_its_calls_resumes_to_its_end() {
+    // One job per kill point, each resumed once: whatever the store held at the kill, the
+    // resumed job ends with every item once and no request in two batches.
+    for in_flight in [1000, 7] {
+        for kill_at in 1..=40 {
+            let dir = scratch(&format!("kill-at-{in_flight}-{kill_at}"));
+            let total = 30;
+            Store::create(dir.join("job.db"), &spec(), items(total)).unwrap();
+            let mut fake = FakeBatches::new(
+                Script {
+                    stop_at_call: Some(kill_at),
+                    ..Script::default()
+                },
+                model,
+            );
+            let out = dir.join("out.jsonl");
+            let options = BatchOptions {
+                in_flight,
+                ..options()
+            };
+            let config = config();
+            for script in [Script::default()] {
+                let mut store = Store::open(dir.join("job.db")).unwrap();
+                bounded(&mut store, &fake, &config, &options, &out, 200);
+                fake.rescript(script);
+            }
+            let mut store = Store::open(dir.join("job.db")).unwrap();
+            let status = bounded(&mut store, &fake, &config, &options, &out, 1_000_000)
+                .unwrap_or_else(|| panic!("killed at call {kill_at}, the resumed job never ends"))
+                .unwrap();
+            assert_eq!(status.finished(), total as u64, "killed at call {kill_at}");
+            check_results(&result_lines(&out), total);
+            assert_eq!(
+                fake.sent_twice(),
+                Vec::<String>::new(),
+                "killed at call {kill_at}"
+            );
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+}
+
+/// Polls a run `times` times at most: its output, or `None` when it has not ended (a job
+/// killed there, or one that never ends).
+fn bounded(
+    store: &mut Store,
+    fake: &FakeBatches,
+    config: &RunConfig,
+    options: &BatchOptions,
+    out: &std::path::Path,
+    times: usize,
+) -> Option<Result<Status, BatchError>> {
+    let run = run_on_batch_api(store, fake, config, options, Some(out), |_| {});
+    let mut run = std::pin::pin!(run);
+    let mut cx = Context::from_waker(Waker::noop());
+    (0..times).find_map(|_| match run.as_mut().poll(&mut cx) {
+        Poll::Ready(done) => Some(done),
+        Poll::Pending => None,
+    })
+}
+
+fn killed_and_resumed(in_flight: usize) {
+    let dir = scratch(&format!("kill-{in_flight}"));
     let total = 90;
     Store::create(dir.join("job.db"), &spec(), items(total)).unwrap();
     let mut fake = FakeBatches::new(Script::default(), model);
     let out = dir.join("out.jsonl");
+    let options = BatchOptions {
+        in_flight,
+        ..options()
+    };
+    let config = config();
+    let poll = |store: &mut Store, fake: &FakeBatches, times: usize| {
+        bounded(store, fake, &config, &options, &out, times)
+    };
     // Killed at the 1st, 2nd, ... call of each run (an upload, a create after the batch was
-    // made, a look, a download), 20 times over, then run to the end.
-    for kill_at in 1..=20 {
+    // made, a look, a download), 40 times over, then run to the end.
+    for kill_at in 1..=40 {
         fake.rescript(Script {
             expire: vec![2],
             stop_at_call: Some(kill_at),
             ..Script::default()
         });
         let mut store = Store::open(dir.join("job.db")).unwrap();
-        let (config, options) = (config(), options());
-        let run = run_on_batch_api(&mut store, &fake, &config, &options, Some(&out), |_| {});
-        let mut run = std::pin::pin!(run);
-        let mut cx = Context::from_waker(Waker::noop());
-        for _ in 0..200 {
-            if run.as_mut().poll(&mut cx).is_ready() {
-                break;
-            }
-        }
+        poll(&mut store, &fake, 200);
     }
     fake.rescript(Script {
         expire: vec![2],
         ..Script::default()
     });
     let mut store = Store::open(dir.join("job.db")).unwrap();
-    let status = block_on(run_on_batch_api(
-        &mut store,
-        &fake,
-        &config(),
-        &options(),
-        Some(&out),
-        |_| {},
-    ))
-    .unwrap();
+    // A resumed job that waits for a request it never sent would never end: a failure here.
+    let status = poll(&mut store, &fake, 1_000_000)
+        .expect("the resumed job ends")
+        .unwrap();
     assert_eq!(status.finished(), total as u64);
     check_results(&result_lines(&out), total);
     assert_eq!(

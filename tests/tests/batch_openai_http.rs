@@ -89,7 +89,7 @@ fn connection(stream: TcpStream, fake: &FakeBatches) {
                     .and_then(|part| part.split("\r\n\r\n").nth(1))
                     .map(|content| content.trim_end_matches("\r\n").to_owned())
                     .unwrap();
-                now(fake.upload(file))
+                now(fake.upload(&file))
                     .map(|id| json!({"id": id, "object": "file", "purpose": "batch"}).to_string())
             }
             ("POST", "/v1/batches") => {

@@ -13,7 +13,7 @@ use crate::run::TransportError;
 /// Each call is one HTTP exchange; a failed one is a [`TransportError`] as for a run.
 pub trait BatchApi {
     /// Uploads `jsonl` (one request line each) as a batch request file: its file id.
-    fn upload(&self, jsonl: String) -> impl Future<Output = Result<String, TransportError>> + Send;
+    fn upload(&self, jsonl: &str) -> impl Future<Output = Result<String, TransportError>> + Send;
     /// Makes a batch of the uploaded file for `endpoint`, with `metadata`.
     fn create(
         &self,

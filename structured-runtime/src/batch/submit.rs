@@ -200,6 +200,7 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
             make_batch(
                 store,
                 provider,
+                &config,
                 options,
                 &job,
                 endpoint,
@@ -261,12 +262,14 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
                 None => fresh.push((custom_id, seq, body)),
             }
         }
-        if answered {
-            continue;
-        }
+        // New requests go out even when others were answered from the store: a request taken
+        // from the runs and not sent would be waited for forever.
         for chunk in chunks(fresh, endpoint, options) {
             let n = store.record_chunk(&chunk)?;
-            make_batch(store, provider, options, &job, endpoint, n, None).await?;
+            make_batch(store, provider, &config, options, &job, endpoint, n, None).await?;
+        }
+        if answered {
+            continue;
         }
         let open = store.open_chunks()?;
         if open.is_empty() {
@@ -332,6 +335,7 @@ fn chunks(
 async fn make_batch<P: BatchApi>(
     store: &mut Store,
     provider: &P,
+    config: &RunConfig,
     options: &BatchOptions,
     job: &str,
     endpoint: &str,
@@ -343,9 +347,8 @@ async fn make_batch<P: BatchApi>(
         ("structured_job", job),
         ("structured_chunk", chunk.as_str()),
     ];
-    let config = RunConfig::default();
     if file_id.is_some() {
-        if let Some(found) = find(provider, options, &config, &metadata).await? {
+        if let Some(found) = find(provider, options, config, &metadata).await? {
             return store.set_chunk_batch(n, &found.id);
         }
     }
@@ -360,12 +363,12 @@ async fn make_batch<P: BatchApi>(
                 jsonl.push_str(&line);
                 jsonl.push('\n');
             }
-            let file_id = call(options, &config, || provider.upload(jsonl.clone())).await?;
+            let file_id = call(options, config, || provider.upload(&jsonl)).await?;
             store.set_chunk_file(n, &file_id)?;
             file_id
         }
     };
-    let batch = call(options, &config, || {
+    let batch = call(options, config, || {
         provider.create(&file_id, endpoint, &metadata)
     })
     .await?;

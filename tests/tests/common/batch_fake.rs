@@ -220,13 +220,13 @@ impl Provider for FakeBatches {
 }
 
 impl BatchApi for FakeBatches {
-    fn upload(&self, jsonl: String) -> impl Future<Output = Result<String, TransportError>> + Send {
+    fn upload(&self, jsonl: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
         let answers = self.call();
         let id = {
             let mut state = self.state.lock().unwrap();
             let id = format!("file-in-{}", state.files.len());
             if answers {
-                state.files.insert(id.clone(), jsonl);
+                state.files.insert(id.clone(), jsonl.to_owned());
             }
             id
         };
