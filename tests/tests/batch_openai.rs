@@ -169,11 +169,12 @@ fn a_job_killed_at_each_of_its_calls_resumes_to_its_end() {
                 ..options()
             };
             let config = config();
-            for script in [Script::default()] {
+            {
+                // The process killed at call `kill_at`.
                 let mut store = Store::open(dir.join("job.db")).unwrap();
                 bounded(&mut store, &fake, &config, &options, &out, 200);
-                fake.rescript(script);
             }
+            fake.rescript(Script::default());
             let mut store = Store::open(dir.join("job.db")).unwrap();
             let status = bounded(&mut store, &fake, &config, &options, &out, 1_000_000)
                 .unwrap_or_else(|| panic!("killed at call {kill_at}, the resumed job never ends"))

@@ -192,22 +192,18 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
     store.requeue_running()?;
     let mut status = store.status()?;
     let hub = Arc::new(Hub::default());
+    let calls = Calls {
+        config: &config,
+        options,
+        job: &job,
+        endpoint,
+    };
     let in_flight = options.in_flight.max(1);
     let mut pool: Vec<ItemRun<'_>> = Vec::new();
     // Chunks a stopped job recorded and did not see to a batch.
     for chunk in store.open_chunks()? {
         if chunk.batch_id.is_none() {
-            make_batch(
-                store,
-                provider,
-                &config,
-                options,
-                &job,
-                endpoint,
-                chunk.n,
-                chunk.file_id,
-            )
-            .await?;
+            make_batch(store, provider, &calls, chunk.n, chunk.file_id).await?;
         }
     }
     loop {
@@ -266,7 +262,7 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
         // from the runs and not sent would be waited for forever.
         for chunk in chunks(fresh, endpoint, options) {
             let n = store.record_chunk(&chunk)?;
-            make_batch(store, provider, &config, options, &job, endpoint, n, None).await?;
+            make_batch(store, provider, &calls, n, None).await?;
         }
         if answered {
             continue;
@@ -286,12 +282,10 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
             let Some(batch_id) = chunk.batch_id else {
                 continue;
             };
-            let batch = call(options, &config, || provider.get(&batch_id)).await?;
+            let batch = calls.call(|| provider.get(&batch_id)).await?;
             if batch.status.is_final() {
                 let n = chunk.n;
-                for (custom_id, kept) in
-                    collect(store, provider, options, &config, n, &batch).await?
-                {
+                for (custom_id, kept) in collect(store, provider, &calls, n, &batch).await? {
                     hub.answer(&custom_id, answer(&kept));
                 }
             }
@@ -335,20 +329,17 @@ fn chunks(
 async fn make_batch<P: BatchApi>(
     store: &mut Store,
     provider: &P,
-    config: &RunConfig,
-    options: &BatchOptions,
-    job: &str,
-    endpoint: &str,
+    calls: &Calls<'_>,
     n: i64,
     file_id: Option<String>,
 ) -> Result<(), BatchError> {
-    let chunk = n.to_string();
+    let (endpoint, chunk) = (calls.endpoint, n.to_string());
     let metadata = [
-        ("structured_job", job),
+        ("structured_job", calls.job),
         ("structured_chunk", chunk.as_str()),
     ];
     if file_id.is_some() {
-        if let Some(found) = find(provider, options, config, &metadata).await? {
+        if let Some(found) = find(provider, calls, &metadata).await? {
             return store.set_chunk_batch(n, &found.id);
         }
     }
@@ -363,28 +354,26 @@ async fn make_batch<P: BatchApi>(
                 jsonl.push_str(&line);
                 jsonl.push('\n');
             }
-            let file_id = call(options, config, || provider.upload(&jsonl)).await?;
+            let file_id = calls.call(|| provider.upload(&jsonl)).await?;
             store.set_chunk_file(n, &file_id)?;
             file_id
         }
     };
-    let batch = call(options, config, || {
-        provider.create(&file_id, endpoint, &metadata)
-    })
-    .await?;
+    let batch = calls
+        .call(|| provider.create(&file_id, endpoint, &metadata))
+        .await?;
     store.set_chunk_batch(n, &batch.id)
 }
 
 /// The batch with `metadata`, among the provider's (newest first, a bounded number of pages).
 async fn find<P: BatchApi>(
     provider: &P,
-    options: &BatchOptions,
-    config: &RunConfig,
+    calls: &Calls<'_>,
     metadata: &[(&str, &str)],
 ) -> Result<Option<BatchState>, BatchError> {
     let mut after: Option<String> = None;
     for _ in 0..50 {
-        let (page, next) = call(options, config, || provider.list(after.as_deref())).await?;
+        let (page, next) = calls.call(|| provider.list(after.as_deref())).await?;
         let found = page.into_iter().find(|b| {
             metadata
                 .iter()
@@ -405,8 +394,7 @@ async fn find<P: BatchApi>(
 async fn collect<P: BatchApi>(
     store: &mut Store,
     provider: &P,
-    options: &BatchOptions,
-    config: &RunConfig,
+    calls: &Calls<'_>,
     n: i64,
     batch: &BatchState,
 ) -> Result<Vec<(String, String)>, BatchError> {
@@ -415,7 +403,7 @@ async fn collect<P: BatchApi>(
         .into_iter()
         .flatten()
     {
-        let text = call(options, config, || provider.download(file_id)).await?;
+        let text = calls.call(|| provider.download(file_id)).await?;
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
             let (custom_id, result) = read_result_line(line)
                 .map_err(|e| BatchError::Store(format!("batch {}: {e}", batch.id)))?;
@@ -431,28 +419,38 @@ async fn collect<P: BatchApi>(
     store.close_chunk(n, &answers, &not_run(how))
 }
 
-/// One batch API call, tried again (after the provider's `retry-after`, or the run's backoff)
-/// while it fails for a reason worth trying again, up to the options' retries.
-async fn call<T, F: Future<Output = Result<T, TransportError>>>(
-    options: &BatchOptions,
-    config: &RunConfig,
-    mut f: impl FnMut() -> F,
-) -> Result<T, BatchError> {
-    let mut tries = 0;
-    loop {
-        match f().await {
-            Ok(out) => return Ok(out),
-            Err(e) if e.is_retryable() && tries < options.api_retries => {
-                tries += 1;
-                let wait = match &e {
-                    TransportError::RateLimited {
-                        retry_after: Some(after),
-                    } => *after,
-                    _ => config.backoff * tries,
-                };
-                config.clock.sleep(wait).await;
+/// What every batch API call of a job shares: its clock and backoff, its options, its key and
+/// endpoint.
+struct Calls<'a> {
+    config: &'a RunConfig,
+    options: &'a BatchOptions,
+    job: &'a str,
+    endpoint: &'a str,
+}
+
+impl Calls<'_> {
+    /// One batch API call, tried again (after the provider's `retry-after`, or the run's
+    /// backoff) while it fails for a reason worth trying again, up to the options' retries.
+    async fn call<T, F: Future<Output = Result<T, TransportError>>>(
+        &self,
+        mut f: impl FnMut() -> F,
+    ) -> Result<T, BatchError> {
+        let mut tries = 0;
+        loop {
+            match f().await {
+                Ok(out) => return Ok(out),
+                Err(e) if e.is_retryable() && tries < self.options.api_retries => {
+                    tries += 1;
+                    let wait = match &e {
+                        TransportError::RateLimited {
+                            retry_after: Some(after),
+                        } => *after,
+                        _ => self.config.backoff * tries,
+                    };
+                    self.config.clock.sleep(wait).await;
+                }
+                Err(e) => return Err(BatchError::Store(format!("the batch API: {e}"))),
             }
-            Err(e) => return Err(BatchError::Store(format!("the batch API: {e}"))),
         }
     }
 }
