@@ -11,7 +11,7 @@ use structured_runtime::batch::{
 use structured_runtime::http::HttpProvider;
 use structured_runtime::provider::wire::Prices;
 use structured_runtime::schema::SchemaLimits;
-use structured_runtime::{ResponseSchema, RunConfig};
+use structured_runtime::RunConfig;
 
 pub const HELP: &str = "\
 structured batch: read many items into one JSON Schema, resumably
@@ -271,29 +271,23 @@ fn has_job(path: &Path) -> bool {
 
 /// A new job from the schema file, the items file and the prompt.
 fn create(args: &Args, schema: &Path, input: &Path) -> Result<Store, BatchError> {
-    let read = |path: &Path| {
-        std::fs::read_to_string(path).map_err(|e| BatchError::Output {
-            path: path.display().to_string(),
-            message: e.to_string(),
-        })
+    let unread = |path: &Path, message: String| BatchError::Input {
+        path: path.display().to_string(),
+        message,
     };
     let limits = SchemaLimits {
         object_root: false,
         ..SchemaLimits::default()
     };
-    let text = read(schema)?;
-    let value = serde_json::from_str(&text).map_err(|e| BatchError::Item {
-        line: 0,
-        message: format!("the schema `{}` is not JSON: {e}", schema.display()),
-    })?;
-    let schema =
-        ResponseSchema::with_limits("item", value, &limits).map_err(|e| BatchError::Item {
-            line: 0,
-            message: format!("the schema `{}`: {e}", schema.display()),
-        })?;
+    // Read as `check` reads a schema: refused past its size before it is read.
+    let schema = crate::schema_file(&schema.display().to_string(), &limits)
+        .map_err(|message| unread(schema, message))?;
     let prompt = match (&args.prompt, &args.prompt_file) {
         (Some(text), _) => text.clone(),
-        (_, Some(path)) => read(path)?,
+        (_, Some(path)) => {
+            crate::read_capped("prompt", &path.display().to_string(), limits.max_bytes)
+                .map_err(|message| unread(path, message))?
+        }
         _ => String::new(),
     };
     let spec = JobSpec {
@@ -310,10 +304,7 @@ fn create(args: &Args, schema: &Path, input: &Path) -> Result<Store, BatchError>
                 batch: None,
             }),
     };
-    let file = std::fs::File::open(input).map_err(|e| BatchError::Output {
-        path: input.display().to_string(),
-        message: e.to_string(),
-    })?;
+    let file = std::fs::File::open(input).map_err(|e| unread(input, e.to_string()))?;
     // Read a line at a time: the job's size is the store's, not memory's.
     let items = BufReader::new(file)
         .lines()

@@ -564,11 +564,7 @@ fn load_schema(args: &Args) -> Result<ResponseSchema, String> {
         },
         profile => profile.limits(),
     };
-    let text = read_capped(path, limits.max_bytes)?;
-    let schema: Value =
-        serde_json::from_str(&text).map_err(|e| format!("the schema `{path}` is not JSON: {e}"))?;
-    let schema = ResponseSchema::with_limits("schema", schema, &limits)
-        .map_err(|e| format!("`{path}` is not a schema this tool can use: {e}"))?;
+    let schema = schema_file(path, &limits)?;
     let Some(content) = &args.markdown else {
         return Ok(schema);
     };
@@ -584,10 +580,21 @@ fn load_schema(args: &Args) -> Result<ResponseSchema, String> {
 /// The file at `path` as text, refused as soon as it is found longer than `max` bytes: its size
 /// is looked at first, and no more than `max + 1` bytes are ever read (a file that grows while
 /// it is read, or a pipe, is cut there).
-fn read_capped(path: &str, max: usize) -> Result<String, String> {
-    let cannot = |e: std::io::Error| format!("cannot read the schema `{path}`: {e}");
+/// The JSON Schema file at `path`, refused past `limits`' size before it is read, and checked
+/// against them.
+fn schema_file(path: &str, limits: &SchemaLimits) -> Result<ResponseSchema, String> {
+    let text = read_capped("schema", path, limits.max_bytes)?;
+    let schema: Value =
+        serde_json::from_str(&text).map_err(|e| format!("the schema `{path}` is not JSON: {e}"))?;
+    ResponseSchema::with_limits("schema", schema, limits)
+        .map_err(|e| format!("`{path}` is not a schema this tool can use: {e}"))
+}
+
+/// The file at `path` (the `what`, for messages), refused past `max` bytes before it is read.
+fn read_capped(what: &str, path: &str, max: usize) -> Result<String, String> {
+    let cannot = |e: std::io::Error| format!("cannot read the {what} `{path}`: {e}");
     let file = std::fs::File::open(path).map_err(cannot)?;
-    let too_large = || format!("the schema `{path}` is larger than {max} bytes");
+    let too_large = || format!("the {what} `{path}` is larger than {max} bytes");
     if file.metadata().map_err(cannot)?.len() > max as u64 {
         return Err(too_large());
     }

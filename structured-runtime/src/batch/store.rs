@@ -87,6 +87,15 @@ pub enum BatchError {
         /// The id.
         id: String,
     },
+    /// A file the job is made from (its schema, prompt or items) could not be read, or is not
+    /// what it should be.
+    #[error("`{path}`: {message}")]
+    Input {
+        /// Its path.
+        path: String,
+        /// What is wrong.
+        message: String,
+    },
     /// The output could not be written.
     #[error("the output `{path}`: {message}")]
     Output {
