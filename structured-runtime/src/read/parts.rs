@@ -128,13 +128,22 @@ struct Read {
 
 impl InParts<'_> {
     fn role(&self, keys: &[String]) -> Role {
+        self.role_of(keys, None)
+    }
+
+    /// The role of the value at `keys`, then `next` when given (a member of an object on the
+    /// way, asked before its path is built).
+    fn role_of(&self, keys: &[String], next: Option<&str>) -> Role {
+        let depth = keys.len() + usize::from(next.is_some());
         let mut way = false;
         for list in 0..self.parts.len() {
             let at = self.parts.keys(list);
-            if at == keys {
+            let under = at.starts_with(keys)
+                && next.is_none_or(|next| at.get(keys.len()).is_some_and(|k| k == next));
+            if under && at.len() == depth {
                 return Role::List(list);
             }
-            way |= at.len() > keys.len() && at.starts_with(keys);
+            way |= under && at.len() > depth;
         }
         if way {
             Role::Way
@@ -691,7 +700,8 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             let value = match self.role {
-                Role::Way => {
+                // Only a member on the way to a list (or one) gets its path built.
+                Role::Way if self.member_role(&key) != Role::Plain => {
                     let mut keys = self.shape.keys.clone();
                     keys.push(key.clone());
                     map.next_value_seed(Shape {
@@ -714,6 +724,15 @@ impl ShapeVisitor<'_, '_> {
             Role::List(list) => Some(self.shape.walk.borrow().target.parts.holds(list)),
             _ => None,
         }
+    }
+
+    /// The role of member `key` of the object read here.
+    fn member_role(&self, key: &str) -> Role {
+        self.shape
+            .walk
+            .borrow()
+            .target
+            .role_of(&self.shape.keys, Some(key))
     }
 
     /// A part's items (or members) begin: the first pass notes the order parts come in.
