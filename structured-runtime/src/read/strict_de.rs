@@ -246,6 +246,9 @@ impl<'de> Visitor<'de> for Transcode<'_> {
                 return Err(de::Error::custom("a key is given twice"));
             }
         }
+        if !keys.distinct() {
+            return Err(de::Error::custom("a key is given twice"));
+        }
         self.push(b"}");
         Ok(())
     }
@@ -278,13 +281,14 @@ impl<'de> Visitor<'de> for KeyText {
 }
 
 /// The keys an object has given so far: a short list searched in place (most objects are
-/// small), past [`SeenKeys::FEW`] a set of each key's 64-bit fingerprint, so a wide object costs
-/// linear time and 8 bytes or so per key, not the key itself. Two keys with one fingerprint are
-/// taken for a repeat, which only makes this reader give up on the text (the callers then read
-/// it another way, which tells a repeat exactly): never a wrong value.
+/// small), past [`SeenKeys::FEW`] each key's 64-bit fingerprint in a list, sorted once the
+/// object ends to find a repeat ([`SeenKeys::distinct`]), so a wide object costs 8 bytes per key
+/// (a hash set of them costs twice that and more while it grows) and `n log n` time. Two keys
+/// with one fingerprint are taken for a repeat, which only makes this reader give up on the text
+/// (the callers then read it another way, which tells a repeat exactly): never a wrong value.
 enum SeenKeys<'de> {
     Few(Vec<Cow<'de, str>>),
-    Many(Fingerprints),
+    Many(Vec<u64>),
 }
 
 /// A set of fingerprints ([`fingerprint`]), each its own hash.
@@ -333,7 +337,8 @@ impl<'de> SeenKeys<'de> {
         }
     }
 
-    /// Notes `key`; `false` when it (or, past the few, its fingerprint) was given before.
+    /// Notes `key`; `false` when it is one of the few given before (past the few, a repeat is
+    /// found by [`SeenKeys::distinct`] when the object ends).
     fn insert(&mut self, key: Cow<'de, str>) -> bool {
         match self {
             SeenKeys::Few(keys) if keys.contains(&key) => false,
@@ -342,13 +347,26 @@ impl<'de> SeenKeys<'de> {
                 true
             }
             SeenKeys::Few(keys) => {
-                let mut set = Fingerprints::default();
-                set.extend(keys.iter().map(|k| fingerprint(k)));
-                let fresh = set.insert(fingerprint(&key));
-                *self = SeenKeys::Many(set);
-                fresh
+                let mut prints: Vec<u64> = keys.iter().map(|k| fingerprint(k)).collect();
+                prints.push(fingerprint(&key));
+                *self = SeenKeys::Many(prints);
+                true
             }
-            SeenKeys::Many(keys) => keys.insert(fingerprint(&key)),
+            SeenKeys::Many(prints) => {
+                prints.push(fingerprint(&key));
+                true
+            }
+        }
+    }
+
+    /// Whether no key (past the few: no fingerprint) was given twice.
+    fn distinct(&mut self) -> bool {
+        match self {
+            SeenKeys::Few(_) => true,
+            SeenKeys::Many(prints) => {
+                prints.sort_unstable();
+                prints.windows(2).all(|pair| pair.first() != pair.last())
+            }
         }
     }
 }
@@ -1040,10 +1058,14 @@ mod tests {
             assert_eq!(json_from_str(json), Some(value.to_string()), "{json}");
         }
         let wide_repeat = wide.replacen("}", ", \"k3\": 0}", 1);
+        // Both past the short list: the repeat is found when the object ends.
+        let late_repeat = wide.replacen("}", ", \"k30\": 0, \"z\": 1}", 1);
         for repeated in [
             r#"{"a": 1, "a": 2}"#,
             r#"{"a": 1, "\u0061": 2}"#,
             wide_repeat.as_str(),
+            late_repeat.as_str(),
+            &format!("[{late_repeat}]"),
         ] {
             assert_eq!(json_from_str(repeated), None, "{repeated}");
         }
