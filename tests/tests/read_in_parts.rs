@@ -68,6 +68,19 @@ fn schemas() -> Vec<ResponseSchema> {
             },
             "required": ["scores"]
         }),
+        // Members beside declared properties, judged by `additionalProperties` alone.
+        json!({
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "n": {"type": "integer"}},
+            "required": ["title"],
+            "additionalProperties": {"type": "number", "maximum": 100}
+        }),
+        // The same, any other member allowed.
+        json!({
+            "type": "object",
+            "properties": {"title": {"type": "string", "maxLength": 3}},
+            "required": ["title"]
+        }),
     ]
     .into_iter()
     .map(|schema| {
@@ -131,6 +144,30 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                     .map(|(i, v)| (format!("k{i}"), v.clone()))
                     .collect(),
             ),
+            5 | 6 => {
+                // Declared members among the others, one of them misnamed now and then.
+                let mut map = serde_json::Map::new();
+                let title = if rows.as_array().is_some_and(|r| r.len() == 3) {
+                    "Title"
+                } else {
+                    "title"
+                };
+                map.insert(title.into(), json!("t"));
+                for (i, v) in scores.iter().enumerate() {
+                    map.insert(format!("k{i}"), v.clone());
+                    if i == 0 {
+                        map.insert(
+                            "n".into(),
+                            if rows.as_array().is_some_and(|r| r.len() == 2) {
+                                json!("4")
+                            } else {
+                                json!(4)
+                            },
+                        );
+                    }
+                }
+                Value::Object(map)
+            }
             _ => json!({
                 "scores": Value::Object(
                     scores.iter().enumerate().map(|(i, v)| (format!("s{i}"), v.clone())).collect(),
@@ -267,7 +304,7 @@ proptest! {
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(
-        (which, value) in (0usize..5).prop_flat_map(|s| (Just(s), value_for(s))),
+        (which, value) in (0usize..7).prop_flat_map(|s| (Just(s), value_for(s))),
         edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
             ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
             "\"k\": 123456789012345678901234567890, ",

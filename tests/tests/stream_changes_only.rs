@@ -3,7 +3,7 @@
 //! reports: the same completions, violations, changes and statuses; and the changes, applied,
 //! give the value the other reader holds. Schemas cover the checks that read members' values
 //! (an `enum` of objects, repeated items, `anyOf`) and the ones that do not (counts, `required`,
-//! undeclared keys).
+//! undeclared keys, `required` beside names it does not list).
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -41,6 +41,14 @@ fn schemas() -> Vec<ResponseSchema> {
         json!({
             "type": "object",
             "additionalProperties": {"type": "array", "items": {"type": "object", "additionalProperties": {"type": "integer"}}, "maxItems": 3}
+        }),
+        // `required` reads only the names it lists (one declared, one not): the others are
+        // kept as fingerprints.
+        json!({
+            "type": "object",
+            "properties": {"rows": {"type": "array", "maxItems": 3}, "extra": {"type": "integer"}},
+            "required": ["extra", "nums"],
+            "additionalProperties": {"type": ["array", "integer"]}
         }),
     ]
     .into_iter()
@@ -91,7 +99,7 @@ proptest! {
 
     #[test]
     fn a_reader_keeping_no_value_reports_what_one_keeping_it_reports(
-        which in 0usize..3,
+        which in 0usize..4,
         text in answer(),
         piece in 1usize..17,
     ) {

@@ -199,6 +199,10 @@ impl InParts<'_> {
                     as_text,
                 });
             }
+            // An object judged in parts beside its declared members is fitted whole.
+            Err(Stop::Misfit) if fit.is_some() && self.parts.read_whole_to_fit() => {
+                return Err(Stop::GaveUp)
+            }
             Err(Stop::Misfit) if fit.is_some() => {}
             Err(stop) => return Err(stop),
         }
@@ -688,13 +692,19 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
             if self.holds() == Some(Holds::Members) {
                 self.begin(list);
                 let mut index = 0;
+                // The members it declares are held in the rest (never fitted in parts).
+                let mut declared = Map::new();
                 while let Some(key) = map.next_key::<String>()? {
                     let member = map.next_value::<Value>()?;
+                    if self.declares(list, &key) {
+                        declared.insert(key, member);
+                        continue;
+                    }
                     self.one(list, index, Some(&key), member)?;
                     index += 1;
                 }
                 self.end();
-                return Ok(Value::Object(Map::new()));
+                return Ok(Value::Object(declared));
             }
         }
         let mut out = Map::new();
@@ -724,6 +734,11 @@ impl ShapeVisitor<'_, '_> {
             Role::List(list) => Some(self.shape.walk.borrow().target.parts.holds(list)),
             _ => None,
         }
+    }
+
+    /// Whether the object read as part `list` declares member `key`.
+    fn declares(&self, list: usize, key: &str) -> bool {
+        self.shape.walk.borrow().target.parts.declares(list, key)
     }
 
     /// The role of member `key` of the object read here.

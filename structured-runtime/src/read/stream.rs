@@ -107,14 +107,39 @@ struct Frame<'s> {
     keep: bool,
     /// Items of a list completed and not kept.
     dropped: usize,
-    /// An object kept without its members' names (no check of its schema reads them): the
-    /// fingerprints of the names completed, so [`StreamReader::is_complete`] still answers.
-    named: Option<Fingerprints>,
+    /// An object kept without the names of its members that no check of its schema reads.
+    named: Option<Named<'s>>,
 }
 
-/// Keywords of an object's own check that read its members' names.
+/// The members of an object kept without their names: the fingerprints of the names completed,
+/// so [`StreamReader::is_complete`] still answers. A name the object's `required` lists is kept
+/// (with `null`), for that check.
+struct Named<'s> {
+    prints: Fingerprints,
+    /// The names `required` lists, sorted.
+    required: Vec<&'s str>,
+}
+
+impl<'s> Named<'s> {
+    fn of(node: Option<Node<'s>>) -> Named<'s> {
+        let mut required: Vec<&str> = node
+            .map(|n| n.target().required().collect())
+            .unwrap_or_default();
+        required.sort_unstable();
+        Named {
+            prints: Fingerprints::default(),
+            required,
+        }
+    }
+
+    fn keeps(&self, name: &str) -> bool {
+        self.required.binary_search(&name).is_ok()
+    }
+}
+
+/// Keywords of an object's own check that read all its members' names (`required` reads only
+/// the names it lists).
 const READ_NAMES: &[&str] = &[
-    "required",
     "propertyNames",
     "minProperties",
     "maxProperties",
@@ -525,7 +550,7 @@ impl<'s> StreamReader<'s> {
             if frame
                 .named
                 .as_ref()
-                .is_some_and(|named| named.contains(&fingerprint(segment)))
+                .is_some_and(|named| named.prints.contains(&fingerprint(segment)))
             {
                 // A member completed, its name not kept: complete, with whatever is inside it.
                 return true;
@@ -885,7 +910,7 @@ impl<'s> StreamReader<'s> {
                     || self.frames.last().is_some_and(|parent| parent.keep)
                     || reads_members(node)
                     || !allows(node, kind);
-                let named = (!keep && b == b'{' && !reads_names(node)).then(Fingerprints::default);
+                let named = (!keep && b == b'{' && !reads_names(node)).then(|| Named::of(node));
                 self.frames.push(Frame {
                     path,
                     node,
@@ -1003,10 +1028,10 @@ impl<'s> StreamReader<'s> {
             }) => {
                 if let Some(key) = key.take() {
                     match named {
-                        Some(named) => {
-                            named.insert(fingerprint(&key));
+                        Some(named) if !named.keeps(&key) => {
+                            named.prints.insert(fingerprint(&key));
                         }
-                        None => {
+                        _ => {
                             map.insert(key, if *keep { value } else { Value::Null });
                         }
                     }

@@ -17,6 +17,14 @@
 //! (an object) and `additionalProperties` (a schema, or nothing), so each member is valid
 //! exactly when it is valid against `additionalProperties` alone, and nothing reads its keys.
 //!
+//! An object with declared `properties` beside its other members (asserting only `type`,
+//! `properties`, `required` and `additionalProperties`, with no list or map below its
+//! properties) has its other members judged one at a time the same way, its declared ones held
+//! in the rest. Then a value whose rest and other members are each valid is valid (the converse
+//! fails only for a `required` name the object does not declare), so the reader judges it in
+//! parts as written; a value that does not fit as written is read whole ([`Parts::read_whole_to_fit`]):
+//! fitting it may rename a member to a declared name, which only the whole object shows.
+//!
 //! Every verdict is the validator of record's: each item by the `items` node compiled alone
 //! (its `$ref`s resolved in the whole document, [`Compiled::at`]), the rest by the reduced
 //! schema; only the count is compared here. The reader uses this to read a long answer without
@@ -71,6 +79,18 @@ const MAP_KEYWORDS: &[&str] = &[
     "$schema",
 ];
 
+/// What an object with declared properties may assert to have its other members judged one at a
+/// time.
+const MIXED_KEYWORDS: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "$defs",
+    "definitions",
+    "$schema",
+];
+
 /// Keywords that change how references resolve: a document holding one is not split.
 const RESOLUTION: &[&str] = &["$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"];
 
@@ -98,7 +118,8 @@ impl std::fmt::Debug for Parts {
 pub(crate) enum Holds {
     /// A list's items.
     Items,
-    /// A map's members (an object all of whose members `additionalProperties` judges).
+    /// A map's members (an object all of whose members `additionalProperties` judges), or the
+    /// members an object does not declare.
     Members,
 }
 
@@ -112,6 +133,8 @@ struct List {
     items: Option<Compiled>,
     /// The list's `minItems` and `maxItems`.
     counts: Map<String, Value>,
+    /// The names an object declares (its members held in the rest), sorted; empty for a map.
+    declared: Vec<String>,
 }
 
 impl Parts {
@@ -150,11 +173,17 @@ impl Parts {
                     counts.insert(keyword.to_owned(), value);
                 }
             }
+            let mut declared: Vec<String> = match holds {
+                Holds::Members => node.properties().map(|(name, _)| name.to_owned()).collect(),
+                Holds::Items => Vec::new(),
+            };
+            declared.sort_unstable();
             lists.push(List {
                 keys,
                 holds,
                 items,
                 counts,
+                declared,
             });
         }
         let rest = Compiled::new(&rest_schema).ok()?;
@@ -168,6 +197,22 @@ impl Parts {
     /// How many lists are judged in parts.
     pub(crate) fn len(&self) -> usize {
         self.lists.len()
+    }
+
+    /// Whether member `key` of the object judged in parts as part `list` is one it declares
+    /// (held in the rest, not judged alone).
+    pub(crate) fn declares(&self, list: usize, key: &str) -> bool {
+        self.lists.get(list).is_some_and(|l| {
+            l.declared
+                .binary_search_by(|name| name.as_str().cmp(key))
+                .is_ok()
+        })
+    }
+
+    /// Whether a value that does not fit as written is read whole: an object judged in parts
+    /// beside its declared properties is fitted whole (see the [module documentation](self)).
+    pub(crate) fn read_whole_to_fit(&self) -> bool {
+        self.lists.iter().any(|l| !l.declared.is_empty())
     }
 
     /// The property names from the root to list `list`.
@@ -287,10 +332,20 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
     if !only(OBJECT_KEYWORDS) {
         return;
     }
+    let before = found.len();
     for (name, child) in node.properties() {
         keys.push(name.to_owned());
         find(child, keys, found);
         keys.pop();
+    }
+    // No part below: its members beside the declared ones are judged one at a time.
+    if found.len() == before
+        && only(MIXED_KEYWORDS)
+        && members_judged
+        && node.types().is_only(JsonType::Object)
+        && found.len() < MAX_LISTS
+    {
+        found.push((keys.clone(), Holds::Members));
     }
 }
 
@@ -360,14 +415,16 @@ mod tests {
         for doc in [
             // The list's items are compared with each other.
             json!({"type": "array", "items": {"type": "integer"}, "uniqueItems": true}),
-            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}, "contains": {"const": 1}}}}),
+            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}, "contains": {"const": 1}}}, "additionalProperties": false}),
             // Something else applies to the list too.
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "patternProperties": {"^r": {"maxItems": 2}}}),
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "anyOf": [{"required": ["rows"]}]}),
             // References resolve against a base of the document's own.
             json!({"$id": "https://example.com/s", "type": "object", "properties": {"rows": {"type": "array", "items": {}}}}),
-            // No list at all.
-            json!({"type": "object", "properties": {"n": {"type": "integer"}}}),
+            // No list at all, and no member beside the declared ones.
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": false}),
+            // Other members, but something else looks at the keys.
+            json!({"type": "object", "properties": {"n": {}}, "maxProperties": 3}),
         ] {
             assert!(Parts::of(&doc).is_none(), "{doc}");
         }
@@ -384,5 +441,34 @@ mod tests {
         assert!(parts.rest_is_valid(&json!([])));
         assert!(!parts.rest_is_valid(&json!({})));
         assert!(parts.check_count(0, 3, Pointer::root()).is_some());
+    }
+
+    #[test]
+    fn an_object_s_other_members_are_judged_a_member_at_a_time() {
+        let doc = json!({
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "n": {"type": "integer"}},
+            "required": ["title"],
+            "additionalProperties": {"type": "integer", "minimum": 0}
+        });
+        let parts = Parts::of(&doc).expect("its other members");
+        assert_eq!((parts.len(), parts.holds(0)), (1, Holds::Members));
+        assert!(parts.declares(0, "title") && parts.declares(0, "n"));
+        assert!(!parts.declares(0, "k1"));
+        assert!(parts.read_whole_to_fit());
+        assert!(parts.item_is_valid(0, &json!(3)));
+        assert!(!parts.item_is_valid(0, &json!(-3)));
+        // The rest holds the declared members, judged without `additionalProperties`.
+        assert!(parts.rest_is_valid(&json!({"title": "t", "n": 1})));
+        assert!(!parts.rest_is_valid(&json!({"n": 1})));
+        assert!(!parts.rest_is_valid(&json!({"title": 1})));
+        // An object with a list below its properties is on the way to it instead.
+        let way = json!({
+            "type": "object",
+            "properties": {"rows": {"type": "array", "items": {}}, "n": {}}
+        });
+        let parts = Parts::of(&way).expect("the list");
+        assert_eq!((parts.len(), parts.holds(0)), (1, Holds::Items));
+        assert!(!parts.read_whole_to_fit());
     }
 }
