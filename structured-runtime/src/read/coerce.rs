@@ -320,6 +320,25 @@ pub(crate) fn coerce_at(
     run.out
 }
 
+/// Whether coercion may rename member `key` of an object at `node`, a member the object does
+/// not declare, to a declared name (by an alias, or ignoring case: see `rename_keys`); only the
+/// whole object then shows what the member becomes.
+pub(crate) fn may_rename(
+    schema: &ResponseSchema,
+    node: Node<'_>,
+    key: &str,
+    policy: &CoercePolicy,
+) -> bool {
+    policy.keys_ignore_case
+        && (schema
+            .key_aliases()
+            .iter()
+            .any(|(alias, name)| alias == key && node.property(name).is_some())
+            || node
+                .properties()
+                .any(|(name, _)| name.eq_ignore_ascii_case(key)))
+}
+
 fn coerce_with(
     value: &mut Value,
     schema: &ResponseSchema,

@@ -26,7 +26,7 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::read::coerce::{coerce_at, coerce_listed, CoercePolicy, Listed, Recovery};
+use crate::read::coerce::{coerce_at, coerce_listed, may_rename, CoercePolicy, Listed, Recovery};
 use crate::read::extract::Candidate;
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
@@ -173,6 +173,9 @@ impl InParts<'_> {
             nodes: (0..self.parts.len())
                 .map(|list| self.parts.item_node(self.schema.schema(), list))
                 .collect(),
+            holders: (0..self.parts.len())
+                .map(|list| self.parts.holder_node(self.schema.schema(), list))
+                .collect(),
             fitting,
             writing: false,
             met: Vec::new(),
@@ -198,10 +201,6 @@ impl InParts<'_> {
                     violations: Vec::new(),
                     as_text,
                 });
-            }
-            // An object judged in parts beside its declared members is fitted whole.
-            Err(Stop::Misfit) if fit.is_some() && self.parts.read_whole_to_fit() => {
-                return Err(Stop::GaveUp)
             }
             Err(Stop::Misfit) if fit.is_some() => {}
             Err(stop) => return Err(stop),
@@ -230,6 +229,19 @@ impl InParts<'_> {
             });
         }
         walk.writing = true;
+        // An object's declared members are written where they come in the text, among its
+        // others: taken out of the rest, fitted.
+        for list in 0..self.parts.len() {
+            if !self.parts.beside_declared(list) {
+                continue;
+            }
+            let at = pointer(self.parts.keys(list));
+            if let (Some(Value::Object(declared)), Some(out)) =
+                (at.get_mut(&mut rest), walk.lists.get_mut(list))
+            {
+                out.declared = std::mem::take(declared).into_iter().collect();
+            }
+        }
         // The rest's text around its lists: when the lists come in the text in the order the
         // rest writes them, the items are written straight into the value's text between them.
         let mut around = Around::default();
@@ -299,6 +311,11 @@ struct ListOut {
     text: Vec<u8>,
     /// Items written.
     written: usize,
+    /// The fitted members held in the rest of an object whose other members are the items
+    /// (last pass), in the rest's order: the order they come in the text, each renamed where it
+    /// was, then those coercion gave. Each is written where it comes in the text; what is
+    /// left, after them all.
+    declared: std::collections::VecDeque<(String, Value)>,
 }
 
 impl ListOut {
@@ -352,6 +369,8 @@ struct Walk<'p> {
     lists: Vec<ListOut>,
     /// Each list's item schema (a map's member schema, `None` when it takes any), found once.
     nodes: Vec<Option<Node<'p>>>,
+    /// Each list's own schema (the object's, for members), found once.
+    holders: Vec<Option<Node<'p>>>,
     /// The pass that fits every part (some part did not fit as written); else the parts are
     /// judged as written, up to the first that does not fit.
     fitting: bool,
@@ -404,25 +423,20 @@ impl Walk<'_> {
                     });
                 }
             }
-            let mut text = Vec::new();
-            if let Some(key) = key {
-                write_json(&mut text, key);
-                text.push(b':');
-            }
-            write_json(&mut text, &item);
-            match &mut self.sink {
-                Some(sink) => {
-                    if out.written > 0 {
-                        sink.out.push(b',');
-                    }
-                    sink.out.extend_from_slice(&text);
-                    out.written += 1;
-                }
-                None => out.push(&text),
-            }
+            self.emit(list, key, &item);
             return Ok(());
         }
         let fitting = self.fitting;
+        if let (true, Some(key), Some(policy)) = (fitting, key, self.fit) {
+            // Coercion may rename this member to one the object declares: read whole.
+            let holder = self.holders.get(list).copied().flatten();
+            if parts.beside_declared(list)
+                && holder.is_none_or(|node| may_rename(self.target.schema, node, key, policy))
+            {
+                self.stop = Some(Stop::GaveUp);
+                return Err(());
+            }
+        }
         let fitted = at_path(keys, at, &Path::root(), &mut |path| {
             let mut fitted = false;
             if fitting {
@@ -460,6 +474,46 @@ impl Walk<'_> {
         Ok(())
     }
 
+    /// Writes member `key` (or an item) of part `list` after those written (last pass).
+    fn emit(&mut self, list: usize, key: Option<&str>, item: &Value) {
+        let Some(out) = self.lists.get_mut(list) else {
+            return;
+        };
+        let mut text = Vec::new();
+        if let Some(key) = key {
+            write_json(&mut text, key);
+            text.push(b':');
+        }
+        write_json(&mut text, item);
+        match &mut self.sink {
+            Some(sink) => {
+                if out.written > 0 {
+                    sink.out.push(b',');
+                }
+                sink.out.extend_from_slice(&text);
+                out.written += 1;
+            }
+            None => out.push(&text),
+        }
+    }
+
+    /// A member the rest holds of the object whose other members are part `list`, met in the
+    /// text (last pass): the next of the rest's, written here as fitted; or, when `all`, those
+    /// left (coercion gave them), after all the others.
+    fn declared(&mut self, list: usize, all: bool) {
+        let Some(out) = self.lists.get_mut(list) else {
+            return;
+        };
+        let members: Vec<(String, Value)> = if all {
+            out.declared.drain(..).collect()
+        } else {
+            out.declared.pop_front().into_iter().collect()
+        };
+        for (key, member) in members {
+            self.emit(list, Some(&key), &member);
+        }
+    }
+
     /// The rest (the value with its lists emptied): judged, fitted if it does not fit, with
     /// any item coercion put into a list judged as an item; then the lists' counts.
     fn rest(&mut self, rest: &mut Value) -> Result<(), Stop> {
@@ -472,11 +526,12 @@ impl Walk<'_> {
             for list in 0..parts.len() {
                 let at = pointer(parts.keys(list));
                 if parts.holds(list) == Holds::Members {
-                    // Coercion put members where a map's were taken out: not read in parts.
+                    // Coercion put members where an object's others were taken out: not read
+                    // in parts.
                     if at
                         .get(rest)
                         .and_then(Value::as_object)
-                        .is_some_and(|m| !m.is_empty())
+                        .is_some_and(|m| m.keys().any(|k| !parts.in_rest(list, k)))
                     {
                         return Err(Stop::GaveUp);
                     }
@@ -692,16 +747,25 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
             if self.holds() == Some(Holds::Members) {
                 self.begin(list);
                 let mut index = 0;
-                // The members it declares are held in the rest (never fitted in parts).
+                // The members the rest holds (the last pass writes them as the rest's fitting
+                // left them, where they come).
                 let mut declared = Map::new();
+                let writing = self.shape.walk.borrow().writing;
                 while let Some(key) = map.next_key::<String>()? {
                     let member = map.next_value::<Value>()?;
-                    if self.declares(list, &key) {
-                        declared.insert(key, member);
+                    if self.in_rest(list, &key) {
+                        if writing {
+                            self.shape.walk.borrow_mut().declared(list, false);
+                        } else {
+                            declared.insert(key, member);
+                        }
                         continue;
                     }
                     self.one(list, index, Some(&key), member)?;
                     index += 1;
+                }
+                if writing {
+                    self.shape.walk.borrow_mut().declared(list, true);
                 }
                 self.end();
                 return Ok(Value::Object(declared));
@@ -736,9 +800,9 @@ impl ShapeVisitor<'_, '_> {
         }
     }
 
-    /// Whether the object read as part `list` declares member `key`.
-    fn declares(&self, list: usize, key: &str) -> bool {
-        self.shape.walk.borrow().target.parts.declares(list, key)
+    /// Whether the object read as part `list` holds member `key` in the rest.
+    fn in_rest(&self, list: usize, key: &str) -> bool {
+        self.shape.walk.borrow().target.parts.in_rest(list, key)
     }
 
     /// The role of member `key` of the object read here.

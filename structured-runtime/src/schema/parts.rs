@@ -19,11 +19,12 @@
 //!
 //! An object with declared `properties` beside its other members (asserting only `type`,
 //! `properties`, `required` and `additionalProperties`, with no list or map below its
-//! properties) has its other members judged one at a time the same way, its declared ones held
-//! in the rest. Then a value whose rest and other members are each valid is valid (the converse
-//! fails only for a `required` name the object does not declare), so the reader judges it in
-//! parts as written; a value that does not fit as written is read whole ([`Parts::read_whole_to_fit`]):
-//! fitting it may rename a member to a declared name, which only the whole object shows.
+//! properties) has its other members judged one at a time the same way. The members it holds in
+//! the rest are those whose names are declared ignoring ASCII case, the ones coercion may rename
+//! to a declared name, so fitting the rest renames them as fitting the whole object does; the
+//! rest keeps `additionalProperties` to judge those not renamed. A value whose rest and other
+//! members are each valid is valid (the converse fails only for a `required` name the object
+//! does not declare, and the reader then reads the answer whole).
 //!
 //! Every verdict is the validator of record's: each item by the `items` node compiled alone
 //! (its `$ref`s resolved in the whole document, [`Compiled::at`]), the rest by the reduced
@@ -133,7 +134,8 @@ struct List {
     items: Option<Compiled>,
     /// The list's `minItems` and `maxItems`.
     counts: Map<String, Value>,
-    /// The names an object declares (its members held in the rest), sorted; empty for a map.
+    /// The names an object declares, in ASCII lowercase, sorted: its members with these names
+    /// ignoring case are held in the rest. Empty for a map and a list.
     declared: Vec<String>,
 }
 
@@ -166,7 +168,11 @@ impl Parts {
                 None => None,
             };
             let list = at.get_mut(&mut rest_schema)?.as_object_mut()?;
-            list.remove(keyword);
+            // A list's rest is empty and its count compared here; an object's rest keeps the
+            // members held there, judged by its `additionalProperties` still.
+            if holds == Holds::Items {
+                list.remove(keyword);
+            }
             let mut counts = Map::new();
             for keyword in ["minItems", "maxItems"] {
                 if let Some(value) = list.remove(keyword) {
@@ -174,10 +180,14 @@ impl Parts {
                 }
             }
             let mut declared: Vec<String> = match holds {
-                Holds::Members => node.properties().map(|(name, _)| name.to_owned()).collect(),
+                Holds::Members => node
+                    .properties()
+                    .map(|(name, _)| name.to_ascii_lowercase())
+                    .collect(),
                 Holds::Items => Vec::new(),
             };
             declared.sort_unstable();
+            declared.dedup();
             lists.push(List {
                 keys,
                 holds,
@@ -199,20 +209,27 @@ impl Parts {
         self.lists.len()
     }
 
-    /// Whether member `key` of the object judged in parts as part `list` is one it declares
-    /// (held in the rest, not judged alone).
-    pub(crate) fn declares(&self, list: usize, key: &str) -> bool {
+    /// Whether member `key` of the object judged in parts as part `list` is held in the rest,
+    /// not judged alone: its name is one the object declares, ignoring ASCII case.
+    pub(crate) fn in_rest(&self, list: usize, key: &str) -> bool {
         self.lists.get(list).is_some_and(|l| {
             l.declared
-                .binary_search_by(|name| name.as_str().cmp(key))
+                .binary_search_by(|name| {
+                    let folded = key.bytes().map(|b| b.to_ascii_lowercase());
+                    name.bytes().cmp(folded)
+                })
                 .is_ok()
         })
     }
 
-    /// Whether a value that does not fit as written is read whole: an object judged in parts
-    /// beside its declared properties is fitted whole (see the [module documentation](self)).
-    pub(crate) fn read_whole_to_fit(&self) -> bool {
-        self.lists.iter().any(|l| !l.declared.is_empty())
+    /// Whether part `list` is the other members of an object that declares properties.
+    pub(crate) fn beside_declared(&self, list: usize) -> bool {
+        self.lists.get(list).is_some_and(|l| !l.declared.is_empty())
+    }
+
+    /// The schema node of the list (or object) holding part `list`, in `document`.
+    pub(crate) fn holder_node<'d>(&self, document: &'d Value, list: usize) -> Option<Node<'d>> {
+        list_node(Node::root(document), self.keys(list))
     }
 
     /// The property names from the root to list `list`.
@@ -453,13 +470,18 @@ mod tests {
         });
         let parts = Parts::of(&doc).expect("its other members");
         assert_eq!((parts.len(), parts.holds(0)), (1, Holds::Members));
-        assert!(parts.declares(0, "title") && parts.declares(0, "n"));
-        assert!(!parts.declares(0, "k1"));
-        assert!(parts.read_whole_to_fit());
+        assert!(parts.in_rest(0, "title") && parts.in_rest(0, "n"));
+        // A name coercion may rename to a declared one is held in the rest too.
+        assert!(parts.in_rest(0, "Title") && parts.in_rest(0, "N"));
+        assert!(!parts.in_rest(0, "k1") && !parts.in_rest(0, "titles"));
+        assert!(parts.beside_declared(0));
         assert!(parts.item_is_valid(0, &json!(3)));
         assert!(!parts.item_is_valid(0, &json!(-3)));
-        // The rest holds the declared members, judged without `additionalProperties`.
+        // The rest holds the declared members, and others that match them ignoring case,
+        // judged by `additionalProperties`.
         assert!(parts.rest_is_valid(&json!({"title": "t", "n": 1})));
+        assert!(parts.rest_is_valid(&json!({"title": "t", "N": 1})));
+        assert!(!parts.rest_is_valid(&json!({"title": "t", "N": "1"})));
         assert!(!parts.rest_is_valid(&json!({"n": 1})));
         assert!(!parts.rest_is_valid(&json!({"title": 1})));
         // An object with a list below its properties is on the way to it instead.
@@ -469,6 +491,6 @@ mod tests {
         });
         let parts = Parts::of(&way).expect("the list");
         assert_eq!((parts.len(), parts.holds(0)), (1, Holds::Items));
-        assert!(!parts.read_whole_to_fit());
+        assert!(!parts.beside_declared(0));
     }
 }
