@@ -1,12 +1,16 @@
 //! `parse_response` and `parse_value` on arbitrary text, in every mode and with every policy:
-//! no panic, and what a `Parsed` claims holds.
+//! no panic, and what a `Parsed` claims holds; and the reading in parts
+//! (`read::parts::parse_value_json`) says what the whole reading says, on schemas with a list, a
+//! map and members beside declared properties.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
+use structured_runtime::read::parts::parse_value_json;
+use structured_runtime::schema::MAX_VIOLATIONS;
 use structured_runtime::{
-    parse_value, Answer, ParseError, ParseOptions, Parsed, Provenance, Reading, StructuredOutput,
-    StructuredOutputMode, Warning,
+    parse_value, Answer, ParseError, ParseOptions, Parsed, Provenance, Reading, ResponseSchema,
+    SchemaLimits, StructuredOutput, StructuredOutputMode, Warning,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -31,6 +35,9 @@ fuzz_target!(|data: &[u8]| {
         for mode in modes {
             check::<HeartbeatDecision>(text, mode, &options);
             check::<DaimonAppraisal>(text, mode, &options);
+        }
+        for schema in in_parts_schemas() {
+            agree(text, schema, &options);
         }
         let schema = HeartbeatDecision::schema();
         if let Ok(parsed) = parse_value(text, schema, &options) {
@@ -89,4 +96,79 @@ fn holds<T>(parsed: &Parsed<T>, text: &str, options: &ParseOptions) {
         parsed.warnings.contains(&Warning::Truncated)
     );
     assert!(!parsed.truncated || options.accept_truncated);
+}
+
+/// Schemas read in parts: a list of objects, a map, an object with members beside declared
+/// properties.
+fn in_parts_schemas() -> &'static [ResponseSchema] {
+    static SCHEMAS: std::sync::OnceLock<Vec<ResponseSchema>> = std::sync::OnceLock::new();
+    SCHEMAS.get_or_init(|| {
+        let row = serde_json::json!({
+            "type": "object",
+            "properties": {"id": {"type": "integer", "minimum": 0}, "name": {"type": "string"}},
+            "required": ["id"],
+            "additionalProperties": false
+        });
+        let any_root = SchemaLimits {
+            object_root: false,
+            ..SchemaLimits::default()
+        };
+        [
+            serde_json::json!({"type": "array", "items": row, "maxItems": 5}),
+            serde_json::json!({"type": "object", "additionalProperties": {"type": "number", "maximum": 10}}),
+            serde_json::json!({
+                "type": "object",
+                "properties": {"title": {"type": "string"}, "n": {"type": "integer"}},
+                "required": ["title"],
+                "additionalProperties": {"type": "integer"}
+            }),
+        ]
+        .into_iter()
+        .filter_map(|schema| ResponseSchema::with_limits("parts", schema, &any_root).ok())
+        .collect()
+    })
+}
+
+/// The reading in parts and the whole reading give the same outcome: value text, provenance,
+/// span and warnings, or the same refusal with the same violations.
+fn agree(text: &str, schema: &ResponseSchema, options: &ParseOptions) {
+    let whole = outcome(parse_value(text, schema, options).map(|p| p.map(|v| v.to_string())));
+    let parts = outcome(parse_value_json(text, schema, options));
+    assert_eq!(parts, whole, "{text:?}");
+}
+
+fn outcome(result: Result<Parsed<String>, ParseError>) -> (String, Vec<String>, Vec<String>) {
+    let sorted = |mut v: Vec<String>| {
+        v.sort();
+        v
+    };
+    let words = |warnings: &[Warning]| sorted(warnings.iter().map(|w| w.to_string()).collect());
+    match result {
+        Ok(p) => (
+            format!(
+                "Ok {:?} {} {:?} {}",
+                p.provenance, p.truncated, p.span, p.value
+            ),
+            words(&p.warnings),
+            Vec::new(),
+        ),
+        Err(ParseError::Invalid {
+            violations,
+            warnings,
+            ..
+        }) => {
+            let listed = if violations.len() >= MAX_VIOLATIONS {
+                // A full report lists the first found, in each reading's own order.
+                vec![format!("{} violations", violations.len())]
+            } else {
+                sorted(violations.iter().map(|v| v.to_string()).collect())
+            };
+            ("Invalid".into(), words(&warnings), listed)
+        }
+        Err(ParseError::Truncated { warnings, .. }) => {
+            ("Truncated".into(), words(&warnings), Vec::new())
+        }
+        Err(ParseError::NotExact { warnings }) => ("NotExact".into(), words(&warnings), Vec::new()),
+        Err(e) => (e.to_string(), Vec::new(), Vec::new()),
+    }
 }

@@ -1,6 +1,8 @@
 //! `StreamReader` and `StreamDecoder` on arbitrary bytes cut into arbitrary chunks: no panic,
 //! and the promise of a stream holds: what is shown only grows, the changes rebuild what is
-//! shown, and a value shown as complete is the whole answer's when it reads as written.
+//! shown, and a value shown as complete is the whole answer's when it reads as written. A
+//! reader keeping no value (`StreamReader::changes_only`) reports what the one keeping it
+//! reports, chunk by chunk.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -24,6 +26,7 @@ fuzz_target!(|data: &[u8]| {
     };
     let schema = HeartbeatDecision::schema();
     let mut reader = StreamReader::new(schema);
+    let mut lean = StreamReader::changes_only(schema);
     let mut kept = Value::Null;
     let mut shown: Vec<Value> = Vec::new();
     let mut rest = text;
@@ -34,6 +37,17 @@ fuzz_target!(|data: &[u8]| {
         rest = tail;
         n += 1;
         let progress = reader.feed(chunk);
+        let said = lean.feed(chunk);
+        assert_eq!(progress.completed, said.completed);
+        assert_eq!(progress.violations, said.violations);
+        assert_eq!(progress.changes, said.changes);
+        assert_eq!(
+            (progress.changed, progress.status),
+            (said.changed, said.status)
+        );
+        for at in progress.completed {
+            assert!(lean.is_complete(at), "{at}");
+        }
         for change in progress.changes {
             change.apply(&mut kept);
         }
