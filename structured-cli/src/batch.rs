@@ -35,10 +35,12 @@ COMMANDS:
               with .jsonl) as they finish, each item exactly once even across a killed
               run. Killed or stopped at any point, run it again to go on.
               With --batch-api, the requests go through the provider's batch API
-              instead (OpenAI: STRUCTURED_PROVIDER=openai or openai-responses; half the
-              price, a 24 h window): split into batches within its limits, looked at every
-              --poll seconds (30), re-asks in follow-up batches; killed at any point, run
-              again and no request is given to two batches.
+              instead (STRUCTURED_PROVIDER=openai or openai-responses: OpenAI's Batch
+              API; anthropic: Message Batches; gemini: batch mode; half the price, a 24 h
+              window): split into batches within its limits, looked at every --poll
+              seconds (30), re-asks in follow-up batches; killed at any point, run again
+              and no request is given to two batches (Anthropic's batches keep no tag: a
+              batch lost to a kill is known again by its size and its results).
     status    Where the job stands: items pending, running, done, failed, written, and
               the cost when the job has prices.
     results   Append the finished results not written yet to --output.

@@ -470,101 +470,294 @@ fn transport(e: reqwest::Error) -> TransportError {
 #[cfg(feature = "batch")]
 const MAX_RESULT_FILE_BYTES: usize = 1 << 30;
 
-/// OpenAI's Batch API on this endpoint (`{base}/files`, `{base}/batches`): a job's batches
-/// ([`crate::batch::run_on_batch_api`]) for the kinds that have it (OpenAI Chat and Responses).
 #[cfg(feature = "batch")]
-impl crate::batch::BatchApi for HttpProvider {
-    fn upload(&self, jsonl: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
-        use crate::provider::wire::openai_batch::read_file_id;
-        let url = format!("{}/files", self.base_url);
-        // A part ends at CRLF `--` and the boundary; the file is JSON lines joined by LF, and
-        // JSON writes no raw CR, so no boundary can end it early: a fixed one serves.
-        let boundary = "structured-batch-file";
-        let mut body = Vec::with_capacity(jsonl.len() + 512);
-        body.extend_from_slice(
-            format!(
-                "--{boundary}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n\
-                 --{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"batch.jsonl\"\r\n\
-                 Content-Type: application/jsonl\r\n\r\n"
-            )
-            .as_bytes(),
-        );
-        body.extend_from_slice(jsonl.as_bytes());
-        body.extend_from_slice(format!("\r\n--{boundary}--\r\n").as_bytes());
-        let request = self.authed(
-            self.client
-                .post(&url)
-                .header(
-                    reqwest::header::CONTENT_TYPE,
-                    format!("multipart/form-data; boundary={boundary}"),
-                )
-                .body(body),
-        );
-        let sent = fetch(request, &url, self.max_body_bytes, None);
-        async move { read_file_id(&sent.await?).map_err(|e| TransportError::Connection(e.to_string())) }
+mod batch_api {
+    use std::future::Future;
+
+    use super::{fetch, HttpProvider, MAX_RESULT_FILE_BYTES};
+    use crate::provider::wire::batch::{BatchInput, BatchState, BatchTag, BatchWire};
+    use crate::provider::wire::CodecError;
+    use crate::provider::wire::{anthropic_batch, gemini_batch, openai_batch};
+    use crate::run::TransportError;
+
+    /// A part ends at CRLF `--` and the boundary; a request file is JSON lines joined by LF, and
+    /// JSON writes no raw CR, so no boundary can end it early: a fixed one serves.
+    const BOUNDARY: &str = "structured-batch-file";
+
+    fn unread(e: CodecError) -> TransportError {
+        TransportError::Connection(e.to_string())
     }
 
-    fn create(
-        &self,
-        file_id: &str,
-        endpoint: &str,
-        metadata: &[(&str, &str)],
-    ) -> impl Future<Output = Result<crate::provider::wire::openai_batch::BatchState, TransportError>>
-           + Send {
-        use crate::provider::wire::openai_batch::{create_body, read_batch};
-        let url = format!("{}/batches", self.base_url);
-        let request = self.authed(
-            self.client
-                .post(&url)
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(create_body(file_id, endpoint, metadata)),
-        );
-        let sent = fetch(request, &url, self.max_body_bytes, None);
-        async move { read_batch(&sent.await?).map_err(|e| TransportError::Connection(e.to_string())) }
-    }
-
-    fn get(
-        &self,
-        batch_id: &str,
-    ) -> impl Future<Output = Result<crate::provider::wire::openai_batch::BatchState, TransportError>>
-           + Send {
-        use crate::provider::wire::openai_batch::read_batch;
-        let url = format!("{}/batches/{batch_id}", self.base_url);
-        let request = self.authed(self.client.get(&url));
-        let sent = fetch(request, &url, self.max_body_bytes, None);
-        async move { read_batch(&sent.await?).map_err(|e| TransportError::Connection(e.to_string())) }
-    }
-
-    fn list(
-        &self,
-        after: Option<&str>,
-    ) -> impl Future<
-        Output = Result<
-            (
-                Vec<crate::provider::wire::openai_batch::BatchState>,
-                Option<String>,
-            ),
-            TransportError,
-        >,
-    > + Send {
-        use crate::provider::wire::openai_batch::read_batch_list;
-        let url = match after {
-            Some(after) => format!("{}/batches?limit=100&after={after}", self.base_url),
-            None => format!("{}/batches?limit=100", self.base_url),
-        };
-        let request = self.authed(self.client.get(&url));
-        let sent = fetch(request, &url, self.max_body_bytes, None);
-        async move {
-            read_batch_list(&sent.await?).map_err(|e| TransportError::Connection(e.to_string()))
+    fn refused(message: String) -> TransportError {
+        TransportError::Rejected {
+            status: 400,
+            body: message,
         }
     }
 
-    fn download(
-        &self,
-        file_id: &str,
-    ) -> impl Future<Output = Result<String, TransportError>> + Send {
-        let url = format!("{}/files/{file_id}/content", self.base_url);
-        let request = self.authed(self.client.get(&url));
-        fetch(request, &url, MAX_RESULT_FILE_BYTES, None)
+    /// Whether `id` (a batch or file id the provider gave) can go in a URL's path as it is:
+    /// nothing that leaves the path it is put in.
+    fn path_safe(id: &str) -> Result<&str, TransportError> {
+        let fine = !id.is_empty()
+            && !id.contains("..")
+            && id
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"-_./".contains(&b));
+        if fine {
+            Ok(id)
+        } else {
+            Err(TransportError::Connection(format!(
+                "an id this client does not put in a URL: {:?}",
+                crate::provider::wire::shorten(id, 80)
+            )))
+        }
+    }
+
+    impl HttpProvider {
+        fn wire(&self) -> Result<BatchWire, TransportError> {
+            BatchWire::of(self.kind)
+                .ok_or_else(|| refused(format!("{} has no batch API", self.kind.name())))
+        }
+
+        /// The body at `url` (a GET, or a POST of `body` as `content_type`), read by `read`.
+        fn batch_call<T>(
+            &self,
+            url: String,
+            post: Option<(Vec<u8>, String)>,
+            extra: &[(&'static str, &'static str)],
+            read: fn(&str) -> Result<T, CodecError>,
+        ) -> impl Future<Output = Result<T, TransportError>> + Send + 'static
+        where
+            T: Send + 'static,
+        {
+            let mut request = match post {
+                Some((body, content_type)) => self
+                    .client
+                    .post(&url)
+                    .header(reqwest::header::CONTENT_TYPE, content_type)
+                    .body(body),
+                None => self.client.get(&url),
+            };
+            for (name, value) in extra {
+                request = request.header(*name, *value);
+            }
+            let sent = fetch(self.authed(request), &url, self.max_body_bytes, None);
+            async move { read(&sent.await?).map_err(unread) }
+        }
+
+        /// `multipart/form-data` (OpenAI) or `multipart/related` (Gemini) of a request file.
+        fn multipart(&self, wire: BatchWire, jsonl: &str) -> (Vec<u8>, String) {
+            let head = match wire {
+                BatchWire::Gemini => format!(
+                    "--{BOUNDARY}\r\nContent-Type: application/json; charset=UTF-8\r\n\r\n\
+                     {{\"file\": {{\"display_name\": \"structured batch\"}}}}\r\n\
+                     --{BOUNDARY}\r\nContent-Type: application/jsonl\r\n\r\n"
+                ),
+                _ => format!(
+                    "--{BOUNDARY}\r\nContent-Disposition: form-data; name=\"purpose\"\r\n\r\nbatch\r\n\
+                     --{BOUNDARY}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"batch.jsonl\"\r\n\
+                     Content-Type: application/jsonl\r\n\r\n"
+                ),
+            };
+            let mut body = Vec::with_capacity(jsonl.len() + head.len() + 64);
+            body.extend_from_slice(head.as_bytes());
+            body.extend_from_slice(jsonl.as_bytes());
+            body.extend_from_slice(format!("\r\n--{BOUNDARY}--\r\n").as_bytes());
+            let kind = match wire {
+                BatchWire::Gemini => "related",
+                _ => "form-data",
+            };
+            (body, format!("multipart/{kind}; boundary={BOUNDARY}"))
+        }
+
+        /// The base URL's origin (scheme, host, port).
+        fn origin(&self) -> String {
+            reqwest::Url::parse(&self.base_url)
+                .map(|u| u.origin().ascii_serialization())
+                .unwrap_or_default()
+        }
+    }
+
+    /// The batch API of this endpoint's kind: OpenAI's (`{base}/files`, `{base}/batches`),
+    /// Anthropic's Message Batches (`{base}/v1/messages/batches`), Gemini's batch mode
+    /// (`{base}/v1beta/models/{model}:batchGenerateContent`, `{base}/v1beta/batches`, files
+    /// through `{base}/upload/v1beta/files`): a job's batches
+    /// ([`crate::batch::run_on_batch_api`]). A results URL another origin gives is not
+    /// fetched: the key goes to the endpoint's own origin only.
+    impl crate::batch::BatchApi for HttpProvider {
+        fn upload(
+            &self,
+            jsonl: &str,
+        ) -> impl Future<Output = Result<String, TransportError>> + Send {
+            let base = &self.base_url;
+            let sent = match self.wire() {
+                Ok(wire @ BatchWire::OpenAi { .. }) => Ok(self.batch_call(
+                    format!("{base}/files"),
+                    Some(self.multipart(wire, jsonl)),
+                    &[],
+                    openai_batch::read_file_id,
+                )),
+                Ok(wire @ BatchWire::Gemini) => Ok(self.batch_call(
+                    format!("{base}/upload/v1beta/files"),
+                    Some(self.multipart(wire, jsonl)),
+                    &[("X-Goog-Upload-Protocol", "multipart")],
+                    gemini_batch::read_file_name,
+                )),
+                Ok(BatchWire::Anthropic) => Err(refused(
+                    "Anthropic's batches take their requests inline, not as a file".into(),
+                )),
+                Err(e) => Err(e),
+            };
+            async move { sent?.await }
+        }
+
+        fn create(
+            &self,
+            input: BatchInput<'_>,
+            tag: &BatchTag,
+        ) -> impl Future<Output = Result<BatchState, TransportError>> + Send {
+            let base = &self.base_url;
+            let json = |body: String| Some((body.into_bytes(), "application/json".to_owned()));
+            let sent = match (self.wire(), input) {
+                (Ok(BatchWire::OpenAi { endpoint }), BatchInput::File(file_id)) => Ok(self
+                    .batch_call(
+                        format!("{base}/batches"),
+                        json(openai_batch::create_body(file_id, endpoint, tag)),
+                        &[],
+                        openai_batch::read_batch,
+                    )),
+                (Ok(BatchWire::Anthropic), BatchInput::Inline(lines)) => Ok(self.batch_call(
+                    format!("{base}/v1/messages/batches"),
+                    json(anthropic_batch::create_body(lines)),
+                    &[],
+                    anthropic_batch::read_batch,
+                )),
+                (Ok(BatchWire::Gemini), input) => match gemini_batch::create_body(input, tag) {
+                    Some(body) => Ok(self.batch_call(
+                        format!("{base}/v1beta/models/{}:batchGenerateContent", self.model),
+                        json(body),
+                        &[],
+                        gemini_batch::read_batch,
+                    )),
+                    None => Err(refused("a request line that is not one".into())),
+                },
+                (Ok(wire), input) => Err(refused(format!(
+                    "{wire:?} does not make a batch of {input:?}",
+                    input = match input {
+                        BatchInput::File(_) => "a file",
+                        BatchInput::Inline(_) => "inline requests",
+                    }
+                ))),
+                (Err(e), _) => Err(e),
+            };
+            async move { sent?.await }
+        }
+
+        fn get(
+            &self,
+            batch_id: &str,
+        ) -> impl Future<Output = Result<BatchState, TransportError>> + Send {
+            let base = &self.base_url;
+            let sent = self.wire().and_then(|wire| {
+                let id = path_safe(batch_id)?;
+                Ok(match wire {
+                    BatchWire::OpenAi { .. } => self.batch_call(
+                        format!("{base}/batches/{id}"),
+                        None,
+                        &[],
+                        openai_batch::read_batch,
+                    ),
+                    BatchWire::Anthropic => self.batch_call(
+                        format!("{base}/v1/messages/batches/{id}"),
+                        None,
+                        &[],
+                        anthropic_batch::read_batch,
+                    ),
+                    BatchWire::Gemini => self.batch_call(
+                        format!("{base}/v1beta/{id}"),
+                        None,
+                        &[],
+                        gemini_batch::read_batch,
+                    ),
+                })
+            });
+            async move { sent?.await }
+        }
+
+        fn list(
+            &self,
+            after: Option<&str>,
+        ) -> impl Future<Output = Result<(Vec<BatchState>, Option<String>), TransportError>> + Send
+        {
+            let base = &self.base_url;
+            let sent = self.wire().and_then(|wire| {
+                let (url, read): (String, fn(&str) -> _) = match wire {
+                    BatchWire::OpenAi { .. } => (
+                        format!("{base}/batches?limit=100"),
+                        openai_batch::read_batch_list,
+                    ),
+                    BatchWire::Anthropic => (
+                        format!("{base}/v1/messages/batches?limit=100"),
+                        anthropic_batch::read_batch_list,
+                    ),
+                    BatchWire::Gemini => (
+                        format!("{base}/v1beta/batches?pageSize=100"),
+                        gemini_batch::read_batch_list,
+                    ),
+                };
+                let param = match wire {
+                    BatchWire::OpenAi { .. } => "after",
+                    BatchWire::Anthropic => "after_id",
+                    BatchWire::Gemini => "pageToken",
+                };
+                // A page token may hold any character: written as a query value.
+                let url = match after {
+                    Some(after) => {
+                        let mut url = reqwest::Url::parse(&url)
+                            .map_err(|e| TransportError::Connection(e.to_string()))?;
+                        url.query_pairs_mut().append_pair(param, after);
+                        url.to_string()
+                    }
+                    None => url,
+                };
+                Ok(self.batch_call(url, None, &[], read))
+            });
+            async move { sent?.await }
+        }
+
+        fn download(
+            &self,
+            location: &str,
+        ) -> impl Future<Output = Result<String, TransportError>> + Send {
+            let base = &self.base_url;
+            let url = self.wire().and_then(|wire| match wire {
+                BatchWire::OpenAi { .. } => {
+                    Ok(format!("{base}/files/{}/content", path_safe(location)?))
+                }
+                BatchWire::Gemini => Ok(format!(
+                    "{base}/download/v1beta/{}:download?alt=media",
+                    path_safe(location)?
+                )),
+                BatchWire::Anthropic => {
+                    // The results URL the batch gave, fetched with the key only at the
+                    // endpoint's own origin.
+                    let at = reqwest::Url::parse(location)
+                        .map(|u| u.origin().ascii_serialization())
+                        .unwrap_or_default();
+                    if at != self.origin() {
+                        return Err(TransportError::Redirect(format!(
+                            "the results are at {at}, not at {}",
+                            self.origin()
+                        )));
+                    }
+                    Ok(location.to_owned())
+                }
+            });
+            let sent = url.map(|url| {
+                let request = self.authed(self.client.get(&url));
+                fetch(request, &url, MAX_RESULT_FILE_BYTES, None)
+            });
+            async move { sent?.await }
+        }
     }
 }

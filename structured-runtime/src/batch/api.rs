@@ -5,37 +5,39 @@ use std::future::Future;
 
 use serde_json::{json, Value};
 
-use crate::provider::wire::openai_batch::{BatchResult, BatchState};
+use crate::provider::wire::batch::{BatchInput, BatchResult, BatchState, BatchTag};
 use crate::run::TransportError;
 
-/// A provider's batch API (OpenAI's `/v1/files` and `/v1/batches`): upload a request file,
-/// make a batch of it, read its state, find it again by its metadata, download its results.
-/// Each call is one HTTP exchange; a failed one is a [`TransportError`] as for a run.
+/// A provider's batch API (OpenAI's files and batches, Anthropic's Message Batches, Gemini's
+/// batch mode; their formats in `provider::wire::*_batch`): upload a request file, make a batch,
+/// read its state, list batches, download its results. Each call is one HTTP exchange; a failed
+/// one is a [`TransportError`] as for a run.
 pub trait BatchApi {
-    /// Uploads `jsonl` (one request line each) as a batch request file: its file id.
+    /// Uploads `jsonl` (one request line each) as a batch request file: its id (a file id, or
+    /// Gemini's `files/…` name).
     fn upload(&self, jsonl: &str) -> impl Future<Output = Result<String, TransportError>> + Send;
-    /// Makes a batch of the uploaded file for `endpoint`, with `metadata`.
+    /// Makes a batch of `input`, tagged with `tag` where the API keeps a tag.
     fn create(
         &self,
-        file_id: &str,
-        endpoint: &str,
-        metadata: &[(&str, &str)],
+        input: BatchInput<'_>,
+        tag: &BatchTag,
     ) -> impl Future<Output = Result<BatchState, TransportError>> + Send;
     /// The batch's state.
     fn get(
         &self,
         batch_id: &str,
     ) -> impl Future<Output = Result<BatchState, TransportError>> + Send;
-    /// A page of batches, newest first, after the batch `after`: the page and the id to list
-    /// after when there are more.
+    /// A page of batches, newest first, after the page token `after`: the page and the token
+    /// of the next when there are more.
     fn list(
         &self,
         after: Option<&str>,
     ) -> impl Future<Output = Result<(Vec<BatchState>, Option<String>), TransportError>> + Send;
-    /// A file's content (a result file: one line per request).
+    /// The result lines at `location`, one of an ended batch's [`BatchState::results`] (a
+    /// result file's id, or a results URL).
     fn download(
         &self,
-        file_id: &str,
+        location: &str,
     ) -> impl Future<Output = Result<String, TransportError>> + Send;
 }
 

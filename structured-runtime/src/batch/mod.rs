@@ -8,6 +8,10 @@
 //! - [`run_on_chat`] reads the pending items through any [`crate::run::Provider`]'s chat
 //!   endpoint, a bounded number at once (a local model, a server without a batch API), storing
 //!   each result as it comes; run again on the same store, it continues where it stopped.
+//! - [`run_on_batch_api`] reads them through a provider's batch API ([`BatchApi`]: OpenAI's
+//!   Batch API, Anthropic's Message Batches, Gemini's batch mode), at batch prices, each
+//!   request recorded before it is sent so a job killed anywhere resumes with no request in
+//!   two batches.
 //! - [`Store::write_results`] appends the results not written yet to an output, one JSON line
 //!   per item, each exactly once even across a writer killed mid-way.
 //!

@@ -562,6 +562,17 @@ impl Store {
         Ok(())
     }
 
+    /// Whether a chunk of the job was made batch `batch_id`.
+    pub(crate) fn batch_known(&self, batch_id: &str) -> Result<bool, BatchError> {
+        let known: Option<i64> = self
+            .conn
+            .query_row("SELECT n FROM chunk WHERE batch_id = ?1", [batch_id], |r| {
+                r.get(0)
+            })
+            .optional()?;
+        Ok(known.is_some())
+    }
+
     /// Chunk `n` ended: each request's answer (`answers`, by custom_id), and for every request
     /// without one, `missing`. Returns every request's custom_id and answer.
     pub(crate) fn close_chunk(

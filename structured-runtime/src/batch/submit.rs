@@ -5,15 +5,20 @@
 //! Each item's run is given a provider of its own whose `send` does not send: it records the
 //! body under the request's `custom_id` (the item and the request's number in its run) and
 //! waits for the answer. When every run is waiting, the bodies asked for are recorded in the
-//! store as a chunk, uploaded, and made a batch (with the job's key and the chunk's number as
-//! metadata); the batches are polled, and each answer read from their result files is stored
-//! and given to the run that waits for it, which reads it, and finishes or asks again (its
-//! re-ask goes in a later batch, with the correction a live run sends).
+//! store as a chunk and made a batch: uploaded as a file first where the API takes files
+//! (OpenAI; Gemini past its inline limit), sent in the body that makes it otherwise (Anthropic,
+//! Gemini), tagged with the job's key and the chunk's number where the API keeps a tag. The
+//! batches are polled, and each answer read from their results is stored and given to the run
+//! that waits for it, which reads it, and finishes or asks again (its re-ask goes in a later
+//! batch, with the correction a live run sends).
 //!
 //! Nothing is sent twice across a stopped job: a resumed job runs each unfinished item again
 //! from its first request, and each request already in the store is answered from the store,
-//! or waits for the batch it went in; a chunk recorded but not made a batch is looked for at
-//! the provider by its metadata before it is made one.
+//! or waits for the batch it went in. A chunk recorded but not seen to a batch may have been
+//! made one just before the job stopped: it is looked for at the provider before it is made
+//! one, by its tag; where batches keep none (Anthropic), the newest batch made after every batch
+//! the job knows, holding as many requests, is taken for it, and its results show whether it was
+//! (request ids carry the job's key: a request a batch does not answer goes out again).
 
 use std::collections::{HashMap, HashSet};
 use std::future::Future;
@@ -28,10 +33,8 @@ use super::pool::{self, ItemRun};
 use super::result::{finished as ended, record, started};
 use super::store::{BatchError, Sent, Status, Store};
 use crate::provider::capabilities::{ProviderCapabilities, ProviderKind};
-use crate::provider::wire::openai_batch::{
-    batch_endpoint, read_result_line, request_line, BatchState, BatchStatus, MAX_BATCH_BYTES,
-    MAX_BATCH_REQUESTS,
-};
+use crate::provider::wire::batch::{BatchInput, BatchState, BatchTag, BatchWire};
+use crate::provider::wire::openai_batch::{MAX_BATCH_BYTES, MAX_BATCH_REQUESTS};
 use crate::read::mode::StructuredOutputMode;
 use crate::run::{run_value, Provider, RunConfig, TransportError};
 
@@ -41,10 +44,15 @@ pub struct BatchOptions {
     /// Items whose runs are held at once (their requests go out together). Memory grows with
     /// it, not with the job.
     pub in_flight: usize,
-    /// Requests in one batch at most (the API's own limit when higher is asked: 50,000).
+    /// Requests in one batch at most (the API's own limit when higher is asked: OpenAI's
+    /// 50,000, Anthropic's 100,000).
     pub max_requests: usize,
-    /// Bytes of one batch's request file at most (the API's limit: 200 MB).
+    /// Bytes of one batch's requests at most (held in memory while the batch is made; the
+    /// API's limit when higher is asked: OpenAI's 200 MB, Anthropic's 256 MB).
     pub max_bytes: usize,
+    /// Bytes of requests sent inline in the body that makes a batch, at most, where the API
+    /// takes both (Gemini: 20 MB); a larger batch is uploaded as a file first.
+    pub max_inline_bytes: usize,
     /// How long to wait between looks at the batches running.
     pub poll_every: Duration,
     /// Tries of a batch API call that failed for a reason worth trying again (a 429 on
@@ -58,6 +66,7 @@ impl Default for BatchOptions {
             in_flight: 10_000,
             max_requests: MAX_BATCH_REQUESTS,
             max_bytes: MAX_BATCH_BYTES,
+            max_inline_bytes: usize::MAX,
             poll_every: Duration::from_secs(30),
             api_retries: 5,
         }
@@ -124,6 +133,8 @@ impl Hub {
 /// batch.
 struct ItemProvider<'p, P> {
     inner: &'p P,
+    wire: BatchWire,
+    job: &'p str,
     seq: i64,
     sends: AtomicUsize,
     hub: Arc<Hub>,
@@ -144,7 +155,7 @@ impl<P: Provider + Sync> Provider for ItemProvider<'_, P> {
     }
     fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
         let n = self.sends.fetch_add(1, Ordering::SeqCst);
-        let custom_id = format!("{}.{n}", self.seq);
+        let custom_id = self.wire.custom_id(self.job, self.seq, n);
         self.hub.ask(custom_id.clone(), self.seq, body.to_owned());
         let hub = self.hub.clone();
         std::future::poll_fn(move |_| match hub.take(&custom_id) {
@@ -162,13 +173,12 @@ impl<P: Provider + Sync> Provider for ItemProvider<'_, P> {
 /// stands at the end.
 ///
 /// Each run's requests are recorded under a `custom_id` (the item and the request's number in
-/// its run) and sent when every run held waits: recorded in the store as a chunk, uploaded, and
-/// made a batch with the job's key and the chunk's number as metadata. A re-ask goes in a later
-/// batch with the correction a live run sends; a request its batch did not run (expired,
+/// its run) and sent when every run held waits: recorded in the store as a chunk and made a
+/// batch (see the [module documentation](self) for how each API takes it). A re-ask goes in a
+/// later batch with the correction a live run sends; a request its batch did not run (expired,
 /// cancelled) is sent again as the run's transport retry. Across a stopped job nothing is given
 /// to two batches: a resumed run is answered from the store, or waits for its batch, and a
-/// chunk recorded but not seen to a batch is looked for at the provider by its metadata before
-/// it is made one.
+/// chunk recorded but not seen to a batch is looked for at the provider before it is made one.
 pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
     store: &mut Store,
     provider: &P,
@@ -177,7 +187,7 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
     output: Option<&Path>,
     mut progress: impl FnMut(&Status),
 ) -> Result<Status, BatchError> {
-    let endpoint = batch_endpoint(provider.kind()).ok_or_else(|| {
+    let wire = BatchWire::of(provider.kind()).ok_or_else(|| {
         BatchError::Store(format!(
             "{} has no batch API this job can use",
             provider.kind().name()
@@ -196,14 +206,14 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
         config: &config,
         options,
         job: &job,
-        endpoint,
+        wire,
     };
     let in_flight = options.in_flight.max(1);
     let mut pool: Vec<ItemRun<'_>> = Vec::new();
     // Chunks a stopped job recorded and did not see to a batch.
     for chunk in store.open_chunks()? {
         if chunk.batch_id.is_none() {
-            make_batch(store, provider, &calls, chunk.n, chunk.file_id).await?;
+            make_batch(store, provider, &calls, chunk.n, chunk.file_id, true).await?;
         }
     }
     loop {
@@ -214,6 +224,8 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
                 let request = claimed.item.request(&spec.prompt, spec.max_tokens);
                 let item = ItemProvider {
                     inner: provider,
+                    wire,
+                    job: &job,
                     seq: claimed.seq,
                     sends: AtomicUsize::new(0),
                     hub: hub.clone(),
@@ -260,9 +272,9 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
         }
         // New requests go out even when others were answered from the store: a request taken
         // from the runs and not sent would be waited for forever.
-        for chunk in chunks(fresh, endpoint, options) {
+        for chunk in chunks(fresh, wire, options) {
             let n = store.record_chunk(&chunk)?;
-            make_batch(store, provider, &calls, n, None).await?;
+            make_batch(store, provider, &calls, n, None, false).await?;
         }
         if answered {
             continue;
@@ -300,15 +312,16 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
 /// `requests` cut into batches within the options' and the API's limits.
 fn chunks(
     requests: Vec<(String, i64, String)>,
-    endpoint: &str,
+    wire: BatchWire,
     options: &BatchOptions,
 ) -> Vec<Vec<(String, i64, String)>> {
-    let max_requests = options.max_requests.clamp(1, MAX_BATCH_REQUESTS);
-    let max_bytes = options.max_bytes.clamp(1, MAX_BATCH_BYTES);
+    let max_requests = options.max_requests.clamp(1, wire.max_requests());
+    let max_bytes = options.max_bytes.clamp(1, wire.max_bytes());
     let mut out: Vec<Vec<(String, i64, String)>> = Vec::new();
     let mut bytes = 0;
     for request in requests {
-        let size = request.2.len() + request.0.len() + endpoint.len() + 64;
+        // The body, its id and what a line adds around them.
+        let size = request.2.len() + request.0.len() + 96;
         let full = out
             .last()
             .is_none_or(|last| last.len() >= max_requests || bytes + size > max_bytes);
@@ -324,63 +337,81 @@ fn chunks(
     out
 }
 
-/// Sees chunk `n` to a batch: found at the provider by its metadata when a stopped job made it
-/// already, else uploaded (unless it was) and made.
+/// Sees chunk `n` to a batch. A chunk a stopped job recorded (`resumed`) may have been made a
+/// batch already when the batch could have been asked for (its file uploaded, or its requests
+/// sent inline): that batch is looked for first. Else the chunk is uploaded (unless it was)
+/// and made a batch, or made one of its requests inline.
 async fn make_batch<P: BatchApi>(
     store: &mut Store,
     provider: &P,
     calls: &Calls<'_>,
     n: i64,
     file_id: Option<String>,
+    resumed: bool,
 ) -> Result<(), BatchError> {
-    let (endpoint, chunk) = (calls.endpoint, n.to_string());
-    let metadata = [
-        ("structured_job", calls.job),
-        ("structured_chunk", chunk.as_str()),
-    ];
-    if file_id.is_some() {
-        if let Some(found) = find(provider, calls, &metadata).await? {
+    let wire = calls.wire;
+    let tag = BatchTag {
+        job: calls.job.to_owned(),
+        chunk: n,
+    };
+    let requests = store.chunk_requests(n)?;
+    if resumed && (file_id.is_some() || wire.max_inline_bytes() > 0) {
+        let found = if wire.keeps_tags() {
+            find(provider, calls, |b| Some(b.tag.as_ref() == Some(&tag))).await?
+        } else {
+            find_untagged(store, provider, calls, requests.len()).await?
+        };
+        if let Some(found) = found {
             return store.set_chunk_batch(n, &found.id);
         }
     }
-    let file_id = match file_id {
-        Some(file_id) => file_id,
-        None => {
-            let mut jsonl = String::new();
-            for (custom_id, body) in store.chunk_requests(n)? {
-                let line = request_line(&custom_id, endpoint, &body).ok_or_else(|| {
-                    BatchError::Store(format!("request {custom_id}: its body is not JSON"))
-                })?;
-                jsonl.push_str(&line);
-                jsonl.push('\n');
+    let mut jsonl = String::new();
+    for (custom_id, body) in &requests {
+        let line = wire.request_line(custom_id, body).ok_or_else(|| {
+            BatchError::Store(format!("request {custom_id}: its body is not JSON"))
+        })?;
+        jsonl.push_str(&line);
+        jsonl.push('\n');
+    }
+    drop(requests);
+    let inline = jsonl.len() <= wire.max_inline_bytes().min(calls.options.max_inline_bytes);
+    let batch = if inline {
+        calls
+            .call(|| provider.create(BatchInput::Inline(&jsonl), &tag))
+            .await?
+    } else {
+        let file_id = match file_id {
+            Some(file_id) => file_id,
+            None => {
+                let file_id = calls.call(|| provider.upload(&jsonl)).await?;
+                store.set_chunk_file(n, &file_id)?;
+                file_id
             }
-            let file_id = calls.call(|| provider.upload(&jsonl)).await?;
-            store.set_chunk_file(n, &file_id)?;
-            file_id
-        }
+        };
+        calls
+            .call(|| provider.create(BatchInput::File(&file_id), &tag))
+            .await?
     };
-    let batch = calls
-        .call(|| provider.create(&file_id, endpoint, &metadata))
-        .await?;
     store.set_chunk_batch(n, &batch.id)
 }
 
-/// The batch with `metadata`, among the provider's (newest first, a bounded number of pages).
+/// The first batch `wanted` takes, among the provider's (newest first, a bounded number of
+/// pages).
 async fn find<P: BatchApi>(
     provider: &P,
     calls: &Calls<'_>,
-    metadata: &[(&str, &str)],
+    mut wanted: impl FnMut(&BatchState) -> Option<bool>,
 ) -> Result<Option<BatchState>, BatchError> {
     let mut after: Option<String> = None;
     for _ in 0..50 {
         let (page, next) = calls.call(|| provider.list(after.as_deref())).await?;
-        let found = page.into_iter().find(|b| {
-            metadata
-                .iter()
-                .all(|(k, v)| b.metadata.iter().any(|(bk, bv)| bk == k && bv == v))
-        });
-        if found.is_some() {
-            return Ok(found);
+        for batch in page {
+            match wanted(&batch) {
+                Some(true) => return Ok(Some(batch)),
+                Some(false) => {}
+                // Nothing further down the list can be it.
+                None => return Ok(None),
+            }
         }
         match next {
             Some(next) => after = Some(next),
@@ -388,6 +419,25 @@ async fn find<P: BatchApi>(
         }
     }
     Ok(None)
+}
+
+/// Where batches keep no tag: the newest batch made after every batch the job knows, holding
+/// `count` requests, taken for the chunk (its results then show whether it was: its requests'
+/// ids carry the job's key, and a request of the chunk it does not answer goes out again).
+async fn find_untagged<P: BatchApi>(
+    store: &Store,
+    provider: &P,
+    calls: &Calls<'_>,
+    count: usize,
+) -> Result<Option<BatchState>, BatchError> {
+    find(provider, calls, |b| {
+        // A batch the job knows, or cannot tell: nothing older can be the chunk's.
+        if store.batch_known(&b.id).unwrap_or(true) {
+            return None;
+        }
+        Some(b.requests == u64::try_from(count).ok())
+    })
+    .await
 }
 
 /// The answers of chunk `n`, whose batch ended: read from its result files and stored.
@@ -399,33 +449,33 @@ async fn collect<P: BatchApi>(
     batch: &BatchState,
 ) -> Result<Vec<(String, String)>, BatchError> {
     let mut answers = HashMap::new();
-    for file_id in [&batch.output_file_id, &batch.error_file_id]
-        .into_iter()
-        .flatten()
-    {
-        let text = calls.call(|| provider.download(file_id)).await?;
+    let mut read = |text: &str| {
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
-            let (custom_id, result) = read_result_line(line)
+            let (custom_id, result) = calls
+                .wire
+                .read_result_line(line)
                 .map_err(|e| BatchError::Store(format!("batch {}: {e}", batch.id)))?;
             answers.insert(custom_id, stored(&result));
         }
-    }
-    let how = match batch.status {
-        BatchStatus::Expired => "expired",
-        BatchStatus::Cancelled => "was cancelled",
-        BatchStatus::Failed => "failed",
-        _ => "ended",
+        Ok::<(), BatchError>(())
     };
-    store.close_chunk(n, &answers, &not_run(how))
+    if let Some(inline) = &batch.inline {
+        read(inline)?;
+    }
+    for location in &batch.results {
+        let text = calls.call(|| provider.download(location)).await?;
+        read(&text)?;
+    }
+    store.close_chunk(n, &answers, &not_run(batch.status.ended()))
 }
 
 /// What every batch API call of a job shares: its clock and backoff, its options, its key and
-/// endpoint.
+/// the API.
 struct Calls<'a> {
     config: &'a RunConfig,
     options: &'a BatchOptions,
     job: &'a str,
-    endpoint: &'a str,
+    wire: BatchWire,
 }
 
 impl Calls<'_> {

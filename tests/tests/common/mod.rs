@@ -2,6 +2,7 @@
 #![allow(dead_code)] // each test file uses some of them
 
 pub mod batch_fake;
+pub mod batch_http;
 pub mod gbnf;
 pub mod generate;
 pub mod grows;

@@ -18,9 +18,12 @@
 //! ```
 
 mod anthropic;
+pub mod anthropic_batch;
+pub mod batch;
 mod chat;
 mod envelope;
 mod gemini;
+pub mod gemini_batch;
 mod json;
 mod ollama;
 pub mod openai_batch;

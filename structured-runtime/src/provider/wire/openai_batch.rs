@@ -5,25 +5,15 @@
 
 use serde_json::{json, Value};
 
+use super::batch::{BatchResult, BatchState, BatchStatus, BatchTag};
 use super::types::CodecError;
 use super::WireApi;
-use crate::provider::capabilities::ProviderKind;
 
 /// Requests one batch takes at most.
 pub const MAX_BATCH_REQUESTS: usize = 50_000;
 
 /// Bytes one batch's request file takes at most.
 pub const MAX_BATCH_BYTES: usize = 200 * 1024 * 1024;
-
-/// The endpoint a batch of `kind`'s requests runs against (`/v1/chat/completions`,
-/// `/v1/responses`); `None` for a kind without OpenAI's Batch API.
-pub fn batch_endpoint(kind: ProviderKind) -> Option<&'static str> {
-    match kind {
-        ProviderKind::OpenAiChat => Some("/v1/chat/completions"),
-        ProviderKind::OpenAiResponses => Some("/v1/responses"),
-        _ => None,
-    }
-}
 
 /// One line of a request file: `body` (a request body, JSON) under `custom_id`, posted to
 /// `endpoint`. `None` when `body` is not JSON.
@@ -35,79 +25,30 @@ pub fn request_line(custom_id: &str, endpoint: &str, body: &str) -> Option<Strin
     )
 }
 
-/// The body that creates a batch from the uploaded `input_file_id`, with the caller's
-/// `metadata` (at most 16 keys; how a batch is found again after a crash).
-pub fn create_body(input_file_id: &str, endpoint: &str, metadata: &[(&str, &str)]) -> String {
-    let metadata: serde_json::Map<String, Value> = metadata
-        .iter()
-        .map(|(k, v)| ((*k).to_owned(), Value::from(*v)))
-        .collect();
+/// The metadata keys a batch's tag is kept under.
+const JOB_KEY: &str = "structured_job";
+const CHUNK_KEY: &str = "structured_chunk";
+
+/// The body that creates a batch from the uploaded `input_file_id`, tagged with `tag` in its
+/// `metadata` (how a batch is found again after a crash).
+pub fn create_body(input_file_id: &str, endpoint: &str, tag: &BatchTag) -> String {
     json!({"input_file_id": input_file_id, "endpoint": endpoint, "completion_window": "24h",
-           "metadata": metadata})
+           "metadata": {JOB_KEY: tag.job, CHUNK_KEY: tag.chunk.to_string()}})
     .to_string()
 }
 
-/// Where a batch is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchStatus {
-    /// Its file is being checked.
-    Validating,
-    /// Its file was refused: no request ran.
-    Failed,
-    /// Running.
-    InProgress,
-    /// Its results are being written.
-    Finalizing,
-    /// Every request ran; results in the output and error files.
-    Completed,
-    /// Its window passed: what did not run is in the error file (`batch_expired`).
-    Expired,
-    /// Being cancelled.
-    Cancelling,
-    /// Cancelled: what did not run is in the error file (`batch_cancelled`).
-    Cancelled,
-}
-
-impl BatchStatus {
-    /// Whether the batch will change no more.
-    pub fn is_final(self) -> bool {
-        matches!(
-            self,
-            BatchStatus::Failed
-                | BatchStatus::Completed
-                | BatchStatus::Expired
-                | BatchStatus::Cancelled
-        )
-    }
-
-    fn from_name(name: &str) -> Option<BatchStatus> {
-        Some(match name {
-            "validating" => BatchStatus::Validating,
-            "failed" => BatchStatus::Failed,
-            "in_progress" => BatchStatus::InProgress,
-            "finalizing" => BatchStatus::Finalizing,
-            "completed" => BatchStatus::Completed,
-            "expired" => BatchStatus::Expired,
-            "cancelling" => BatchStatus::Cancelling,
-            "cancelled" => BatchStatus::Cancelled,
-            _ => return None,
-        })
-    }
-}
-
-/// A batch as the API describes it.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BatchState {
-    /// Its id.
-    pub id: String,
-    /// Where it is.
-    pub status: BatchStatus,
-    /// The file of the requests that ran, once there is one.
-    pub output_file_id: Option<String>,
-    /// The file of the requests that failed or did not run, once there is one.
-    pub error_file_id: Option<String>,
-    /// The caller's metadata, as sent.
-    pub metadata: Vec<(String, String)>,
+fn status_of(name: &str) -> Option<BatchStatus> {
+    Some(match name {
+        "validating" => BatchStatus::Validating,
+        "failed" => BatchStatus::Failed,
+        "in_progress" => BatchStatus::InProgress,
+        "finalizing" => BatchStatus::Finalizing,
+        "completed" => BatchStatus::Completed,
+        "expired" => BatchStatus::Expired,
+        "cancelling" => BatchStatus::Cancelling,
+        "cancelled" => BatchStatus::Cancelled,
+        _ => return None,
+    })
 }
 
 fn not_read(message: impl Into<String>) -> CodecError {
@@ -129,23 +70,34 @@ fn batch_of(value: &Value) -> Result<BatchState, CodecError> {
     let status = value
         .get("status")
         .and_then(Value::as_str)
-        .and_then(BatchStatus::from_name)
+        .and_then(status_of)
         .ok_or_else(|| not_read(format!("batch {id}: no status this reader knows")))?;
-    let metadata = value
-        .get("metadata")
-        .and_then(Value::as_object)
-        .map(|m| {
-            m.iter()
-                .filter_map(|(k, v)| Some((k.clone(), v.as_str()?.to_owned())))
-                .collect()
-        })
-        .unwrap_or_default();
+    let meta = |key: &str| {
+        value
+            .get("metadata")
+            .and_then(|m| m.get(key))
+            .and_then(Value::as_str)
+    };
+    let tag = match (meta(JOB_KEY), meta(CHUNK_KEY).and_then(|c| c.parse().ok())) {
+        (Some(job), Some(chunk)) => Some(BatchTag {
+            job: job.to_owned(),
+            chunk,
+        }),
+        _ => None,
+    };
     Ok(BatchState {
         id,
         status,
-        output_file_id: text("output_file_id"),
-        error_file_id: text("error_file_id"),
-        metadata,
+        results: [text("output_file_id"), text("error_file_id")]
+            .into_iter()
+            .flatten()
+            .collect(),
+        inline: None,
+        tag,
+        requests: value
+            .get("request_counts")
+            .and_then(|c| c.get("total"))
+            .and_then(Value::as_u64),
     })
 }
 
@@ -180,23 +132,6 @@ pub fn read_file_id(body: &str) -> Result<String, CodecError> {
         .and_then(Value::as_str)
         .map(str::to_owned)
         .ok_or_else(|| not_read("an uploaded file without an id"))
-}
-
-/// What a result file says of one request.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum BatchResult {
-    /// The endpoint's response body (a chat completion, a response), to read as any answer.
-    Body(String),
-    /// No response: the request failed (`status` when the endpoint answered with an error) or
-    /// did not run (`batch_expired`, `batch_cancelled`).
-    Error {
-        /// The error's code.
-        code: String,
-        /// What it says.
-        message: String,
-        /// The endpoint's HTTP status, when it answered.
-        status: Option<u16>,
-    },
 }
 
 /// One line of a result file (output or error): its `custom_id` and what became of it.
@@ -294,11 +229,14 @@ mod tests {
         let batch = read_batch(body).unwrap();
         assert_eq!(batch.status, BatchStatus::Expired);
         assert!(batch.status.is_final());
-        assert_eq!(batch.output_file_id.as_deref(), Some("file-o"));
-        assert_eq!(batch.error_file_id, None);
-        assert!(batch
-            .metadata
-            .contains(&("structured_chunk".into(), "3".into())));
+        assert_eq!(batch.results, ["file-o"]);
+        assert_eq!(
+            batch.tag,
+            Some(BatchTag {
+                job: "j".into(),
+                chunk: 3
+            })
+        );
         let list = format!(
             r#"{{"object": "list", "data": [{body}], "has_more": true, "last_id": "batch_1"}}"#
         );

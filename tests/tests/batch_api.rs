@@ -1,5 +1,6 @@
-//! Batch jobs through OpenAI's Batch API (`run_on_batch_api`), against a fake built from the
-//! documented bodies (`tests/data/batch/openai/`): every item accounted for through an expired
+//! Batch jobs through each provider's batch API (`run_on_batch_api`: OpenAI's Batch API,
+//! Anthropic's Message Batches, Gemini's batch mode, inline and by file), against a fake built
+//! from the documented bodies (`tests/data/batch/`): every item accounted for through an expired
 //! batch, a cancelled one, a 429 on create, requests the endpoint refuses and answers that need
 //! a re-ask (sent in a follow-up batch); a job killed at each of its first calls resumes with
 //! every item exactly once and no request given in two batches.
@@ -15,8 +16,23 @@ use serde_json::{json, Value};
 use structured_runtime::batch::{
     run_on_batch_api, BatchError, BatchOptions, JobSpec, Status, Store,
 };
+use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::Prices;
 use structured_runtime::RunConfig;
+
+/// Each batch API, and Gemini's again with every batch made of a file.
+fn apis() -> [(ProviderKind, BatchOptions); 4] {
+    let files = BatchOptions {
+        max_inline_bytes: 0,
+        ..options()
+    };
+    [
+        (ProviderKind::OpenAiChat, options()),
+        (ProviderKind::Anthropic, options()),
+        (ProviderKind::Gemini, options()),
+        (ProviderKind::Gemini, files),
+    ]
+}
 
 /// Most answers fit; an item numbered 7 mod 10 fits only once re-asked, 8 mod 10 never.
 fn model(n: usize, attempt: usize) -> String {
@@ -45,7 +61,7 @@ fn config() -> RunConfig {
 
 fn scratch(name: &str) -> std::path::PathBuf {
     let dir = std::env::temp_dir().join(format!(
-        "structured-openai-batch-{name}-{}",
+        "structured-batch-api-{name}-{}",
         std::process::id()
     ));
     let _ = std::fs::remove_dir_all(&dir);
@@ -78,8 +94,14 @@ fn check_results(lines: &[Value], items: usize) {
 }
 
 #[test]
-fn every_item_is_accounted_for_through_the_batch_api() {
-    let dir = scratch("all");
+fn every_item_is_accounted_for_through_each_batch_api() {
+    for (n, (kind, options)) in apis().into_iter().enumerate() {
+        every_item_is_accounted_for(kind, &options, &format!("all-{n}"));
+    }
+}
+
+fn every_item_is_accounted_for(kind: ProviderKind, options: &BatchOptions, name: &str) {
+    let dir = scratch(name);
     let total = 200;
     // Priced: each item at batch prices (half), and the job's total.
     let spec = JobSpec {
@@ -92,7 +114,8 @@ fn every_item_is_accounted_for_through_the_batch_api() {
         ..spec()
     };
     let mut store = Store::create(dir.join("job.db"), &spec, items(total)).unwrap();
-    let fake = FakeBatches::new(
+    let fake = FakeBatches::of(
+        kind,
         Script {
             expire: vec![1],
             cancel: vec![3],
@@ -106,7 +129,7 @@ fn every_item_is_accounted_for_through_the_batch_api() {
         &mut store,
         &fake,
         &config(),
-        &options(),
+        options,
         Some(&out),
         |_| {},
     ))
@@ -136,14 +159,17 @@ fn every_item_is_accounted_for_through_the_batch_api() {
         .find(|l| l["id"] == "inv-7")
         .unwrap();
     assert_eq!(seven["attempts"], 2, "{seven}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
 fn a_job_killed_at_any_call_resumes_with_no_request_given_twice() {
     // All items held at once; then fewer than the job, so a resumed job's first round meets
     // requests answered from the store and new ones together.
-    for in_flight in [1000, 30, 7] {
-        killed_and_resumed(in_flight);
+    for (kind, options) in apis() {
+        for in_flight in [1000, 30, 7] {
+            killed_and_resumed(kind, &options, in_flight);
+        }
     }
 }
 
@@ -151,12 +177,21 @@ fn a_job_killed_at_any_call_resumes_with_no_request_given_twice() {
 fn a_job_killed_at_each_of_its_calls_resumes_to_its_end() {
     // One job per kill point, each resumed once: whatever the store held at the kill, the
     // resumed job ends with every item once and no request in two batches.
-    for in_flight in [1000, 7] {
+    for (k, (kind, options)) in apis().into_iter().enumerate() {
+        for in_flight in [1000, 7] {
+            killed_at_each_call(kind, &options, in_flight, k);
+        }
+    }
+}
+
+fn killed_at_each_call(kind: ProviderKind, options: &BatchOptions, in_flight: usize, k: usize) {
+    {
         for kill_at in 1..=40 {
-            let dir = scratch(&format!("kill-at-{in_flight}-{kill_at}"));
+            let dir = scratch(&format!("kill-at-{k}-{in_flight}-{kill_at}"));
             let total = 30;
             Store::create(dir.join("job.db"), &spec(), items(total)).unwrap();
-            let mut fake = FakeBatches::new(
+            let mut fake = FakeBatches::of(
+                kind,
                 Script {
                     stop_at_call: Some(kill_at),
                     ..Script::default()
@@ -166,7 +201,7 @@ fn a_job_killed_at_each_of_its_calls_resumes_to_its_end() {
             let out = dir.join("out.jsonl");
             let options = BatchOptions {
                 in_flight,
-                ..options()
+                ..options.clone()
             };
             let config = config();
             {
@@ -179,16 +214,58 @@ fn a_job_killed_at_each_of_its_calls_resumes_to_its_end() {
             let status = bounded(&mut store, &fake, &config, &options, &out, 1_000_000)
                 .unwrap_or_else(|| panic!("killed at call {kill_at}, the resumed job never ends"))
                 .unwrap();
-            assert_eq!(status.finished(), total as u64, "killed at call {kill_at}");
+            assert_eq!(
+                status.finished(),
+                total as u64,
+                "{kind:?} killed at call {kill_at}"
+            );
             check_results(&result_lines(&out), total);
             assert_eq!(
                 fake.sent_twice(),
                 Vec::<String>::new(),
-                "killed at call {kill_at}"
+                "{kind:?} killed at call {kill_at}"
             );
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
+}
+
+#[test]
+fn a_batch_taken_for_a_lost_one_by_mistake_is_told_apart_by_its_results() {
+    // Anthropic's batches keep no tag: a job killed while making its first batch (the create
+    // never reached the provider) finds a batch of someone else's holding as many requests and
+    // takes it for its own. Its results answer none of the job's requests, so they go out again.
+    let dir = scratch("stranger");
+    let total = 30;
+    Store::create(dir.join("job.db"), &spec(), items(total)).unwrap();
+    let mut fake = FakeBatches::of(
+        ProviderKind::Anthropic,
+        Script {
+            others: vec![(total, true), (total + 1, false)],
+            stop_at_call: Some(1),
+            create_lost: true,
+            ..Script::default()
+        },
+        model,
+    );
+    let out = dir.join("out.jsonl");
+    let config = config();
+    {
+        let mut store = Store::open(dir.join("job.db")).unwrap();
+        assert!(bounded(&mut store, &fake, &config, &options(), &out, 200).is_none());
+    }
+    assert_eq!(fake.batches(), 2, "the create never reached the provider");
+    fake.rescript(Script::default());
+    let mut store = Store::open(dir.join("job.db")).unwrap();
+    let status = bounded(&mut store, &fake, &config, &options(), &out, 1_000_000)
+        .expect("the resumed job ends")
+        .unwrap();
+    assert_eq!(status.finished(), total as u64);
+    check_results(&result_lines(&out), total);
+    assert_eq!(fake.sent_twice(), Vec::<String>::new());
+    // The job's requests went out in its own batches after the stranger's was read.
+    assert!(fake.batches() > 2);
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// Polls a run `times` times at most: its output, or `None` when it has not ended (a job
@@ -210,15 +287,18 @@ fn bounded(
     })
 }
 
-fn killed_and_resumed(in_flight: usize) {
-    let dir = scratch(&format!("kill-{in_flight}"));
+fn killed_and_resumed(kind: ProviderKind, options: &BatchOptions, in_flight: usize) {
+    let dir = scratch(&format!(
+        "kill-{kind:?}-{}-{in_flight}",
+        options.max_inline_bytes
+    ));
     let total = 90;
     Store::create(dir.join("job.db"), &spec(), items(total)).unwrap();
-    let mut fake = FakeBatches::new(Script::default(), model);
+    let mut fake = FakeBatches::of(kind, Script::default(), model);
     let out = dir.join("out.jsonl");
     let options = BatchOptions {
         in_flight,
-        ..options()
+        ..options.clone()
     };
     let config = config();
     let poll = |store: &mut Store, fake: &FakeBatches, times: usize| {
@@ -249,13 +329,14 @@ fn killed_and_resumed(in_flight: usize) {
     assert_eq!(
         fake.sent_twice(),
         Vec::<String>::new(),
-        "no request in two batches"
+        "{kind:?}: no request in two batches"
     );
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// 100,000 items through the fake batch API: every item accounted for, memory bounded by the
 /// runs held at once (not the job). Run with
-/// `cargo test --release -p structured-tests --test batch_openai -- --ignored --nocapture`
+/// `cargo test --release -p structured-tests --test batch_api -- --ignored --nocapture`
 /// under `/usr/bin/time -v` for the figures the README gives.
 #[test]
 #[ignore]
