@@ -190,7 +190,7 @@ fn killed_at_each_call(kind: ProviderKind, options: &BatchOptions, in_flight: us
             let dir = scratch(&format!("kill-at-{k}-{in_flight}-{kill_at}"));
             let total = 30;
             Store::create(dir.join("job.db"), &spec(), items(total)).unwrap();
-            let mut fake = FakeBatches::of(
+            let fake = FakeBatches::of(
                 kind,
                 Script {
                     stop_at_call: Some(kill_at),
@@ -238,7 +238,7 @@ fn a_batch_taken_for_a_lost_one_by_mistake_is_told_apart_by_its_results() {
     let dir = scratch("stranger");
     let total = 30;
     Store::create(dir.join("job.db"), &spec(), items(total)).unwrap();
-    let mut fake = FakeBatches::of(
+    let fake = FakeBatches::of(
         ProviderKind::Anthropic,
         Script {
             others: vec![(total, true), (total + 1, false)],
@@ -294,7 +294,7 @@ fn killed_and_resumed(kind: ProviderKind, options: &BatchOptions, in_flight: usi
     ));
     let total = 90;
     Store::create(dir.join("job.db"), &spec(), items(total)).unwrap();
-    let mut fake = FakeBatches::of(kind, Script::default(), model);
+    let fake = FakeBatches::of(kind, Script::default(), model);
     let out = dir.join("out.jsonl");
     let options = BatchOptions {
         in_flight,

@@ -122,7 +122,7 @@ struct Batch {
 pub struct FakeBatches {
     wire: BatchWire,
     state: Mutex<State>,
-    script: Script,
+    script: Mutex<Script>,
     /// What the model answers to the item numbered `n`, asked for the `attempt`th time (from 0).
     answer: fn(usize, usize) -> String,
 }
@@ -142,12 +142,12 @@ impl FakeBatches {
         let fake = FakeBatches {
             wire: BatchWire::of(kind).expect("a kind with a batch API"),
             state: Mutex::default(),
-            script,
+            script: Mutex::new(script),
             answer,
         };
         {
             let mut state = fake.state.lock().unwrap();
-            for (i, (count, ended)) in fake.script.others.iter().enumerate() {
+            for (i, (count, ended)) in fake.script().others.iter().enumerate() {
                 state.batches.push(Batch {
                     id: format!("other_{i}"),
                     input: String::new(),
@@ -169,9 +169,18 @@ impl FakeBatches {
 
     /// The same fake (its files, batches and counts) with another script: a job resumed
     /// against the provider it was killed on.
-    pub fn rescript(&mut self, script: Script) {
-        self.script = script;
+    pub fn rescript(&self, script: Script) {
+        *self.script.lock().unwrap() = script;
         self.state.lock().unwrap().calls = 0;
+    }
+
+    /// Calls since the last script.
+    pub fn calls(&self) -> usize {
+        self.state.lock().unwrap().calls
+    }
+
+    fn script(&self) -> Script {
+        self.script.lock().unwrap().clone()
     }
 
     /// Requests given in more than one batch.
@@ -201,7 +210,7 @@ impl FakeBatches {
     fn call(&self) -> bool {
         let mut state = self.state.lock().unwrap();
         state.calls += 1;
-        self.script.stop_at_call.is_none_or(|at| state.calls < at)
+        self.script().stop_at_call.is_none_or(|at| state.calls < at)
     }
 
     fn reply<T>(&self, answers: bool, result: Result<T, TransportError>) -> Reply<T> {
@@ -241,12 +250,12 @@ impl FakeBatches {
     /// The body that makes a batch, as the API takes it: the batch's body.
     pub fn create_raw(&self, request: &str) -> Reply<String> {
         let answers = self.call();
-        if !answers && self.script.create_lost {
+        if !answers && self.script().create_lost {
             return Reply::Never;
         }
         let mut state = self.state.lock().unwrap();
         state.creates += 1;
-        if self.script.rate_limit_first_create && state.creates == 1 {
+        if self.script().rate_limit_first_create && state.creates == 1 {
             return self.reply(
                 answers,
                 Err(TransportError::RateLimited {
@@ -324,7 +333,7 @@ impl FakeBatches {
     }
 
     fn take_file(&self, state: &mut State, file: &str) -> String {
-        if self.script.forget {
+        if self.script().forget {
             state.files.remove(file).unwrap_or_default()
         } else {
             state.files.get(file).cloned().unwrap_or_default()
@@ -396,7 +405,7 @@ impl FakeBatches {
             .unwrap_or_else(|| location.to_owned());
         let file = {
             let mut state = self.state.lock().unwrap();
-            if self.script.forget {
+            if self.script().forget {
                 state.files.remove(&location)
             } else {
                 state.files.get(&location).cloned()
@@ -424,8 +433,8 @@ impl FakeBatches {
 
     /// Runs batch `i` as far as a look moves it: validating, in progress, then its end.
     fn advance(&self, state: &mut State, i: usize) {
-        let expire = self.script.expire.contains(&i);
-        let cancel = self.script.cancel.contains(&i);
+        let expire = self.script().expire.contains(&i);
+        let cancel = self.script().cancel.contains(&i);
         let Some(batch) = state.batches.get_mut(i) else {
             return;
         };
@@ -480,7 +489,7 @@ impl FakeBatches {
             Stage::Completed
         };
         let id = batch.id.clone();
-        if self.script.forget {
+        if self.script().forget {
             batch.input = String::new();
         }
         let join = |lines: Vec<String>| lines.join("\n") + "\n";
