@@ -79,14 +79,21 @@ fn answer() -> impl Strategy<Value = String> {
         prop::collection::vec(leaf.clone(), 0..5),
         any::<bool>(),
         prop::option::of(0.0f64..1.0),
+        any::<bool>(),
     )
-        .prop_map(|(rows, nums, object, cut)| {
+        .prop_map(|(rows, nums, object, cut, repeat)| {
             let value = if object {
                 json!({"rows": rows, "nums": nums, "either": nums, "extra": 1})
             } else {
                 rows
             };
             let mut text = format!("Here: {value}");
+            if repeat {
+                // A key given twice in the last object: kept, or noted by its fingerprint.
+                if let Some(at) = text.rfind("{\"") {
+                    text.insert_str(at + 1, "\"k\":1,\"k\":2,");
+                }
+            }
             if let Some(cut) = cut.filter(|c| *c > 0.8) {
                 text.truncate((cut * text.len() as f64) as usize);
             }
@@ -154,5 +161,26 @@ fn a_stream_lists_violations_up_to_the_cap_then_says_the_rest_is_not_listed() {
         let last = listed.last().unwrap();
         assert_eq!(last.path, "");
         assert!(last.to_string().contains("not listed"), "{last}");
+    }
+}
+
+#[test]
+fn a_key_given_twice_in_an_object_kept_by_fingerprints_is_refused_by_both_readers() {
+    // Found by the `stream` fuzz target: the reader keeping no value noted the key's
+    // fingerprint, and did not see it given again.
+    let text = r#"{"b":[{"b":"v2","b":"v2"}"v2","b":"v2"}]"#;
+    let schema = ResponseSchema::new(
+        "s",
+        json!({"type": "object", "properties": {"a": {"type": "string"}}, "required": ["a"]}),
+    )
+    .unwrap();
+    for piece in [1, 7, 12] {
+        let mut full = StreamReader::new(&schema);
+        let mut lean = StreamReader::changes_only(&schema);
+        for chunk in text.as_bytes().chunks(piece) {
+            let status = full.feed(chunk).status;
+            assert_eq!(status, lean.feed(chunk).status, "{piece}");
+        }
+        assert_eq!(full.status(), lean.status());
     }
 }

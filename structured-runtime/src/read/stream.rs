@@ -814,9 +814,17 @@ impl<'s> StreamReader<'s> {
             match self.frames.last_mut() {
                 Some(Frame {
                     body: Body::Object(map, slot),
+                    named,
                     ..
-                }) if !map.contains_key(&text) => *slot = Some(text),
-                // A key given twice: the first value would change; the final reading decides.
+                }) if !map.contains_key(&text)
+                    && !named
+                        .as_ref()
+                        .is_some_and(|n| n.prints.contains(&fingerprint(&text))) =>
+                {
+                    *slot = Some(text)
+                }
+                // A key given twice (kept, or noted by its fingerprint): the first value would
+                // change; the final reading decides.
                 _ => return self.lose(),
             }
             self.lex = Lex::Colon;
