@@ -174,7 +174,8 @@ impl<P: Provider + Sync> Provider for ItemProvider<'_, P> {
 ///
 /// Each run's requests are recorded under a `custom_id` (the item and the request's number in
 /// its run) and sent when every run held waits: recorded in the store as a chunk and made a
-/// batch (see the [module documentation](self) for how each API takes it). A re-ask goes in a
+/// batch (uploaded first where the API takes a file, sent inline otherwise; tagged with the
+/// job's key and the chunk's number where the API keeps a tag). A re-ask goes in a
 /// later batch with the correction a live run sends; a request its batch did not run (expired,
 /// cancelled) is sent again as the run's transport retry. Across a stopped job nothing is given
 /// to two batches: a resumed run is answered from the store, or waits for its batch, and a
