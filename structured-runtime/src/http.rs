@@ -475,7 +475,8 @@ mod batch_api {
     use std::future::Future;
 
     use super::{fetch, HttpProvider, MAX_RESULT_FILE_BYTES};
-    use crate::provider::wire::batch::{BatchInput, BatchState, BatchTag, BatchWire};
+    use crate::provider::wire::batch::{BatchInput, BatchState, BatchTag};
+    use crate::provider::wire::batch_wire::BatchWire;
     use crate::provider::wire::CodecError;
     use crate::provider::wire::{anthropic_batch, gemini_batch, openai_batch};
     use crate::run::TransportError;

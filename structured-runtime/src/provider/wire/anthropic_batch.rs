@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::batch::{BatchResult, BatchState, BatchStatus};
+use super::batch::{read_page, unread, BatchResult, BatchState, BatchStatus};
 use super::types::CodecError;
 use super::WireApi;
 
@@ -17,10 +17,7 @@ pub const MAX_BATCH_REQUESTS: usize = 100_000;
 pub const MAX_BATCH_BYTES: usize = 256 * 1024 * 1024;
 
 fn not_read(message: impl Into<String>) -> CodecError {
-    CodecError::NotJson {
-        api: WireApi::Anthropic,
-        message: message.into(),
-    }
+    unread(WireApi::Anthropic, message)
 }
 
 /// One request: `body` (a Messages API body, JSON) under `custom_id`. `None` when `body` is
@@ -77,24 +74,7 @@ fn batch_of(value: &Value) -> Result<BatchState, CodecError> {
 /// A page of batches (`GET /v1/messages/batches`, newest first): the batches, and the id to
 /// list after when there are more.
 pub fn read_batch_list(body: &str) -> Result<(Vec<BatchState>, Option<String>), CodecError> {
-    let value: Value = serde_json::from_str(body).map_err(|e| not_read(e.to_string()))?;
-    let batches = value
-        .get("data")
-        .and_then(Value::as_array)
-        .ok_or_else(|| not_read("a list without data"))?
-        .iter()
-        .map(batch_of)
-        .collect::<Result<Vec<_>, _>>()?;
-    let more = value.get("has_more").and_then(Value::as_bool) == Some(true);
-    let after = more
-        .then(|| {
-            value
-                .get("last_id")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        })
-        .flatten();
-    Ok((batches, after))
+    read_page(WireApi::Anthropic, body, batch_of)
 }
 
 /// The HTTP status an error type stands for.

@@ -1,12 +1,13 @@
 //! What the providers' batch APIs share: a batch's state ([`BatchState`]), what became of one
-//! request ([`BatchResult`]), and which API a provider kind's batches go through
-//! ([`BatchWire`]), with that API's request lines, ids, tags and limits. Each API's own formats
-//! are in its file: `openai_batch.rs` (OpenAI's Batch API), `anthropic_batch.rs` (Message
-//! Batches), `gemini_batch.rs` (Gemini's batch mode).
+//! request ([`BatchResult`]), a batch's requests ([`BatchInput`]) and tag ([`BatchTag`]). Each
+//! API's own formats are in its file: `openai_batch.rs` (OpenAI's Batch API),
+//! `anthropic_batch.rs` (Message Batches), `gemini_batch.rs` (Gemini's batch mode); which one a
+//! provider kind goes through is `batch_wire.rs`.
+
+use serde_json::Value;
 
 use super::types::CodecError;
-use super::{anthropic_batch, gemini_batch, openai_batch};
-use crate::provider::capabilities::ProviderKind;
+use super::WireApi;
 
 /// Where a batch is, in terms every API maps to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -108,129 +109,6 @@ pub enum BatchInput<'a> {
     Inline(&'a str),
 }
 
-/// Which batch API a provider kind's batches go through.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BatchWire {
-    /// OpenAI's Batch API, for the chat completions or responses endpoint (`/v1/files`,
-    /// `/v1/batches`).
-    OpenAi {
-        /// `/v1/chat/completions` or `/v1/responses`.
-        endpoint: &'static str,
-    },
-    /// Anthropic's Message Batches (`/v1/messages/batches`).
-    Anthropic,
-    /// Gemini's batch mode (`models/{model}:batchGenerateContent`, `batches/…`).
-    Gemini,
-}
-
-impl BatchWire {
-    /// The batch API of `kind`; `None` for a kind without one.
-    pub fn of(kind: ProviderKind) -> Option<BatchWire> {
-        match kind {
-            ProviderKind::OpenAiChat => Some(BatchWire::OpenAi {
-                endpoint: "/v1/chat/completions",
-            }),
-            ProviderKind::OpenAiResponses => Some(BatchWire::OpenAi {
-                endpoint: "/v1/responses",
-            }),
-            ProviderKind::Anthropic => Some(BatchWire::Anthropic),
-            ProviderKind::Gemini => Some(BatchWire::Gemini),
-            _ => None,
-        }
-    }
-
-    /// Requests one batch takes at most.
-    pub fn max_requests(self) -> usize {
-        match self {
-            BatchWire::OpenAi { .. } => openai_batch::MAX_BATCH_REQUESTS,
-            BatchWire::Anthropic => anthropic_batch::MAX_BATCH_REQUESTS,
-            BatchWire::Gemini => gemini_batch::MAX_BATCH_REQUESTS,
-        }
-    }
-
-    /// Bytes of one batch's requests at most.
-    pub fn max_bytes(self) -> usize {
-        match self {
-            BatchWire::OpenAi { .. } => openai_batch::MAX_BATCH_BYTES,
-            BatchWire::Anthropic => anthropic_batch::MAX_BATCH_BYTES,
-            BatchWire::Gemini => gemini_batch::MAX_BATCH_BYTES,
-        }
-    }
-
-    /// Bytes of requests sent inline in the body that makes a batch, at most; a larger batch
-    /// is uploaded as a file first. OpenAI takes files only (0), Anthropic requests only.
-    pub fn max_inline_bytes(self) -> usize {
-        match self {
-            BatchWire::OpenAi { .. } => 0,
-            BatchWire::Anthropic => usize::MAX,
-            BatchWire::Gemini => gemini_batch::MAX_INLINE_BYTES,
-        }
-    }
-
-    /// Whether a batch keeps the tag it was made with (so a batch made just before a job
-    /// stopped is found again by it); Anthropic's keep none.
-    pub fn keeps_tags(self) -> bool {
-        !matches!(self, BatchWire::Anthropic)
-    }
-
-    /// The id of request `n` (from 0) of item `seq`'s run in job `job`. OpenAI's batches are
-    /// found by their tag, so `seq.n` serves; Anthropic's ids allow letters, digits, `-` and
-    /// `_` only, and carry the job's key, so a batch's results show whose they are.
-    pub fn custom_id(self, job: &str, seq: i64, n: usize) -> String {
-        match self {
-            BatchWire::OpenAi { .. } => format!("{seq}.{n}"),
-            BatchWire::Anthropic | BatchWire::Gemini => {
-                let job: String = job
-                    .chars()
-                    .filter(|c| c.is_ascii_alphanumeric() || *c == '-')
-                    .take(40)
-                    .collect();
-                format!("{job}_{seq}_{n}")
-            }
-        }
-    }
-
-    /// One request line: `body` (a request body, JSON) under `custom_id`; `None` when `body`
-    /// is not JSON.
-    pub fn request_line(self, custom_id: &str, body: &str) -> Option<String> {
-        match self {
-            BatchWire::OpenAi { endpoint } => openai_batch::request_line(custom_id, endpoint, body),
-            BatchWire::Anthropic => anthropic_batch::request_line(custom_id, body),
-            BatchWire::Gemini => gemini_batch::request_line(custom_id, body),
-        }
-    }
-
-    /// A batch as the API writes it (made, or looked at).
-    pub fn read_batch(self, body: &str) -> Result<BatchState, CodecError> {
-        match self {
-            BatchWire::OpenAi { .. } => openai_batch::read_batch(body),
-            BatchWire::Anthropic => anthropic_batch::read_batch(body),
-            BatchWire::Gemini => gemini_batch::read_batch(body),
-        }
-    }
-
-    /// A page of batches as the API writes it: the batches, and where the next page starts.
-    pub fn read_batch_list(
-        self,
-        body: &str,
-    ) -> Result<(Vec<BatchState>, Option<String>), CodecError> {
-        match self {
-            BatchWire::OpenAi { .. } => openai_batch::read_batch_list(body),
-            BatchWire::Anthropic => anthropic_batch::read_batch_list(body),
-            BatchWire::Gemini => gemini_batch::read_batch_list(body),
-        }
-    }
-
-    /// One result line: the request's `custom_id` and what became of it.
-    pub fn read_result_line(self, line: &str) -> Result<(String, BatchResult), CodecError> {
-        match self {
-            BatchWire::OpenAi { .. } => openai_batch::read_result_line(line),
-            BatchWire::Anthropic => anthropic_batch::read_result_line(line),
-            BatchWire::Gemini => gemini_batch::read_result_line(line),
-        }
-    }
-}
-
 /// The HTTP status a gRPC status code stands for (Gemini's errors carry gRPC codes).
 pub(crate) fn http_status_of_grpc(code: u64) -> u16 {
     match code {
@@ -248,22 +126,37 @@ pub(crate) fn http_status_of_grpc(code: u64) -> u16 {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn ids_are_what_each_api_takes() {
-        let open = BatchWire::of(ProviderKind::OpenAiChat).unwrap();
-        assert_eq!(open.custom_id("j", 7, 1), "7.1");
-        let anthropic = BatchWire::of(ProviderKind::Anthropic).unwrap();
-        let id = anthropic.custom_id("18f3a9c2d-1a2b", 7, 1);
-        assert_eq!(id, "18f3a9c2d-1a2b_7_1");
-        assert!(id.len() <= 64);
-        assert!(id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'));
-        assert!(BatchWire::of(ProviderKind::Ollama).is_none());
-        assert!(!anthropic.keeps_tags() && open.keeps_tags());
+/// A batch API's body this reader could not read.
+pub(crate) fn unread(api: WireApi, message: impl Into<String>) -> CodecError {
+    CodecError::NotJson {
+        api,
+        message: message.into(),
     }
+}
+
+/// A page of batches as OpenAI and Anthropic write it (`data`, `has_more`, `last_id`): the
+/// batches, each read by `batch_of`, and the id to list after when there are more.
+pub(crate) fn read_page(
+    api: WireApi,
+    body: &str,
+    batch_of: fn(&Value) -> Result<BatchState, CodecError>,
+) -> Result<(Vec<BatchState>, Option<String>), CodecError> {
+    let value: Value = serde_json::from_str(body).map_err(|e| unread(api, e.to_string()))?;
+    let batches = value
+        .get("data")
+        .and_then(Value::as_array)
+        .ok_or_else(|| unread(api, "a list without data"))?
+        .iter()
+        .map(batch_of)
+        .collect::<Result<Vec<_>, _>>()?;
+    let more = value.get("has_more").and_then(Value::as_bool) == Some(true);
+    let after = more
+        .then(|| {
+            value
+                .get("last_id")
+                .and_then(Value::as_str)
+                .map(str::to_owned)
+        })
+        .flatten();
+    Ok((batches, after))
 }

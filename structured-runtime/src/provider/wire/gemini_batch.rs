@@ -9,7 +9,7 @@
 use serde_json::{json, Value};
 
 use super::batch::{
-    http_status_of_grpc, BatchInput, BatchResult, BatchState, BatchStatus, BatchTag,
+    http_status_of_grpc, unread, BatchInput, BatchResult, BatchState, BatchStatus, BatchTag,
 };
 use super::types::CodecError;
 use super::WireApi;
@@ -28,10 +28,7 @@ pub const MAX_INLINE_BYTES: usize = 20 * 1000 * 1000;
 const TAG_PREFIX: &str = "structured:";
 
 fn not_read(message: impl Into<String>) -> CodecError {
-    CodecError::NotJson {
-        api: WireApi::Gemini,
-        message: message.into(),
-    }
+    unread(WireApi::Gemini, message)
 }
 
 /// One line of a request file: `body` (a `generateContent` body, JSON) under `key`. `None`

@@ -20,6 +20,7 @@
 mod anthropic;
 pub mod anthropic_batch;
 pub mod batch;
+pub mod batch_wire;
 mod chat;
 mod envelope;
 mod gemini;

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-use super::batch::{BatchResult, BatchState, BatchStatus, BatchTag};
+use super::batch::{read_page, unread, BatchResult, BatchState, BatchStatus, BatchTag};
 use super::types::CodecError;
 use super::WireApi;
 
@@ -52,10 +52,7 @@ fn status_of(name: &str) -> Option<BatchStatus> {
 }
 
 fn not_read(message: impl Into<String>) -> CodecError {
-    CodecError::NotJson {
-        api: WireApi::OpenAiChat,
-        message: message.into(),
-    }
+    unread(WireApi::OpenAiChat, message)
 }
 
 /// A batch object (`POST /v1/batches`, `GET /v1/batches/{id}`).
@@ -104,24 +101,7 @@ fn batch_of(value: &Value) -> Result<BatchState, CodecError> {
 /// A page of batches (`GET /v1/batches`): the batches, and the id to list after when there
 /// are more.
 pub fn read_batch_list(body: &str) -> Result<(Vec<BatchState>, Option<String>), CodecError> {
-    let value: Value = serde_json::from_str(body).map_err(|e| not_read(e.to_string()))?;
-    let batches = value
-        .get("data")
-        .and_then(Value::as_array)
-        .ok_or_else(|| not_read("a list without data"))?
-        .iter()
-        .map(batch_of)
-        .collect::<Result<Vec<_>, _>>()?;
-    let more = value.get("has_more").and_then(Value::as_bool) == Some(true);
-    let after = more
-        .then(|| {
-            value
-                .get("last_id")
-                .and_then(Value::as_str)
-                .map(str::to_owned)
-        })
-        .flatten();
-    Ok((batches, after))
+    read_page(WireApi::OpenAiChat, body, batch_of)
 }
 
 /// An uploaded file's id (`POST /v1/files`).
