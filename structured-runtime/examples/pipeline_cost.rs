@@ -27,7 +27,9 @@
 //! - `valid_10k`, `whole_valid_10k`: `from_json` and `parse_response` on a whole valid 10 KB
 //!   answer of many small values (`long_answer` with its quotes escaped: as written it is not
 //!   JSON, and a reader stops at byte 244); `stream_valid_1`, `_4`, `_16`: that answer fed to a
-//!   `StreamReader` in 1-, 4- and 16-byte chunks, the value so far kept by its changes.
+//!   `StreamReader` in 1-, 4- and 16-byte chunks, the value so far kept by its changes;
+//!   `stream_lean_1`, `_4`, `_16`: the same through `StreamReader::changes_only` (the reader
+//!   keeps no value of its own; the consumer keeps it by the changes).
 //! - `read_body`: reading the runner's OpenAI Chat body (the envelope around the answer).
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
@@ -126,8 +128,12 @@ fn main() {
     // A whole valid answer of many small values (the long answer's quotes escaped).
     let valid = long.replace("to \"negative\"", "to \\\"negative\\\"");
     assert!(serde_json::from_str::<serde_json::Value>(&valid).is_ok());
-    let stream_valid = |chunk: usize| {
-        let mut reader = StreamReader::new(HeartbeatDecision::schema());
+    let stream_valid = |chunk: usize, lean: bool| {
+        let mut reader = if lean {
+            StreamReader::changes_only(HeartbeatDecision::schema())
+        } else {
+            StreamReader::new(HeartbeatDecision::schema())
+        };
         let mut shown = serde_json::Value::Null;
         for piece in valid.as_bytes().chunks(chunk) {
             for change in reader.feed(black_box(piece)).changes {
@@ -200,9 +206,12 @@ fn main() {
                 StructuredOutputMode::SchemaEnforced,
             )
             .is_ok(),
-            "stream_valid_1" => stream_valid(1),
-            "stream_valid_4" => stream_valid(4),
-            "stream_valid_16" => stream_valid(16),
+            "stream_valid_1" => stream_valid(1, false),
+            "stream_valid_4" => stream_valid(4, false),
+            "stream_valid_16" => stream_valid(16, false),
+            "stream_lean_1" => stream_valid(1, true),
+            "stream_lean_4" => stream_valid(4, true),
+            "stream_lean_16" => stream_valid(16, true),
             "stream_10k_reader" => stream(false),
             "prefixes_10k" => {
                 (1..=long.len())

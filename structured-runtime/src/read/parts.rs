@@ -311,6 +311,10 @@ struct ListOut {
     text: Vec<u8>,
     /// Items written.
     written: usize,
+    /// The prints of the items read, where they must differ (`uniqueItems`).
+    prints: Vec<u64>,
+    /// Items read that match the list's `contains`.
+    matched: usize,
     /// The fitted members held in the rest of an object whose other members are the items
     /// (last pass), in the rest's order: the order they come in the text, each renamed where it
     /// was, then those coercion gave. Each is written where it comes in the text; what is
@@ -459,9 +463,16 @@ impl Walk<'_> {
             }
             Ok(fitted)
         })?;
+        let over = parts
+            .judges_over_items(list)
+            .then(|| parts.over_item(list, &item));
         let Some(out) = self.lists.get_mut(list) else {
             return Err(());
         };
+        if let Some((print, matched)) = over {
+            out.prints.extend(print);
+            out.matched += usize::from(matched);
+        }
         // Nothing is kept for the second pass once the value is refused (it is not written).
         if self.violations.is_empty() {
             if moved {
@@ -571,6 +582,13 @@ impl Walk<'_> {
             match (parts.holds(list), at.get(rest)) {
                 (Holds::Members, Some(Value::Object(_))) => {}
                 (Holds::Items, Some(Value::Array(_))) => {
+                    // Items that may be equal, or too few or many matching `contains`: the
+                    // whole reading says.
+                    if let Some(out) = self.lists.get_mut(list) {
+                        if !parts.over_items(list, &mut out.prints, out.matched) {
+                            return Err(Stop::GaveUp);
+                        }
+                    }
                     if let Some(violation) = parts.check_count(list, count, at) {
                         if !self.fitting {
                             return Err(Stop::Misfit);

@@ -26,6 +26,14 @@
 //! members are each valid is valid (the converse fails only for a `required` name the object
 //! does not declare, and the reader then reads the answer whole).
 //!
+//! A list may also ask that its items differ (`uniqueItems`) or that some match a schema
+//! (`contains`, with `minContains` and `maxContains`). Those are judged from what each item
+//! leaves behind: a 64-bit print of it ([`print`]: items equal as JSON Schema compares them
+//! have one print, so distinct prints mean distinct items), and whether it is valid against
+//! `contains` alone (the validator of record's verdict, counted). When two prints are one, or
+//! the count is out of bounds, these parts cannot tell the verdict: the reader reads the answer
+//! whole, and the whole reading says what is wrong.
+//!
 //! Every verdict is the validator of record's: each item by the `items` node compiled alone
 //! (its `$ref`s resolved in the whole document, [`Compiled::at`]), the rest by the reduced
 //! schema; only the count is compared here. The reader uses this to read a long answer without
@@ -65,9 +73,23 @@ const LIST_KEYWORDS: &[&str] = &[
     "items",
     "minItems",
     "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
     "$defs",
     "definitions",
     "$schema",
+];
+
+/// What a list's own node asserts about its items as a whole, taken out of the rest.
+const OVER_ITEMS: &[&str] = &[
+    "minItems",
+    "maxItems",
+    "uniqueItems",
+    "contains",
+    "minContains",
+    "maxContains",
 ];
 
 /// What an object may assert to be judged a member at a time (a map: every member is judged
@@ -134,6 +156,11 @@ struct List {
     items: Option<Compiled>,
     /// The list's `minItems` and `maxItems`.
     counts: Map<String, Value>,
+    /// Its items must differ (`uniqueItems`).
+    unique: bool,
+    /// Its `contains`, compiled alone, with the bounds on how many match (`minContains`, 1
+    /// when absent; `maxContains`).
+    contains: Option<(Compiled, u64, Option<u64>)>,
     /// The names an object declares, in ASCII lowercase, sorted: its members with these names
     /// ignoring case are held in the rest. Empty for a map and a list.
     declared: Vec<String>,
@@ -174,11 +201,33 @@ impl Parts {
                 list.remove(keyword);
             }
             let mut counts = Map::new();
+            let mut over = Map::new();
+            if holds == Holds::Items {
+                for keyword in OVER_ITEMS {
+                    if let Some(value) = list.remove(*keyword) {
+                        over.insert((*keyword).to_owned(), value);
+                    }
+                }
+            }
             for keyword in ["minItems", "maxItems"] {
-                if let Some(value) = list.remove(keyword) {
+                if let Some(value) = over.remove(keyword) {
                     counts.insert(keyword.to_owned(), value);
                 }
             }
+            let unique = over.get("uniqueItems") == Some(&Value::Bool(true));
+            let contains = match node.get("contains") {
+                Some(schema) => {
+                    let schema = node.child(schema);
+                    let compiled = Compiled::at(document, schema, &at.key("contains")).ok()?;
+                    let bound = |k: &str| over.get(k).and_then(Value::as_u64);
+                    Some((
+                        compiled,
+                        bound("minContains").unwrap_or(1),
+                        bound("maxContains"),
+                    ))
+                }
+                None => None,
+            };
             let mut declared: Vec<String> = match holds {
                 Holds::Members => node
                     .properties()
@@ -193,6 +242,8 @@ impl Parts {
                 holds,
                 items,
                 counts,
+                unique,
+                contains,
                 declared,
             });
         }
@@ -290,6 +341,46 @@ impl Parts {
         self.rest.check(&self.rest_schema, rest)
     }
 
+    /// Whether list `list` asks that its items differ, or that some match `contains`: then each
+    /// item leaves its print and whether it matches ([`Parts::over_items`]).
+    pub(crate) fn judges_over_items(&self, list: usize) -> bool {
+        self.lists
+            .get(list)
+            .is_some_and(|l| l.unique || l.contains.is_some())
+    }
+
+    /// What `item` leaves for the checks over list `list`'s items: its print (when the items
+    /// must differ) and whether it matches `contains`.
+    pub(crate) fn over_item(&self, list: usize, item: &Value) -> (Option<u64>, bool) {
+        let Some(l) = self.lists.get(list) else {
+            return (None, false);
+        };
+        let matches = l
+            .contains
+            .as_ref()
+            .is_some_and(|(contains, _, _)| contains.is_valid(item));
+        (l.unique.then(|| print(item)), matches)
+    }
+
+    /// Whether list `list`'s items, by their `prints` (sorted here) and how many matched
+    /// `contains`, are known to pass `uniqueItems` and `contains`; `false` when these parts
+    /// cannot tell (two prints are one) or they fail (the whole reading then says why).
+    pub(crate) fn over_items(&self, list: usize, prints: &mut [u64], matched: usize) -> bool {
+        let Some(l) = self.lists.get(list) else {
+            return false;
+        };
+        if l.unique {
+            prints.sort_unstable();
+            if prints.windows(2).any(|pair| pair.first() == pair.last()) {
+                return false;
+            }
+        }
+        l.contains.as_ref().is_none_or(|(_, min, max)| {
+            let matched = matched as u64;
+            matched >= *min && max.is_none_or(|max| matched <= max)
+        })
+    }
+
     /// The violation of list `list`'s item counts by `count` items, if any, at `at`.
     pub(crate) fn check_count(&self, list: usize, count: usize, at: Pointer) -> Option<Violation> {
         let (expected, found) = item_count(&self.lists.get(list)?.counts, count)?;
@@ -300,6 +391,46 @@ impl Parts {
             found,
         })
     }
+}
+
+/// A 64-bit print of `value`, the same for values JSON Schema takes for equal (`uniqueItems`,
+/// `const`, `enum`): a number by the float it reads as (an integer and a float of one value
+/// are equal; the zeros are one), an object by its members in any order. Different values may
+/// share a print (rarely): a print tells values apart, never that they are equal.
+pub(crate) fn print(value: &Value) -> u64 {
+    use std::hash::{Hash, Hasher};
+    fn mix(hasher: &mut std::hash::DefaultHasher, value: &Value) {
+        match value {
+            Value::Null => 0u8.hash(hasher),
+            Value::Bool(b) => (1u8, *b).hash(hasher),
+            Value::Number(n) => {
+                let f = n.as_f64().unwrap_or(0.0);
+                let bits = if f == 0.0 { 0 } else { f.to_bits() };
+                (2u8, bits).hash(hasher);
+            }
+            Value::String(s) => (3u8, s).hash(hasher),
+            Value::Array(items) => {
+                (4u8, items.len()).hash(hasher);
+                for item in items {
+                    mix(hasher, item);
+                }
+            }
+            Value::Object(map) => {
+                // Members in any order: their prints summed.
+                let mut sum = 0u64;
+                for (key, member) in map {
+                    let mut one = std::hash::DefaultHasher::new();
+                    key.hash(&mut one);
+                    mix(&mut one, member);
+                    sum = sum.wrapping_add(one.finish());
+                }
+                (5u8, map.len(), sum).hash(hasher);
+            }
+        }
+    }
+    let mut hasher = std::hash::DefaultHasher::new();
+    mix(&mut hasher, value);
+    hasher.finish()
 }
 
 /// The schema of one item (member) of the list (map) at `node`; `None` for a map that takes any
@@ -430,9 +561,9 @@ mod tests {
     #[test]
     fn a_schema_that_looks_inside_its_lists_otherwise_is_not_split() {
         for doc in [
-            // The list's items are compared with each other.
-            json!({"type": "array", "items": {"type": "integer"}, "uniqueItems": true}),
-            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}, "contains": {"const": 1}}}, "additionalProperties": false}),
+            // The list's whole value is compared with others.
+            json!({"type": "array", "items": {"type": "integer"}, "enum": [[1]]}),
+            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}, "prefixItems": [{"const": 1}]}}, "additionalProperties": false}),
             // Something else applies to the list too.
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "patternProperties": {"^r": {"maxItems": 2}}}),
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "anyOf": [{"required": ["rows"]}]}),
@@ -492,5 +623,42 @@ mod tests {
         let parts = Parts::of(&way).expect("the list");
         assert_eq!((parts.len(), parts.holds(0)), (1, Holds::Items));
         assert!(!parts.beside_declared(0));
+    }
+
+    #[test]
+    fn a_list_whose_items_must_differ_or_match_leaves_a_print_and_a_match_per_item() {
+        let doc = json!({
+            "type": "array",
+            "items": {"type": "number"},
+            "uniqueItems": true,
+            "contains": {"minimum": 10},
+            "minContains": 2
+        });
+        let parts = Parts::of(&doc).expect("the root list");
+        assert!(parts.judges_over_items(0));
+        // The rest is an empty list: nothing over the items is asked of it.
+        assert!(parts.rest_is_valid(&json!([])));
+        let over = |items: &[Value]| {
+            let (mut prints, mut matched) = (Vec::new(), 0);
+            for item in items {
+                let (print, matches) = parts.over_item(0, item);
+                prints.extend(print);
+                matched += usize::from(matches);
+            }
+            parts.over_items(0, &mut prints, matched)
+        };
+        assert!(over(&[json!(10), json!(11), json!(1)]));
+        // 10 and 10.0 are one value to JSON Schema; so are 0 and -0.0.
+        assert!(!over(&[json!(10), json!(10.0), json!(12)]));
+        assert!(!over(&[json!(0), json!(-0.0), json!(10), json!(11)]));
+        // Too few items match `contains`.
+        assert!(!over(&[json!(10), json!(1)]));
+        // Objects equal whatever the order of their members share a print.
+        assert_eq!(
+            print(&json!({"a": 1, "b": [true, null]})),
+            print(&json!({"b": [true, null], "a": 1.0}))
+        );
+        assert_ne!(print(&json!([1, 2])), print(&json!([2, 1])));
+        assert_ne!(print(&json!("1")), print(&json!(1)));
     }
 }
