@@ -1,7 +1,7 @@
 //! `parse_response` and `parse_value` on arbitrary text, in every mode and with every policy:
 //! no panic, and what a `Parsed` claims holds; and the reading in parts
 //! (`read::parts::parse_value_json`) says what the whole reading says, on schemas with a list, a
-//! map and members beside declared properties.
+//! map, members beside declared properties and a list whose items must differ.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -99,7 +99,7 @@ fn holds<T>(parsed: &Parsed<T>, text: &str, options: &ParseOptions) {
 }
 
 /// Schemas read in parts: a list of objects, a map, an object with members beside declared
-/// properties.
+/// properties, a list whose items must differ and some match `contains`.
 fn in_parts_schemas() -> &'static [ResponseSchema] {
     static SCHEMAS: std::sync::OnceLock<Vec<ResponseSchema>> = std::sync::OnceLock::new();
     SCHEMAS.get_or_init(|| {
@@ -122,6 +122,8 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
                 "required": ["title"],
                 "additionalProperties": {"type": "integer"}
             }),
+            serde_json::json!({"type": "array", "items": {"type": "number"}, "uniqueItems": true,
+                               "contains": {"minimum": 5}, "maxContains": 3}),
         ]
         .into_iter()
         .filter_map(|schema| ResponseSchema::with_limits("parts", schema, &any_root).ok())
