@@ -20,8 +20,9 @@ use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::Prices;
 use structured_runtime::RunConfig;
 
-/// Each batch API, and Gemini's again with every batch made of a file.
-fn apis() -> [(ProviderKind, BatchOptions); 4] {
+/// Each batch API, and again with every batch made of a file where the API takes one
+/// (Gemini's; Anthropic's take none, and are sent their requests inline still).
+fn apis() -> [(ProviderKind, BatchOptions); 5] {
     let files = BatchOptions {
         max_inline_bytes: 0,
         ..options()
@@ -30,7 +31,8 @@ fn apis() -> [(ProviderKind, BatchOptions); 4] {
         (ProviderKind::OpenAiChat, options()),
         (ProviderKind::Anthropic, options()),
         (ProviderKind::Gemini, options()),
-        (ProviderKind::Gemini, files),
+        (ProviderKind::Gemini, files.clone()),
+        (ProviderKind::Anthropic, files),
     ]
 }
 

@@ -52,7 +52,8 @@ pub struct BatchOptions {
     /// API's limit when higher is asked: OpenAI's 200 MB, Anthropic's 256 MB).
     pub max_bytes: usize,
     /// Bytes of requests sent inline in the body that makes a batch, at most, where the API
-    /// takes both (Gemini: 20 MB); a larger batch is uploaded as a file first.
+    /// takes both (Gemini: 20 MB); a larger batch is uploaded as a file first. An API that
+    /// takes no file (Anthropic) is sent its requests inline whatever this says.
     pub max_inline_bytes: usize,
     /// How long to wait between looks at the batches running.
     pub poll_every: Duration,
@@ -376,7 +377,8 @@ async fn make_batch<P: BatchApi>(
         jsonl.push('\n');
     }
     drop(requests);
-    let inline = jsonl.len() <= wire.max_inline_bytes().min(calls.options.max_inline_bytes);
+    let inline = !wire.takes_files()
+        || jsonl.len() <= wire.max_inline_bytes().min(calls.options.max_inline_bytes);
     let batch = if inline {
         calls
             .call(|| provider.create(BatchInput::Inline(&jsonl), &tag))

@@ -65,6 +65,12 @@ impl BatchWire {
         }
     }
 
+    /// Whether the API makes a batch of an uploaded file (OpenAI always, Gemini past its
+    /// inline limit); Anthropic's take their requests inline only.
+    pub fn takes_files(self) -> bool {
+        !matches!(self, BatchWire::Anthropic)
+    }
+
     /// Whether a batch keeps the tag it was made with (so a batch made just before a job
     /// stopped is found again by it); Anthropic's keep none.
     pub fn keeps_tags(self) -> bool {
