@@ -67,20 +67,9 @@ const OBJECT_KEYWORDS: &[&str] = &[
     "$schema",
 ];
 
-/// What a list may assert to be judged an item at a time.
-const LIST_KEYWORDS: &[&str] = &[
-    "type",
-    "items",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-    "contains",
-    "minContains",
-    "maxContains",
-    "$defs",
-    "definitions",
-    "$schema",
-];
+/// What a list may assert to be judged an item at a time, beside what it asserts over its
+/// items as a whole ([`OVER_ITEMS`]).
+const LIST_KEYWORDS: &[&str] = &["type", "items", "$defs", "definitions", "$schema"];
 
 /// What a list's own node asserts about its items as a whole, taken out of the rest.
 const OVER_ITEMS: &[&str] = &[
@@ -464,7 +453,12 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
         .get("items")
         .is_some_and(|i| i.is_object() || i.is_boolean())
     {
-        if only(LIST_KEYWORDS) {
+        let list_only = map.keys().all(|k| {
+            LIST_KEYWORDS.contains(&k.as_str())
+                || OVER_ITEMS.contains(&k.as_str())
+                || asserts_nothing(k)
+        });
+        if list_only {
             found.push((keys.clone(), Holds::Items));
         }
         return;
