@@ -1,8 +1,9 @@
 //! A batch job through `HttpProvider`'s own batch API calls (OpenAI's multipart upload and
 //! batches, Anthropic's Message Batches and results URL, Gemini's batch mode inline and by an
 //! uploaded file) against the batch fake served on loopback as each API's endpoints: the
-//! requests are the documented ones, and every item is accounted for through an expired batch
-//! and a 429 on create. A results URL at another origin is not fetched with the key.
+//! requests are the documented ones, and every item is accounted for through an expired batch,
+//! a cancelled one, a request the endpoint refuses (an error line among the results) and a 429
+//! on create. A results URL at another origin is not fetched with the key.
 
 mod common;
 
@@ -41,7 +42,7 @@ fn model(kind: ProviderKind) -> &'static str {
     }
 }
 
-/// Runs 60 items through `kind`'s batch API on loopback; the job's end and its result lines.
+/// Runs 120 items through `kind`'s batch API on loopback; the job's end and its result lines.
 fn run(
     kind: ProviderKind,
     options: BatchOptions,
@@ -52,6 +53,7 @@ fn run(
         kind,
         Script {
             expire: vec![0],
+            cancel: vec![2],
             rate_limit_first_create: true,
             ..Script::default()
         },
@@ -64,7 +66,7 @@ fn run(
     ));
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
-    let items = (0..60).map(|i| {
+    let items = (0..120).map(|i| {
         Ok(JobItem {
             id: Some(format!("inv-{i}")),
             input: Some(format!("item-{i}")),
@@ -123,14 +125,20 @@ fn a_job_runs_through_each_batch_api_over_http() {
         let status = status.unwrap_or_else(|e| panic!("{kind:?}: {e}"));
         assert_eq!(
             (status.done, status.failed, status.written),
-            (60, 0, 60),
-            "{kind:?}"
+            (119, 1, 120),
+            "{kind:?}: item 99 is refused by the endpoint (an error line), not sent again"
         );
+        assert_eq!(lines.len(), 120);
         for line in &lines {
             let n: u64 = line["id"].as_str().unwrap()[4..].parse().unwrap();
-            assert_eq!(line["value"]["total"], n, "{kind:?}: {line}");
+            if n == 99 {
+                assert_eq!(line["error"]["kind"], "transport", "{kind:?}: {line}");
+            } else {
+                assert_eq!(line["value"]["total"], n, "{kind:?}: {line}");
+            }
         }
-        // The first batch expired with half its requests not run: those went out again.
+        // The first batch expired with half its requests not run, the third was cancelled:
+        // those went out again.
         assert!(fake.batches() >= 4, "{kind:?}: {} batches", fake.batches());
         assert_eq!(fake.sent_twice(), Vec::<String>::new(), "{kind:?}");
     }
