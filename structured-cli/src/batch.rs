@@ -331,21 +331,22 @@ fn status_line(status: &Status) -> String {
         .map(|c| format!("; cost {c:.6}"))
         .unwrap_or_default();
     format!(
-        "{} items: {} done, {} failed, {} running, {} pending; {} written; {} runs; {} input and {} output tokens{cost}",
+        "{} items: {} done, {} failed, {} running, {} pending; {} written; {} re-asked; {} runs; {} input and {} output tokens{cost}",
         status.total,
         status.done,
         status.failed,
         status.running,
         status.pending,
         status.written,
+        status.reasked,
         status.runs,
         status.usage.input_tokens,
         status.usage.output_tokens
     )
 }
 
-/// A progress bar on stderr when it is a terminal: items finished of all, failed, in flight,
-/// and the time left at the pace so far. Quiet otherwise, but for the last line.
+/// A progress bar on stderr when it is a terminal: items finished of all, done, failed,
+/// re-asked, in flight, and the time left at the pace so far. Quiet otherwise, but for the last line.
 struct Progress {
     terminal: bool,
     started: Instant,
@@ -389,11 +390,12 @@ impl Progress {
         let mut err = std::io::stderr().lock();
         let _ = write!(
             err,
-            "\r[{bar}] {}/{} done {} failed {} running {} · {eta} left ",
+            "\r[{bar}] {}/{} · {} done · {} failed · {} re-asked · {} running · {eta} left ",
             status.finished(),
             status.total,
             status.done,
             status.failed,
+            status.reasked,
             status.running
         );
         let _ = err.flush();

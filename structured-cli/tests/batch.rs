@@ -179,6 +179,8 @@ fn a_job_runs_to_its_end_with_every_item_accounted_for() {
         printed.starts_with("40 items: 36 done, 4 failed, 0 running, 0 pending; 40 written"),
         "{printed}"
     );
+    // The four that never fit were re-asked before they failed.
+    assert!(printed.contains("; 4 re-asked;"), "{printed}");
     // Priced at 1 and 2 per million tokens: each line has its cost, the status their sum.
     assert!(
         lines.iter().all(|l| l["cost"].as_f64().unwrap() > 0.0),

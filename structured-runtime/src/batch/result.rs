@@ -21,9 +21,10 @@ pub(crate) fn finished(
         json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens,
                "cached_input_tokens": u.cached_input_tokens})
     };
-    let (state, usage, mut line) = match result {
+    let (state, attempts, usage, mut line) = match result {
         Ok(read) => (
             State::Done,
+            read.attempts as u64,
             read.usage(),
             json!({
                 "id": id,
@@ -47,6 +48,7 @@ pub(crate) fn finished(
                 .collect();
             (
                 State::Failed,
+                error.ledger.len() as u64,
                 error.usage(),
                 json!({
                     "id": id,
@@ -64,6 +66,7 @@ pub(crate) fn finished(
     }
     Finished {
         state,
+        attempts,
         line: line.to_string(),
         usage,
         cost,
@@ -86,6 +89,7 @@ pub(crate) fn record(
 ) -> Result<(), BatchError> {
     store.finish(seq, &ended)?;
     status.running = status.running.saturating_sub(1);
+    status.reasked += u64::from(ended.attempts > 1);
     match ended.state {
         State::Done => status.done += 1,
         _ => status.failed += 1,

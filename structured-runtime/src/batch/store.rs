@@ -50,6 +50,9 @@ pub struct Status {
     /// Runs started, resumed ones included (more than `done + failed` when a job was stopped
     /// with items in flight).
     pub runs: u64,
+    /// Finished items whose run asked more than once (re-asked after an answer that did not
+    /// fit, or sent again after a transport failure).
+    pub reasked: u64,
     /// Tokens over every finished item.
     pub usage: Usage,
     /// What the finished items cost, when the job has prices ([`JobSpec::prices`]): each at
@@ -130,6 +133,8 @@ pub(crate) enum State {
 /// An item's run as it ended: its result line, the tokens it took and what they cost.
 pub(crate) struct Finished {
     pub(crate) state: State,
+    /// Requests its run sent.
+    pub(crate) attempts: u64,
     pub(crate) line: String,
     pub(crate) usage: Usage,
     pub(crate) cost: Option<f64>,
@@ -189,7 +194,8 @@ const TABLES: &str = "
         output_tokens INTEGER NOT NULL DEFAULT 0,
         cached_input_tokens INTEGER NOT NULL DEFAULT 0,
         cost REAL,
-        written INTEGER
+        written INTEGER,
+        attempts INTEGER NOT NULL DEFAULT 0
     );
     CREATE INDEX IF NOT EXISTS item_state ON item (state, seq);
     CREATE INDEX IF NOT EXISTS item_unwritten ON item (seq) WHERE state >= 2 AND written IS NULL;
@@ -298,6 +304,15 @@ impl Store {
         conn.pragma_update(None, "synchronous", "NORMAL")?;
         conn.busy_timeout(std::time::Duration::from_secs(10))?;
         conn.execute_batch(TABLES)?;
+        // A store made before items kept their attempts gains the column.
+        let has_attempts: i64 = conn.query_row(
+            "SELECT COUNT(*) FROM pragma_table_info('item') WHERE name = 'attempts'",
+            [],
+            |r| r.get(0),
+        )?;
+        if has_attempts == 0 {
+            conn.execute_batch("ALTER TABLE item ADD COLUMN attempts INTEGER NOT NULL DEFAULT 0")?;
+        }
         Ok(Store {
             conn,
             path: path.display().to_string(),
@@ -342,7 +357,7 @@ impl Store {
         let mut status = Status::default();
         let mut counts = self.conn.prepare(
             "SELECT state, COUNT(*), SUM(runs), SUM(input_tokens), SUM(output_tokens),
-                    SUM(cached_input_tokens), COUNT(written), SUM(cost)
+                    SUM(cached_input_tokens), COUNT(written), SUM(cost), SUM(attempts > 1)
              FROM item GROUP BY state",
         )?;
         let rows = counts.query_map([], |r| {
@@ -355,11 +370,13 @@ impl Store {
                 r.get::<_, Option<i64>>(5)?,
                 r.get::<_, i64>(6)?,
                 r.get::<_, Option<f64>>(7)?,
+                r.get::<_, Option<i64>>(8)?,
             ))
         })?;
         let n = |v: Option<i64>| u64::try_from(v.unwrap_or(0)).unwrap_or(0);
         for row in rows {
-            let (state, count, runs, input, output, cached, written, cost) = row?;
+            let (state, count, runs, input, output, cached, written, cost, reasked) = row?;
+            status.reasked += n(reasked);
             if let Some(cost) = cost {
                 status.cost = Some(status.cost.unwrap_or(0.0) + cost);
             }
@@ -430,8 +447,8 @@ impl Store {
         tx.execute("DELETE FROM request WHERE seq = ?1", [seq])?;
         tx.execute(
             "UPDATE item SET state = ?1, result = ?2, input_tokens = ?3, output_tokens = ?4,
-                    cached_input_tokens = ?5, cost = ?6
-             WHERE seq = ?7 AND state = ?8",
+                    cached_input_tokens = ?5, cost = ?6, attempts = ?7
+             WHERE seq = ?8 AND state = ?9",
             params![
                 result.state as i64,
                 result.line,
@@ -439,6 +456,7 @@ impl Store {
                 as_i64(result.usage.output_tokens),
                 as_i64(result.usage.cached_input_tokens),
                 result.cost,
+                as_i64(result.attempts),
                 seq,
                 State::Running as i64
             ],
@@ -678,5 +696,53 @@ impl Store {
             now += chunk.len() as u64;
         }
         Ok(now)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_store_made_before_items_kept_their_attempts_opens_and_counts_them() {
+        let dir = std::env::temp_dir().join(format!("structured-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("old.db");
+        let spec = JobSpec {
+            schema: crate::ResponseSchema::new(
+                "n",
+                serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}},
+                                   "required": ["n"], "additionalProperties": false}),
+            )
+            .unwrap(),
+            prompt: "{input}".into(),
+            max_tokens: None,
+            prices: None,
+        };
+        let item = crate::batch::JobItem {
+            input: Some("x".into()),
+            ..Default::default()
+        };
+        let store = Store::create(&path, &spec, std::iter::once(Ok(item))).unwrap();
+        // As an earlier version left it: no `attempts` column.
+        store
+            .conn
+            .execute_batch("ALTER TABLE item DROP COLUMN attempts")
+            .unwrap();
+        drop(store);
+        let mut store = Store::open(&path).unwrap();
+        let claimed = store.claim(1).unwrap();
+        let seq = claimed.first().unwrap().seq;
+        let finished = Finished {
+            state: State::Done,
+            attempts: 2,
+            line: "{}".into(),
+            usage: Usage::default(),
+            cost: None,
+        };
+        store.finish(seq, &finished).unwrap();
+        assert_eq!(store.status().unwrap().reasked, 1);
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
