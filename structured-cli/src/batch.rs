@@ -41,8 +41,8 @@ COMMANDS:
               seconds (30), re-asks in follow-up batches; killed at any point, run again
               and no request is given to two batches (Anthropic's batches keep no tag: a
               batch lost to a kill is known again by its size and its results).
-    status    Where the job stands: items pending, running, done, failed, written, and
-              the cost when the job has prices.
+    status    Where the job stands: items pending, running, done, failed, written,
+              re-asked, and the cost when the job has prices.
     results   Append the finished results not written yet to --output.
 
 ITEMS (one JSON object per line of --input):
