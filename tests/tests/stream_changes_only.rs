@@ -50,6 +50,14 @@ fn schemas() -> Vec<ResponseSchema> {
             "required": ["extra", "nums"],
             "additionalProperties": {"type": ["array", "integer"]}
         }),
+        // `contains`: a list's own check as the stream reads does not need its items.
+        json!({
+            "type": "object",
+            "properties": {
+                "rows": {"type": "array", "items": row, "contains": {"required": ["pair"]}, "maxContains": 1},
+                "nums": {"type": "array", "contains": {"type": "integer"}, "minContains": 2, "maxItems": 4}
+            }
+        }),
     ]
     .into_iter()
     .map(|schema| ResponseSchema::with_limits("s", schema, &any_root).unwrap())
@@ -106,7 +114,7 @@ proptest! {
 
     #[test]
     fn a_reader_keeping_no_value_reports_what_one_keeping_it_reports(
-        which in 0usize..4,
+        which in 0usize..5,
         text in answer(),
         piece in 1usize..17,
     ) {

@@ -183,6 +183,11 @@ const READ_WITHOUT_MEMBERS: &[&str] = &[
     "prefixItems",
     "minItems",
     "maxItems",
+    // Not judged by a container's own check as the stream reads (the final reading judges
+    // them): nothing of the members is needed for them here.
+    "contains",
+    "minContains",
+    "maxContains",
     "$defs",
     "definitions",
     "$schema",
