@@ -109,6 +109,22 @@ struct Frame<'s> {
     dropped: usize,
     /// An object kept without the names of its members that no check of its schema reads.
     named: Option<Named<'s>>,
+    /// A list whose items must differ (`uniqueItems`), kept without its items: each item's
+    /// print and where it starts in the text.
+    unique: Option<Unique>,
+}
+
+/// The items of a list that must differ, as a reader keeping no value notes them: a 64-bit
+/// print of each ([`crate::schema::parts::print`]: repeats share one) and where it starts in
+/// the text. When the list closes, items whose prints meet are read again from the text and
+/// compared as the check compares them, so the report is the one a reader keeping the items
+/// gives: the first item that repeats an earlier one.
+#[derive(Default)]
+struct Unique {
+    /// `(print, start)` of each item read, in order.
+    items: Vec<(u64, usize)>,
+    /// Where the item being read starts.
+    next: usize,
 }
 
 /// The members of an object kept without their names: the fingerprints of the names completed,
@@ -196,15 +212,31 @@ const READ_WITHOUT_MEMBERS: &[&str] = &[
 /// Whether the own check of a container at `node` reads its members' values (an `enum`, a
 /// `const`, repeated items, a branch to choose, ...).
 fn reads_members(node: Option<Node<'_>>) -> bool {
+    reads_members_beside(node, &[])
+}
+
+/// Whether the own check of a container at `node` reads its members' values, for a keyword
+/// other than `beside`.
+fn reads_members_beside(node: Option<Node<'_>>, beside: &[&str]) -> bool {
     let Some(node) = node else { return false };
     let needs = |n: Node<'_>| {
         n.map().is_some_and(|keywords| {
             keywords.keys().any(|k| {
-                k != "$ref" && !READ_WITHOUT_MEMBERS.contains(&k.as_str()) && !asserts_nothing(k)
+                k != "$ref"
+                    && !READ_WITHOUT_MEMBERS.contains(&k.as_str())
+                    && !beside.contains(&k.as_str())
+                    && !asserts_nothing(k)
             })
         })
     };
     needs(node) || needs(node.target())
+}
+
+/// Whether a list at `node` is kept by a reader keeping no value as its items' prints only: its
+/// own check reads its items for `uniqueItems` alone.
+fn unique_by_prints(node: Option<Node<'_>>) -> bool {
+    node.is_some_and(|n| n.target().get("uniqueItems") == Some(&Value::Bool(true)))
+        && !reads_members_beside(node, &["uniqueItems"])
 }
 
 /// Where a container's members find their schema nodes, looked up once when it opens (not
@@ -891,6 +923,10 @@ impl<'s> StreamReader<'s> {
     }
 
     fn begin_value(&mut self, b: u8) -> bool {
+        // An item of a list kept as prints starts here (its first byte was just read).
+        if let Some(unique) = self.frames.last_mut().and_then(|f| f.unique.as_mut()) {
+            unique.next = self.read.saturating_sub(1);
+        }
         match b {
             b'{' | b'[' => {
                 if self.frames.len() >= MAX_STREAM_DEPTH {
@@ -919,10 +955,13 @@ impl<'s> StreamReader<'s> {
                 } else {
                     JsonType::Array
                 };
-                let keep = self.keep_value
-                    || self.frames.last().is_some_and(|parent| parent.keep)
-                    || reads_members(node)
-                    || !allows(node, kind);
+                let kept_above =
+                    self.keep_value || self.frames.last().is_some_and(|parent| parent.keep);
+                let unique =
+                    (!kept_above && b == b'[' && allows(node, kind) && unique_by_prints(node))
+                        .then(Unique::default);
+                let keep =
+                    kept_above || (reads_members(node) && unique.is_none()) || !allows(node, kind);
                 let named = (!keep && b == b'{' && !reads_names(node)).then(|| Named::of(node));
                 self.frames.push(Frame {
                     path,
@@ -932,6 +971,7 @@ impl<'s> StreamReader<'s> {
                     keep,
                     dropped: 0,
                     named,
+                    unique,
                 });
                 self.lex = if b == b'{' {
                     Lex::FirstKey
@@ -1032,6 +1072,23 @@ impl<'s> StreamReader<'s> {
     }
 
     fn put(&mut self, value: Value) {
+        // An item of a list kept as prints: its print, from its text (the value here may be a
+        // shell of it).
+        let print = self
+            .frames
+            .last()
+            .and_then(|f| f.unique.as_ref())
+            .map(|unique| {
+                let text = self.text.get(unique.next..self.read).unwrap_or_default();
+                let item = serde_json::from_slice::<Value>(text).unwrap_or(Value::Null);
+                (crate::schema::parts::print(&item), unique.next)
+            });
+        if let (Some(print), Some(unique)) = (
+            print,
+            self.frames.last_mut().and_then(|f| f.unique.as_mut()),
+        ) {
+            unique.items.push(print);
+        }
         match self.frames.last_mut() {
             Some(Frame {
                 body: Body::Object(map, key),
@@ -1085,7 +1142,30 @@ impl<'s> StreamReader<'s> {
             Body::Object(map, _) => Value::Object(map),
             Body::Array(items) => Value::Array(items),
         };
-        self.finish(frame.path, frame.node, value, frame.dropped);
+        // A list kept as prints: its own check on no items (the count given), then the first
+        // repeat, as a check on its items reports it.
+        let repeat = frame
+            .unique
+            .and_then(|unique| self.first_repeat(unique.items));
+        let (path, node) = (frame.path, frame.node);
+        self.check(node, &value, &path, frame.dropped);
+        if let Some((i, item)) = repeat {
+            let (expected, found) = crate::schema::validation::repeat_of(&item);
+            let at = path.index(i);
+            self.report(
+                vec![Violation {
+                    path: Pointer::root(),
+                    rule: crate::schema::validate::Rule::UniqueItems,
+                    expected,
+                    found,
+                }],
+                &at,
+            );
+        }
+        self.completed.push(path);
+        self.reported = true;
+        self.changed = true;
+        self.put(value);
         true
     }
 
@@ -1127,6 +1207,47 @@ impl<'s> StreamReader<'s> {
         } else {
             crate::schema::validation::explain(node, value)
         };
+        self.report(found, path);
+    }
+
+    /// The first item of a list kept as prints (`items`: `(print, start)` each) that repeats an
+    /// earlier one, and that item: only items whose prints meet are read again from the text,
+    /// and they are compared as the check compares items.
+    fn first_repeat(&self, items: Vec<(u64, usize)>) -> Option<(usize, Value)> {
+        let print = |i: &usize| items.get(*i).map_or(0, |item| item.0);
+        let mut order: Vec<usize> = (0..items.len()).collect();
+        order.sort_unstable_by_key(|i| (print(i), *i));
+        let read = |i: usize| -> Value {
+            let start = items.get(i).map_or(usize::MAX, |item| item.1);
+            let text = self.text.get(start..).unwrap_or_default();
+            serde_json::Deserializer::from_slice(text)
+                .into_iter::<Value>()
+                .next()
+                .and_then(Result::ok)
+                .unwrap_or(Value::Null)
+        };
+        let mut first: Option<(usize, Value)> = None;
+        for run in order.chunk_by(|a, b| print(a) == print(b)) {
+            if run.len() < 2 {
+                continue;
+            }
+            let mut seen = std::collections::HashSet::new();
+            for &i in run {
+                if first.as_ref().is_some_and(|(at, _)| *at < i) {
+                    break;
+                }
+                let item = read(i);
+                if !seen.insert(crate::schema::validation::canonical(&item, 0)) {
+                    first = Some((i, item));
+                    break;
+                }
+            }
+        }
+        first
+    }
+
+    /// Reports `found` (violations at pointers below `path`), each path once, up to the cap.
+    fn report(&mut self, found: Vec<Violation>, path: &Pointer) {
         for mut v in found {
             v.path = path.join(&v.path);
             if self.violated.len() >= MAX_VIOLATIONS {

@@ -635,15 +635,8 @@ impl Explain {
         }
         if s.get("uniqueItems") == Some(&Value::Bool(true)) {
             if let Some(i) = first_repeat(items) {
-                self.push(
-                    &path.index(i),
-                    Rule::UniqueItems,
-                    "items that are all different".into(),
-                    format!(
-                        "a repeat of an earlier item: {}",
-                        items.get(i).map(preview_json).unwrap_or_default()
-                    ),
-                );
+                let repeat = items.get(i).map(repeat_of).unwrap_or_default();
+                self.push(&path.index(i), Rule::UniqueItems, repeat.0, repeat.1);
             }
         }
         for (i, item) in items.iter().enumerate() {
@@ -749,6 +742,15 @@ impl Explain {
 
 /// The index of the first item equal (as JSON Schema compares: `1` and `1.0` alike, keys in any
 /// order) to an earlier one. Each item is written once in a canonical form: linear in the array.
+/// What a `uniqueItems` violation says of `item`, a repeat of an earlier one: what was expected
+/// and what was found.
+pub(crate) fn repeat_of(item: &Value) -> (String, String) {
+    (
+        "items that are all different".into(),
+        format!("a repeat of an earlier item: {}", preview_json(item)),
+    )
+}
+
 fn first_repeat(items: &[Value]) -> Option<usize> {
     let mut seen = HashSet::with_capacity(items.len());
     items
@@ -756,8 +758,9 @@ fn first_repeat(items: &[Value]) -> Option<usize> {
         .position(|item| !seen.insert(canonical(item, 0)))
 }
 
-/// `value` written with sorted keys and numbers by their value.
-fn canonical(value: &Value, depth: usize) -> String {
+/// `value` written with sorted keys and numbers by their value: two items are repeats for
+/// `uniqueItems` when these are equal.
+pub(crate) fn canonical(value: &Value, depth: usize) -> String {
     match value {
         Value::Number(n) => match n.as_f64() {
             Some(f) if f.is_finite() => format!("{f:?}"),
