@@ -1437,3 +1437,36 @@ struct FreeText {
     at: Pointer,
     text: String,
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A list kept as prints notes each item from its own text: one print per distinct item
+    /// (an item read from a wrong span would print as another, or as nothing).
+    #[test]
+    fn a_list_kept_as_prints_notes_each_item_from_its_own_text() {
+        let schema = ResponseSchema::new(
+            "s",
+            serde_json::json!({"type": "object", "properties": {"xs": {"type": "array", "uniqueItems": true}}}),
+        )
+        .unwrap();
+        let mut reader = StreamReader::changes_only(&schema);
+        let items = r#"1, -2.5e3, "a\"b", true, null, {"x": [1, {"y": "z"}]}, [2, "3"], "", 0"#;
+        for byte in format!(r#"{{"xs": [{items}, "#).as_bytes() {
+            reader.feed(std::slice::from_ref(byte));
+        }
+        let unique = reader
+            .frames
+            .last()
+            .and_then(|f| f.unique.as_ref())
+            .expect("the list kept as prints");
+        let expected: Vec<u64> = serde_json::from_str::<Vec<Value>>(&format!("[{items}]"))
+            .unwrap()
+            .iter()
+            .map(crate::schema::parts::print)
+            .collect();
+        let noted: Vec<u64> = unique.items.iter().map(|(print, _)| *print).collect();
+        assert_eq!(noted, expected);
+    }
+}
