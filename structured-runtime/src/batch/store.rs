@@ -544,6 +544,16 @@ impl Store {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// How many requests chunk `n` holds.
+    pub(crate) fn chunk_len(&self, n: i64) -> Result<usize, BatchError> {
+        let count: i64 =
+            self.conn
+                .query_row("SELECT COUNT(*) FROM request WHERE chunk = ?1", [n], |r| {
+                    r.get(0)
+                })?;
+        Ok(usize::try_from(count).unwrap_or(0))
+    }
+
     /// Chunks not closed, in order.
     pub(crate) fn open_chunks(&self) -> Result<Vec<OpenChunk>, BatchError> {
         let mut pick = self

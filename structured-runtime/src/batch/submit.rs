@@ -216,7 +216,7 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
     // Chunks a stopped job recorded and did not see to a batch.
     for chunk in store.open_chunks()? {
         if chunk.batch_id.is_none() {
-            make_batch(store, provider, &calls, chunk.n, chunk.file_id, true).await?;
+            make_batch(store, provider, &calls, chunk.n, chunk.file_id, None).await?;
         }
     }
     loop {
@@ -277,7 +277,7 @@ pub async fn run_on_batch_api<P: Provider + BatchApi + Sync>(
         // from the runs and not sent would be waited for forever.
         for chunk in chunks(fresh, wire, options) {
             let n = store.record_chunk(&chunk)?;
-            make_batch(store, provider, &calls, n, None, false).await?;
+            make_batch(store, provider, &calls, n, None, Some(chunk)).await?;
         }
         if answered {
             continue;
@@ -340,34 +340,38 @@ fn chunks(
     out
 }
 
-/// Sees chunk `n` to a batch. A chunk a stopped job recorded (`resumed`) may have been made a
-/// batch already when the batch could have been asked for (its file uploaded, or its requests
-/// sent inline): that batch is looked for first. Else the chunk is uploaded (unless it was)
-/// and made a batch, or made one of its requests inline.
+/// Sees chunk `n` to a batch: `fresh`, its requests just recorded (`(custom_id, seq, body)`
+/// each), or `None` for a chunk a stopped job recorded. That one may have been made a batch
+/// already when the batch could have been asked for (its file uploaded, or its requests sent
+/// inline): that batch is looked for first. Else the chunk is uploaded (unless it was) and made
+/// a batch, or made one of its requests inline.
 async fn make_batch<P: BatchApi>(
     store: &mut Store,
     provider: &P,
     calls: &Calls<'_>,
     n: i64,
     file_id: Option<String>,
-    resumed: bool,
+    fresh: Option<Vec<(String, i64, String)>>,
 ) -> Result<(), BatchError> {
     let wire = calls.wire;
     let tag = BatchTag {
         job: calls.job.to_owned(),
         chunk: n,
     };
-    let requests = store.chunk_requests(n)?;
-    if resumed && (file_id.is_some() || wire.max_inline_bytes() > 0) {
+    if fresh.is_none() && (file_id.is_some() || wire.max_inline_bytes() > 0) {
         let found = if wire.keeps_tags() {
             find(provider, calls, |b| Some(b.tag.as_ref() == Some(&tag))).await?
         } else {
-            find_untagged(store, provider, calls, requests.len()).await?
+            find_untagged(store, provider, calls, store.chunk_len(n)?).await?
         };
         if let Some(found) = found {
             return store.set_chunk_batch(n, &found.id);
         }
     }
+    let requests = match fresh {
+        Some(chunk) => chunk.into_iter().map(|(id, _, body)| (id, body)).collect(),
+        None => store.chunk_requests(n)?,
+    };
     let mut jsonl = String::new();
     for (custom_id, body) in &requests {
         let line = wire.request_line(custom_id, body).ok_or_else(|| {
