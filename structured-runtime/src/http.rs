@@ -375,6 +375,13 @@ impl HttpProvider {
     }
 }
 
+/// The origin (scheme, host, port) of `url`; empty when it is not a URL.
+fn origin_of(url: &str) -> String {
+    reqwest::Url::parse(url)
+        .map(|u| u.origin().ascii_serialization())
+        .unwrap_or_default()
+}
+
 /// `request` (to `url`) and its response body, as [`HttpProvider::exchange`] reads it: bounded
 /// by `limit`, only from `url`'s origin, a 429, 5xx or other 4xx its transport error.
 fn fetch<'a>(
@@ -383,9 +390,7 @@ fn fetch<'a>(
     limit: usize,
     on_bytes: Option<&'a mut OnBytes<'a>>,
 ) -> impl Future<Output = Result<String, TransportError>> + Send + 'a {
-    let origin = reqwest::Url::parse(url)
-        .map(|u| u.origin().ascii_serialization())
-        .unwrap_or_default();
+    let origin = origin_of(url);
     {
         async move {
             let response = request.send().await.map_err(transport)?;
@@ -474,7 +479,7 @@ const MAX_RESULT_FILE_BYTES: usize = 1 << 30;
 mod batch_api {
     use std::future::Future;
 
-    use super::{fetch, HttpProvider, MAX_RESULT_FILE_BYTES};
+    use super::{fetch, origin_of, HttpProvider, MAX_RESULT_FILE_BYTES};
     use crate::provider::wire::batch::{BatchInput, BatchState, BatchTag};
     use crate::provider::wire::batch_wire::BatchWire;
     use crate::provider::wire::CodecError;
@@ -526,7 +531,7 @@ mod batch_api {
             url: String,
             post: Option<(Vec<u8>, String)>,
             extra: &[(&'static str, &'static str)],
-            read: fn(&str) -> Result<T, CodecError>,
+            read: impl FnOnce(&str) -> Result<T, CodecError> + Send + 'static,
         ) -> impl Future<Output = Result<T, TransportError>> + Send + 'static
         where
             T: Send + 'static,
@@ -570,13 +575,6 @@ mod batch_api {
             };
             (body, format!("multipart/{kind}; boundary={BOUNDARY}"))
         }
-
-        /// The base URL's origin (scheme, host, port).
-        fn origin(&self) -> String {
-            reqwest::Url::parse(&self.base_url)
-                .map(|u| u.origin().ascii_serialization())
-                .unwrap_or_default()
-        }
     }
 
     /// The batch API of this endpoint's kind: OpenAI's (`{base}/files`, `{base}/batches`),
@@ -591,24 +589,26 @@ mod batch_api {
             jsonl: &str,
         ) -> impl Future<Output = Result<String, TransportError>> + Send {
             let base = &self.base_url;
-            let sent = match self.wire() {
-                Ok(wire @ BatchWire::OpenAi { .. }) => Ok(self.batch_call(
-                    format!("{base}/files"),
-                    Some(self.multipart(wire, jsonl)),
-                    &[],
-                    openai_batch::read_file_id,
-                )),
-                Ok(wire @ BatchWire::Gemini) => Ok(self.batch_call(
-                    format!("{base}/upload/v1beta/files"),
-                    Some(self.multipart(wire, jsonl)),
-                    &[("X-Goog-Upload-Protocol", "multipart")],
-                    gemini_batch::read_file_name,
-                )),
-                Ok(BatchWire::Anthropic) => Err(refused(
-                    "Anthropic's batches take their requests inline, not as a file".into(),
-                )),
-                Err(e) => Err(e),
-            };
+            let sent = self.wire().and_then(|wire| {
+                let (url, extra): (_, &[_]) = match wire {
+                    BatchWire::OpenAi { .. } => (format!("{base}/files"), &[]),
+                    BatchWire::Gemini => (
+                        format!("{base}/upload/v1beta/files"),
+                        &[("X-Goog-Upload-Protocol", "multipart")],
+                    ),
+                    BatchWire::Anthropic => {
+                        return Err(refused(
+                            "Anthropic's batches take their requests inline, not as a file".into(),
+                        ))
+                    }
+                };
+                // The uploaded file's id: Gemini's `files/…` name, OpenAI's file id.
+                let read = move |body: &str| match wire {
+                    BatchWire::Gemini => gemini_batch::read_file_name(body),
+                    _ => openai_batch::read_file_id(body),
+                };
+                Ok(self.batch_call(url, Some(self.multipart(wire, jsonl)), extra, read))
+            });
             async move { sent?.await }
         }
 
@@ -620,25 +620,18 @@ mod batch_api {
             let base = &self.base_url;
             let json = |body: String| Some((body.into_bytes(), "application/json".to_owned()));
             let sent = match (self.wire(), input) {
-                (Ok(BatchWire::OpenAi { endpoint }), BatchInput::File(file_id)) => Ok(self
-                    .batch_call(
-                        format!("{base}/batches"),
-                        json(openai_batch::create_body(file_id, endpoint, tag)),
-                        &[],
-                        openai_batch::read_batch,
-                    )),
-                (Ok(BatchWire::Anthropic), BatchInput::Inline(lines)) => Ok(self.batch_call(
+                (Ok(BatchWire::OpenAi { endpoint }), BatchInput::File(file_id)) => Ok((
+                    format!("{base}/batches"),
+                    openai_batch::create_body(file_id, endpoint, tag),
+                )),
+                (Ok(BatchWire::Anthropic), BatchInput::Inline(lines)) => Ok((
                     format!("{base}/v1/messages/batches"),
-                    json(anthropic_batch::create_body(lines)),
-                    &[],
-                    anthropic_batch::read_batch,
+                    anthropic_batch::create_body(lines),
                 )),
                 (Ok(BatchWire::Gemini), input) => match gemini_batch::create_body(input, tag) {
-                    Some(body) => Ok(self.batch_call(
+                    Some(body) => Ok((
                         format!("{base}/v1beta/models/{}:batchGenerateContent", self.model),
-                        json(body),
-                        &[],
-                        gemini_batch::read_batch,
+                        body,
                     )),
                     None => Err(refused("a request line that is not one".into())),
                 },
@@ -650,7 +643,11 @@ mod batch_api {
                     }
                 ))),
                 (Err(e), _) => Err(e),
-            };
+            }
+            .and_then(|(url, body)| {
+                let wire = self.wire()?;
+                Ok(self.batch_call(url, json(body), &[], move |b| wire.read_batch(b)))
+            });
             async move { sent?.await }
         }
 
@@ -661,26 +658,12 @@ mod batch_api {
             let base = &self.base_url;
             let sent = self.wire().and_then(|wire| {
                 let id = path_safe(batch_id)?;
-                Ok(match wire {
-                    BatchWire::OpenAi { .. } => self.batch_call(
-                        format!("{base}/batches/{id}"),
-                        None,
-                        &[],
-                        openai_batch::read_batch,
-                    ),
-                    BatchWire::Anthropic => self.batch_call(
-                        format!("{base}/v1/messages/batches/{id}"),
-                        None,
-                        &[],
-                        anthropic_batch::read_batch,
-                    ),
-                    BatchWire::Gemini => self.batch_call(
-                        format!("{base}/v1beta/{id}"),
-                        None,
-                        &[],
-                        gemini_batch::read_batch,
-                    ),
-                })
+                let url = match wire {
+                    BatchWire::OpenAi { .. } => format!("{base}/batches/{id}"),
+                    BatchWire::Anthropic => format!("{base}/v1/messages/batches/{id}"),
+                    BatchWire::Gemini => format!("{base}/v1beta/{id}"),
+                };
+                Ok(self.batch_call(url, None, &[], move |b| wire.read_batch(b)))
             });
             async move { sent?.await }
         }
@@ -692,24 +675,15 @@ mod batch_api {
         {
             let base = &self.base_url;
             let sent = self.wire().and_then(|wire| {
-                let (url, read): (String, fn(&str) -> _) = match wire {
-                    BatchWire::OpenAi { .. } => (
-                        format!("{base}/batches?limit=100"),
-                        openai_batch::read_batch_list,
-                    ),
-                    BatchWire::Anthropic => (
-                        format!("{base}/v1/messages/batches?limit=100"),
-                        anthropic_batch::read_batch_list,
-                    ),
-                    BatchWire::Gemini => (
-                        format!("{base}/v1beta/batches?pageSize=100"),
-                        gemini_batch::read_batch_list,
-                    ),
-                };
-                let param = match wire {
-                    BatchWire::OpenAi { .. } => "after",
-                    BatchWire::Anthropic => "after_id",
-                    BatchWire::Gemini => "pageToken",
+                // Each API's list, and the parameter naming where its next page starts.
+                let (url, param) = match wire {
+                    BatchWire::OpenAi { .. } => (format!("{base}/batches?limit=100"), "after"),
+                    BatchWire::Anthropic => {
+                        (format!("{base}/v1/messages/batches?limit=100"), "after_id")
+                    }
+                    BatchWire::Gemini => {
+                        (format!("{base}/v1beta/batches?pageSize=100"), "pageToken")
+                    }
                 };
                 // A page token may hold any character: written as a query value.
                 let url = match after {
@@ -721,7 +695,7 @@ mod batch_api {
                     }
                     None => url,
                 };
-                Ok(self.batch_call(url, None, &[], read))
+                Ok(self.batch_call(url, None, &[], move |b| wire.read_batch_list(b)))
             });
             async move { sent?.await }
         }
@@ -742,13 +716,10 @@ mod batch_api {
                 BatchWire::Anthropic => {
                     // The results URL the batch gave, fetched with the key only at the
                     // endpoint's own origin.
-                    let at = reqwest::Url::parse(location)
-                        .map(|u| u.origin().ascii_serialization())
-                        .unwrap_or_default();
-                    if at != self.origin() {
+                    let (at, own) = (origin_of(location), origin_of(base));
+                    if at != own {
                         return Err(TransportError::Redirect(format!(
-                            "the results are at {at}, not at {}",
-                            self.origin()
+                            "the results are at {at}, not at {own}"
                         )));
                     }
                     Ok(location.to_owned())
