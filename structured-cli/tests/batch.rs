@@ -2,10 +2,14 @@
 //! every item accounted for, and a job killed 20 times at random points ends with every item
 //! exactly once in its results and no finished item read again.
 
+mod common;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use common::scratch;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -80,22 +84,6 @@ fn answer(stream: TcpStream, seen: &Seen, delay: Duration) {
             return;
         }
     }
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "structured-cli-batch-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("schema.json"),
-        r#"{"type": "object", "properties": {"total": {"type": "integer", "minimum": 0}},
-            "required": ["total"], "additionalProperties": false}"#,
-    )
-    .unwrap();
-    dir
 }
 
 fn write_items(dir: &Path, n: usize) {

@@ -11,30 +11,17 @@ mod batch_fake;
 #[path = "../../tests/tests/common/batch_http.rs"]
 mod batch_http;
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use batch_fake::{FakeBatches, Script};
 use batch_http::{serve, KEY};
+use common::scratch;
 use structured_runtime::provider::capabilities::ProviderKind;
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "structured-cli-batch-api-{name}-{}",
-        std::process::id()
-    ));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(
-        dir.join("schema.json"),
-        r#"{"type": "object", "properties": {"total": {"type": "integer", "minimum": 0}},
-            "required": ["total"], "additionalProperties": false}"#,
-    )
-    .unwrap();
-    dir
-}
 
 /// The job made (when the store holds none yet) or resumed.
 fn run(dir: &Path, url: &str) -> Child {
@@ -87,7 +74,7 @@ fn ends(child: &mut Child, limit: Duration) -> bool {
 
 #[test]
 fn a_batch_api_job_killed_twenty_times_ends_with_every_item_exactly_once() {
-    let dir = scratch("kill");
+    let dir = scratch("api-kill");
     let items = 400;
     let lines: Vec<String> = (0..items)
         .map(|i| format!(r#"{{"id": "inv-{i}", "input": "item-{i}"}}"#))
