@@ -8,11 +8,11 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::path::Path;
-
-use common::scratch;
 use std::process::{Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
+
+use common::scratch;
 
 /// How many requests the server saw per item.
 type Seen = Arc<Mutex<HashMap<usize, usize>>>;
