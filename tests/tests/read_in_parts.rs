@@ -93,6 +93,14 @@ fn schemas() -> Vec<ResponseSchema> {
             "additionalProperties": false
         }),
         json!({"type": "array", "items": row, "uniqueItems": true, "minItems": 1}),
+        // Draft 7 knows no `minContains`: one match is needed whatever it says.
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "array",
+            "items": {"type": "number"},
+            "contains": {"minimum": 50},
+            "minContains": 0
+        }),
     ]
     .into_iter()
     .map(|schema| {
@@ -157,6 +165,7 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                     .collect(),
             ),
             7 => json!({"title": "t", "scores": scores}),
+            9 => Value::Array(scores),
             8 => {
                 // Now and then an item given twice.
                 let mut rows = rows;
@@ -327,7 +336,7 @@ proptest! {
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(
-        (which, value) in (0usize..9).prop_flat_map(|s| (Just(s), value_for(s))),
+        (which, value) in (0usize..10).prop_flat_map(|s| (Just(s), value_for(s))),
         edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
             ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
             "\"k\": 123456789012345678901234567890, ",
@@ -425,6 +434,63 @@ fn past_the_listed_changes_both_readings_count_the_rest() {
         warnings.last().map(|w| w.to_string()).unwrap_or_default(),
         "recovery: made more changes of the kinds listed, not listed one by one: 500 more"
     );
+}
+
+/// Items that repeat an earlier one, and lists with too few items matching `contains`, are
+/// refused in parts (no value held: the refusal's `value` is `null`) with the whole reading's
+/// report.
+#[test]
+fn repeats_and_unmet_contains_are_refused_in_parts_as_the_whole_reading_refuses_them() {
+    let schemas = schemas();
+    let row = |id: &str| format!(r#"{{"id": {id}, "name": "n", "ok": true, "kind": "beta"}}"#);
+    for (which, text, expected) in [
+        // Equal as written, and equal once the second is fitted.
+        (
+            8,
+            format!("[{}, {}, {}]", row("1"), row("2"), row("1")),
+            ["/2"; 2],
+        ),
+        // (Strict mode does not fit the second: it is refused for its type instead.)
+        (
+            8,
+            format!("[{}, {}]", row("1"), row("\"1\"")),
+            ["/1", "/1/id"],
+        ),
+        (7, r#"{"scores": [60, 3, 60.0]}"#.into(), ["/scores/2"; 2]),
+        // No item matches `contains`, nothing else wrong.
+        (
+            7,
+            r#"{"title": "t", "scores": [1, 2]}"#.into(),
+            ["/scores"; 2],
+        ),
+        (9, "[1, 2, 3]".into(), [""; 2]),
+        // An item refused too: the validator's `contains` report lies above it, and is not
+        // given.
+        (7, r#"{"scores": [1, 200]}"#.into(), ["/scores/1"; 2]),
+    ] {
+        agree(&text, &schemas[which]).unwrap();
+        for (options, expected) in [ParseOptions::default(), ParseOptions::strict()]
+            .into_iter()
+            .zip(expected)
+        {
+            let refused = parse_value_json(&text, &schemas[which], &options).unwrap_err();
+            let ParseError::Invalid {
+                violations, value, ..
+            } = refused
+            else {
+                panic!("{text}: {refused:?}")
+            };
+            assert_eq!(value, Value::Null, "{text}: read whole");
+            assert_eq!(violations.len(), 1, "{text}: {violations:?}");
+            assert_eq!(violations[0].path, expected, "{text}");
+        }
+    }
+    // The draft-7 list with one match is valid; its `minContains: 0` does not make none enough.
+    assert!(parse_value_json("[1, 60]", &schemas[9], &ParseOptions::default()).is_ok());
+    // Zeros share a print but are different items to the walk: the whole reading says.
+    agree(r#"{"scores": [0, -0.0, 60]}"#, &schemas[7]).unwrap();
+    // `contains` unmet beside a refusal elsewhere: the whole reading orders the report.
+    agree(r#"{"title": 5, "scores": [1]}"#, &schemas[7]).unwrap();
 }
 
 #[test]

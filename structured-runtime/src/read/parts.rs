@@ -20,6 +20,7 @@
 //! answer of many small objects).
 
 use std::cell::{Cell, RefCell};
+use std::collections::hash_map::Entry;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
@@ -39,7 +40,8 @@ use crate::read::Answer;
 use crate::read::Reshape;
 use crate::schema::node::Node;
 use crate::schema::parts::{Holds, Parts};
-use crate::schema::validate::{Violation, Violations, MAX_VIOLATIONS};
+use crate::schema::validate::{Rule, Violation, Violations, MAX_VIOLATIONS};
+use crate::schema::validation::{canonical, repeat_of};
 use crate::schema::{Path, Pointer, ResponseSchema, Segment};
 
 /// [`parse_value`], the value given as its compact JSON text (as `serde_json` writes it), read
@@ -178,6 +180,7 @@ impl InParts<'_> {
                 .collect(),
             fitting,
             writing: false,
+            fetching: false,
             met: Vec::new(),
             sink: None,
             rest_fitted: false,
@@ -212,6 +215,15 @@ impl InParts<'_> {
         let mut rest = shape_of(&json, &fitted)?;
         let mut walk = fitted.into_inner();
         walk.rest(&mut rest)?;
+        if walk.lists.iter().any(|l| !l.shared.is_empty()) {
+            // Items that may repeat an earlier one: read again, to be compared.
+            walk.fetching = true;
+            let cell = RefCell::new(walk);
+            shape_of(&json, &cell)?;
+            walk = cell.into_inner();
+            walk.fetching = false;
+        }
+        walk.over_items()?;
         let unchanged = !walk.rest_fitted
             && walk
                 .lists
@@ -313,8 +325,16 @@ struct ListOut {
     written: usize,
     /// The prints of the items read, where they must differ (`uniqueItems`).
     prints: Vec<u64>,
+    /// The prints more than one item left (sorted): those items are read again and compared.
+    shared: Vec<u64>,
+    /// The items read again, by their canonical form, up to the first repeat.
+    seen: std::collections::HashMap<String, Value>,
+    /// The first item that repeats an earlier one: the earlier, its own index, itself.
+    repeat: Option<(Value, usize, Value)>,
     /// Items read that match the list's `contains`.
     matched: usize,
+    /// Too few or too many items match the list's `contains`.
+    contains_fails: bool,
     /// The fitted members held in the rest of an object whose other members are the items
     /// (last pass), in the rest's order: the order they come in the text, each renamed where it
     /// was, then those coercion gave. Each is written where it comes in the text; what is
@@ -380,6 +400,9 @@ struct Walk<'p> {
     fitting: bool,
     /// The last pass: items are written, not judged.
     writing: bool,
+    /// A pass between the fitting and the last: the items that may repeat an earlier one are
+    /// read again (fitted again) to be compared.
+    fetching: bool,
     /// The lists read from the text, in the order they came.
     met: Vec<usize>,
     /// Where the second pass writes items, when straight into the value's text.
@@ -414,6 +437,10 @@ impl Walk<'_> {
             Some(key) => Segment::Key(key),
             None => Segment::Index(index),
         };
+        if self.fetching {
+            self.fetch(list, index, at, item);
+            return Ok(());
+        }
         if self.writing {
             let Some(out) = self.lists.get_mut(list) else {
                 return Err(());
@@ -482,6 +509,104 @@ impl Walk<'_> {
             }
         }
         out.count += 1;
+        Ok(())
+    }
+
+    /// Item `index` of list `list`, at `at` in it, read again: fitted as the fitting pass
+    /// fitted it and, when its print is one another item left, kept by its canonical form until
+    /// one repeats an earlier.
+    fn fetch(&mut self, list: usize, index: usize, at: Segment<'_>, mut item: Value) {
+        let parts = self.target.parts;
+        if self
+            .lists
+            .get(list)
+            .is_none_or(|out| out.shared.is_empty() || out.repeat.is_some())
+        {
+            return;
+        }
+        if let (Some(policy), Some(node)) = (self.fit, self.nodes.get(list).copied().flatten()) {
+            let schema = self.target.schema;
+            at_path(parts.keys(list), at, &Path::root(), &mut |path| {
+                coerce_at(&mut item, schema, node, path, policy);
+            });
+        }
+        let Some(out) = self.lists.get_mut(list) else {
+            return;
+        };
+        let (Some(print), _) = parts.over_item(list, &item) else {
+            return;
+        };
+        if out.shared.binary_search(&print).is_err() {
+            return;
+        }
+        match out.seen.entry(canonical(&item, 0)) {
+            Entry::Occupied(first) => out.repeat = Some((first.remove(), index, item)),
+            Entry::Vacant(slot) => {
+                slot.insert(item);
+            }
+        }
+    }
+
+    /// What the lists' items say as a whole, once all are read (fitting pass): the first item
+    /// that repeats an earlier one where they must differ, and a `contains` not met, each
+    /// reported as the whole value's check reports it; when these parts cannot tell what that
+    /// report is, the answer is read whole.
+    fn over_items(&mut self) -> Result<(), Stop> {
+        let parts = self.target.parts;
+        for list in 0..parts.len() {
+            let Some(out) = self.lists.get_mut(list) else {
+                continue;
+            };
+            if out.shared.is_empty() {
+                continue;
+            }
+            out.seen = Default::default();
+            // Prints met by chance, or items equal only as the validator compares them: the
+            // whole reading says.
+            let Some((first, index, item)) = out.repeat.take() else {
+                return Err(Stop::GaveUp);
+            };
+            if !parts.is_repeat(&first, &item) {
+                return Err(Stop::GaveUp);
+            }
+            // The whole value's walk names a list's count, then its first repeat, then its
+            // items.
+            let at = pointer(parts.keys(list));
+            let (expected, found) = repeat_of(&item);
+            let violation = Violation {
+                path: at.index(index),
+                rule: Rule::UniqueItems,
+                expected,
+                found,
+            };
+            let after_count = self
+                .violations
+                .iter()
+                .position(|v| v.rule == Rule::Items && v.path == at)
+                .map_or(0, |i| i + 1);
+            if self.violations.len() >= MAX_VIOLATIONS {
+                self.violations.pop();
+            }
+            self.violations
+                .insert(after_count.min(self.violations.len()), violation);
+        }
+        // `contains` is the validator's to report, at the list, where nothing reported lies at,
+        // above or below the list: then alone.
+        let failing: Vec<usize> = (0..parts.len())
+            .filter(|list| self.lists.get(*list).is_some_and(|l| l.contains_fails))
+            .collect();
+        for &list in &failing {
+            let at = pointer(parts.keys(list));
+            let near = |v: &Violation| v.path.contains(&at) || at.contains(&v.path);
+            if self.violations.iter().any(near) {
+                continue;
+            }
+            if !self.violations.is_empty() || failing.len() > 1 {
+                return Err(Stop::GaveUp);
+            }
+            let count = self.lists.get(list).map_or(0, |l| l.count);
+            self.violations.push(parts.contains_violation(count, at));
+        }
         Ok(())
     }
 
@@ -582,11 +707,14 @@ impl Walk<'_> {
             match (parts.holds(list), at.get(rest)) {
                 (Holds::Members, Some(Value::Object(_))) => {}
                 (Holds::Items, Some(Value::Array(_))) => {
-                    // Items that may be equal, or too few or many matching `contains`: the
-                    // whole reading says.
+                    // Items that may be equal, or too few or many matching `contains`: judged
+                    // once all are read (`Walk::over_items`).
                     if let Some(out) = self.lists.get_mut(list) {
-                        if !parts.over_items(list, &mut out.prints, out.matched) {
-                            return Err(Stop::GaveUp);
+                        out.shared = parts.shared_prints(list, &mut out.prints);
+                        out.prints = Vec::new();
+                        out.contains_fails = !parts.contains_holds(list, out.matched);
+                        if !self.fitting && (!out.shared.is_empty() || out.contains_fails) {
+                            return Err(Stop::Misfit);
                         }
                     }
                     if let Some(violation) = parts.check_count(list, count, at) {

@@ -30,9 +30,11 @@
 //! (`contains`, with `minContains` and `maxContains`). Those are judged from what each item
 //! leaves behind: a 64-bit print of it ([`print`]: items equal as JSON Schema compares them
 //! have one print, so distinct prints mean distinct items), and whether it is valid against
-//! `contains` alone (the validator of record's verdict, counted). When two prints are one, or
-//! the count is out of bounds, these parts cannot tell the verdict: the reader reads the answer
-//! whole, and the whole reading says what is wrong.
+//! `contains` alone (the validator of record's verdict, counted). How many matches are enough
+//! is the validator's verdict too, on a stand-in list holding that many matches
+//! ([`Parts::contains_holds`]), so the list's draft and bounds are read as the validator reads
+//! them. Items whose prints are one are read again and compared by the validator
+//! ([`Parts::is_repeat`]).
 //!
 //! Every verdict is the validator of record's: each item by the `items` node compiled alone
 //! (its `$ref`s resolved in the whole document, [`Compiled::at`]), the rest by the reduced
@@ -44,8 +46,8 @@ use serde_json::{Map, Value};
 use super::checks::asserts_nothing;
 use super::node::{Additional, JsonType, Node};
 use super::pointer::{Path, Pointer};
-use super::validate::{Rule, Violation, Violations};
-use super::validation::{item_count, Compiled};
+use super::validate::{preview_list, Rule, Violation, Violations};
+use super::validation::{item_count, Compiled, CONTAINS};
 
 /// Lists judged in parts, at most (a schema may declare many; the first found are enough).
 const MAX_LISTS: usize = 32;
@@ -103,6 +105,10 @@ const MIXED_KEYWORDS: &[&str] = &[
     "$schema",
 ];
 
+/// The most matches of `contains` a list's bounds may tell apart: a list whose `minContains` or
+/// `maxContains` is larger is not judged in parts (its stand-in would be as long).
+const MAX_CONTAINS_BOUND: u64 = 65_536;
+
 /// Keywords that change how references resolve: a document holding one is not split.
 const RESOLUTION: &[&str] = &["$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"];
 
@@ -112,6 +118,9 @@ pub(crate) struct Parts {
     rest_schema: Value,
     rest: Compiled,
     lists: Vec<List>,
+    /// `uniqueItems` alone, in the document's draft: whether two items are equal, as the
+    /// validator compares them. Compiled when a list asks for it.
+    pair: Option<Compiled>,
 }
 
 impl std::fmt::Debug for Parts {
@@ -147,12 +156,23 @@ struct List {
     counts: Map<String, Value>,
     /// Its items must differ (`uniqueItems`).
     unique: bool,
-    /// Its `contains`, compiled alone, with the bounds on how many match (`minContains`, 1
-    /// when absent; `maxContains`).
-    contains: Option<(Compiled, u64, Option<u64>)>,
+    /// Its `contains` and how many items must match it.
+    contains: Option<Contains>,
     /// The names an object declares, in ASCII lowercase, sorted: its members with these names
     /// ignoring case are held in the rest. Empty for a map and a list.
     declared: Vec<String>,
+}
+
+/// A list's `contains`: what an item must be to match, and how many must.
+struct Contains {
+    /// `contains` compiled alone.
+    each: Compiled,
+    /// The list's own `contains` bounds over a stand-in list whose items match when they are
+    /// `true`: `{"contains": {"const": true}}` with its `minContains` and `maxContains`, in the
+    /// document's draft.
+    over: Compiled,
+    /// Matches past this many do not change the verdict (one more than the largest bound).
+    enough: usize,
 }
 
 impl Parts {
@@ -207,13 +227,11 @@ impl Parts {
             let contains = match node.get("contains") {
                 Some(schema) => {
                     let schema = node.child(schema);
-                    let compiled = Compiled::at(document, schema, &at.key("contains")).ok()?;
-                    let bound = |k: &str| over.get(k).and_then(Value::as_u64);
-                    Some((
-                        compiled,
-                        bound("minContains").unwrap_or(1),
-                        bound("maxContains"),
-                    ))
+                    Some(Contains {
+                        each: Compiled::at(document, schema, &at.key("contains")).ok()?,
+                        over: stand_in(document, "contains", json_true_const(), &over)?,
+                        enough: enough_matches(&over)?,
+                    })
                 }
                 None => None,
             };
@@ -237,10 +255,20 @@ impl Parts {
             });
         }
         let rest = Compiled::new(&rest_schema).ok()?;
+        let pair = match lists.iter().any(|l| l.unique) {
+            true => Some(stand_in(
+                document,
+                "uniqueItems",
+                Value::Bool(true),
+                &Map::new(),
+            )?),
+            false => None,
+        };
         Some(Parts {
             rest_schema,
             rest,
             lists,
+            pair,
         })
     }
 
@@ -347,27 +375,54 @@ impl Parts {
         let matches = l
             .contains
             .as_ref()
-            .is_some_and(|(contains, _, _)| contains.is_valid(item));
+            .is_some_and(|contains| contains.each.is_valid(item));
         (l.unique.then(|| print(item)), matches)
     }
 
-    /// Whether list `list`'s items, by their `prints` (sorted here) and how many matched
-    /// `contains`, are known to pass `uniqueItems` and `contains`; `false` when these parts
-    /// cannot tell (two prints are one) or they fail (the whole reading then says why).
-    pub(crate) fn over_items(&self, list: usize, prints: &mut [u64], matched: usize) -> bool {
-        let Some(l) = self.lists.get(list) else {
-            return false;
-        };
-        if l.unique {
-            prints.sort_unstable();
-            if prints.windows(2).any(|pair| pair.first() == pair.last()) {
-                return false;
-            }
+    /// The prints that more than one of list `list`'s items left (`prints`, sorted here), sorted:
+    /// the items that may be equal. Empty when its items need not differ.
+    pub(crate) fn shared_prints(&self, list: usize, prints: &mut [u64]) -> Vec<u64> {
+        if !self.lists.get(list).is_some_and(|l| l.unique) {
+            return Vec::new();
         }
-        l.contains.as_ref().is_none_or(|(_, min, max)| {
-            let matched = matched as u64;
-            matched >= *min && max.is_none_or(|max| matched <= max)
-        })
+        prints.sort_unstable();
+        let mut shared: Vec<u64> = prints
+            .windows(2)
+            .filter_map(|pair| match pair {
+                [a, b] if a == b => Some(*a),
+                _ => None,
+            })
+            .collect();
+        shared.dedup();
+        shared
+    }
+
+    /// Whether two items are equal as the validator compares items for `uniqueItems`.
+    pub(crate) fn is_repeat(&self, first: &Value, item: &Value) -> bool {
+        self.pair
+            .as_ref()
+            .is_some_and(|pair| !pair.is_valid(&Value::Array(vec![first.clone(), item.clone()])))
+    }
+
+    /// Whether list `list` passes its `contains` (and `minContains`, `maxContains`) when
+    /// `matched` of its items match: the validator's verdict on a list of that many matches.
+    pub(crate) fn contains_holds(&self, list: usize, matched: usize) -> bool {
+        let Some(contains) = self.lists.get(list).and_then(|l| l.contains.as_ref()) else {
+            return true;
+        };
+        let stand_in = vec![Value::Bool(true); matched.min(contains.enough)];
+        contains.over.is_valid(&Value::Array(stand_in))
+    }
+
+    /// The violation of list `list`, of `count` items at `at`, refused by its `contains`, as
+    /// the validator's report on the whole value gives it.
+    pub(crate) fn contains_violation(&self, count: usize, at: Pointer) -> Violation {
+        Violation {
+            path: at,
+            rule: Rule::Contains,
+            expected: CONTAINS.into(),
+            found: preview_list(count),
+        }
     }
 
     /// The violation of list `list`'s item counts by `count` items, if any, at `at`.
@@ -420,6 +475,51 @@ pub(crate) fn print(value: &Value) -> u64 {
     let mut hasher = std::hash::DefaultHasher::new();
     mix(&mut hasher, value);
     hasher.finish()
+}
+
+/// `keyword: value` with the `bounds` given (each kept as written), compiled in `document`'s
+/// draft: a stand-in schema whose verdict on a stand-in value is the list's own.
+fn stand_in(
+    document: &Value,
+    keyword: &str,
+    value: Value,
+    bounds: &Map<String, Value>,
+) -> Option<Compiled> {
+    let mut schema = Map::new();
+    if let Some(draft) = document.get("$schema") {
+        schema.insert("$schema".into(), draft.clone());
+    }
+    schema.insert(keyword.into(), value);
+    for bound in ["minContains", "maxContains"] {
+        if let Some(value) = bounds.get(bound) {
+            schema.insert(bound.into(), value.clone());
+        }
+    }
+    Compiled::new(&Value::Object(schema)).ok()
+}
+
+/// `{"const": true}`: what a stand-in item must be to match.
+fn json_true_const() -> Value {
+    let mut schema = Map::new();
+    schema.insert("const".into(), Value::Bool(true));
+    Value::Object(schema)
+}
+
+/// How many matches of `contains` tell every verdict of the list's bounds (`over`) apart: one
+/// more than the largest; `None` when a bound is not a count or is past
+/// [`MAX_CONTAINS_BOUND`].
+fn enough_matches(over: &Map<String, Value>) -> Option<usize> {
+    let mut largest = 1;
+    for bound in ["minContains", "maxContains"] {
+        if let Some(value) = over.get(bound) {
+            let count = value.as_f64().filter(|n| *n >= 0.0)?.ceil();
+            if count > MAX_CONTAINS_BOUND as f64 {
+                return None;
+            }
+            largest = largest.max(count as u64);
+        }
+    }
+    usize::try_from(largest + 1).ok()
 }
 
 /// The schema of one item (member) of the list (map) at `node`; `None` for a map that takes any
@@ -632,6 +732,7 @@ mod tests {
         assert!(parts.judges_over_items(0));
         // The rest is an empty list: nothing over the items is asked of it.
         assert!(parts.rest_is_valid(&json!([])));
+        // Whether the items' prints are all different, and whether enough match `contains`.
         let over = |items: &[Value]| {
             let (mut prints, mut matched) = (Vec::new(), 0);
             for item in items {
@@ -639,14 +740,24 @@ mod tests {
                 prints.extend(print);
                 matched += usize::from(matches);
             }
-            parts.over_items(0, &mut prints, matched)
+            (
+                parts.shared_prints(0, &mut prints).is_empty(),
+                parts.contains_holds(0, matched),
+            )
         };
-        assert!(over(&[json!(10), json!(11), json!(1)]));
+        assert_eq!(over(&[json!(10), json!(11), json!(1)]), (true, true));
         // 10 and 10.0 are one value to JSON Schema; so are 0 and -0.0.
-        assert!(!over(&[json!(10), json!(10.0), json!(12)]));
-        assert!(!over(&[json!(0), json!(-0.0), json!(10), json!(11)]));
+        assert_eq!(over(&[json!(10), json!(10.0), json!(12)]), (false, true));
+        assert_eq!(
+            over(&[json!(0), json!(-0.0), json!(10), json!(11)]),
+            (false, true)
+        );
         // Too few items match `contains`.
-        assert!(!over(&[json!(10), json!(1)]));
+        assert_eq!(over(&[json!(10), json!(1)]), (true, false));
+        // Items sharing a print are compared by the validator.
+        assert!(parts.is_repeat(&json!(10), &json!(10.0)));
+        assert!(parts.is_repeat(&json!({"a": [1]}), &json!({"a": [1.0]})));
+        assert!(!parts.is_repeat(&json!(10), &json!("10")));
         // Objects equal whatever the order of their members share a print.
         assert_eq!(
             print(&json!({"a": 1, "b": [true, null]})),
@@ -654,5 +765,37 @@ mod tests {
         );
         assert_ne!(print(&json!([1, 2])), print(&json!([2, 1])));
         assert_ne!(print(&json!("1")), print(&json!(1)));
+    }
+
+    #[test]
+    fn how_many_matches_are_enough_is_the_validator_s_verdict_in_the_list_s_draft() {
+        let list = |draft: Option<&str>, bounds: Value| {
+            let mut doc = json!({"type": "array", "items": {}, "contains": {"const": 1}});
+            if let Some(draft) = draft {
+                doc["$schema"] = json!(draft);
+            }
+            for (k, v) in bounds.as_object().unwrap() {
+                doc[k] = v.clone();
+            }
+            Parts::of(&doc).expect("the root list")
+        };
+        let holds = |parts: &Parts, matched| parts.contains_holds(0, matched);
+        let draft7 = Some("http://json-schema.org/draft-07/schema#");
+        // Draft 2020-12: the bounds count.
+        let parts = list(None, json!({"minContains": 2, "maxContains": 3}));
+        let verdicts: Vec<bool> = (0..6).map(|n| holds(&parts, n)).collect();
+        assert_eq!(verdicts, [false, false, true, true, false, false]);
+        let parts = list(None, json!({"minContains": 0}));
+        assert!(holds(&parts, 0));
+        // Draft 7 knows no bounds: one match is enough, and none is not, whatever they say.
+        let parts = list(draft7, json!({"minContains": 0, "maxContains": 1}));
+        assert!(!holds(&parts, 0));
+        assert!(holds(&parts, 5));
+        // A bound written as a float counts as its value.
+        let parts = list(None, json!({"minContains": 2.0}));
+        assert!(!holds(&parts, 1) && holds(&parts, 2));
+        // A bound past what a stand-in may hold: not judged in parts.
+        let doc = json!({"type": "array", "items": {}, "contains": {}, "minContains": 1e9});
+        assert!(Parts::of(&doc).is_none());
     }
 }

@@ -240,11 +240,16 @@ pub(crate) fn preview_str(s: &str) -> String {
 }
 
 /// A short preview of any JSON value from the input.
+/// How a report shows a list of `len` items.
+pub(crate) fn preview_list(len: usize) -> String {
+    format!("an array of {len} items")
+}
+
 pub(crate) fn preview_json(value: &serde_json::Value) -> String {
     use serde_json::Value;
     match value {
         Value::String(s) => preview_str(s),
-        Value::Array(items) => format!("an array of {} items", items.len()),
+        Value::Array(items) => preview_list(items.len()),
         Value::Object(map) => format!("an object with {} properties", map.len()),
         other => other.to_string(),
     }

@@ -279,6 +279,10 @@ fn walk_explains(node: Node<'_>) -> bool {
         })
 }
 
+/// What a list refused by `contains` (or its bounds, `minContains` and `maxContains`) was
+/// expected to hold.
+pub(crate) const CONTAINS: &str = "an item matching `contains`";
+
 /// One of the validator's errors in this crate's terms.
 fn from_validator(error: &jsonschema::ValidationError<'_>, path: Pointer) -> Violation {
     use jsonschema::error::ValidationErrorKind as K;
@@ -288,7 +292,7 @@ fn from_validator(error: &jsonschema::ValidationError<'_>, path: Pointer) -> Vio
         K::Format { format } => (Rule::Format, format!("a string in format {format:?}")),
         K::MultipleOf { .. } => (Rule::MultipleOf, error.to_string()),
         K::UniqueItems => (Rule::UniqueItems, "items that are all different".into()),
-        K::Contains => (Rule::Contains, "an item matching `contains`".into()),
+        K::Contains => (Rule::Contains, CONTAINS.into()),
         K::Not { schema } => (Rule::Not, format!("a value not matching {schema}")),
         K::OneOfNotValid { .. } => (Rule::OneOf, "a value matching one `oneOf` branch".into()),
         K::OneOfMultipleValid { .. } => (
@@ -740,8 +744,6 @@ impl Explain {
     }
 }
 
-/// The index of the first item equal (as JSON Schema compares: `1` and `1.0` alike, keys in any
-/// order) to an earlier one. Each item is written once in a canonical form: linear in the array.
 /// What a `uniqueItems` violation says of `item`, a repeat of an earlier one: what was expected
 /// and what was found.
 pub(crate) fn repeat_of(item: &Value) -> (String, String) {
@@ -751,6 +753,8 @@ pub(crate) fn repeat_of(item: &Value) -> (String, String) {
     )
 }
 
+/// The index of the first item equal (as JSON Schema compares: `1` and `1.0` alike, keys in any
+/// order) to an earlier one. Each item is written once in a canonical form: linear in the array.
 fn first_repeat(items: &[Value]) -> Option<usize> {
     let mut seen = HashSet::with_capacity(items.len());
     items
