@@ -116,15 +116,27 @@ struct Frame<'s> {
 
 /// The items of a list that must differ, as a reader keeping no value notes them: a 64-bit
 /// print of each ([`crate::schema::parts::print`]: repeats share one) and where it starts in
-/// the text. When the list closes, items whose prints meet are read again from the text and
-/// compared as the check compares them, so the report is the one a reader keeping the items
-/// gives: the first item that repeats an earlier one.
-#[derive(Default)]
+/// the text, 12 bytes an item. When the list closes, items whose prints meet are read again
+/// from the text and compared as the check compares them, so the report is the one a reader
+/// keeping the items gives: the first item that repeats an earlier one.
 struct Unique {
-    /// `(print, start)` of each item read, in order.
-    items: Vec<(u64, usize)>,
+    /// Where the list starts in the text.
+    base: usize,
+    /// Each item read, in order.
+    items: Vec<Noted>,
     /// Where the item being read starts.
     next: usize,
+    /// An item started more than 4 GiB after the list: the items are no longer noted, and the
+    /// stream leaves `uniqueItems` to the final reading.
+    too_long: bool,
+}
+
+/// One item of a list kept as prints: its print, and where it starts from the list's start.
+#[derive(Clone, Copy)]
+#[repr(C, packed(4))]
+struct Noted {
+    print: u64,
+    from: u32,
 }
 
 /// The members of an object kept without their names: the fingerprints of the names completed,
@@ -959,7 +971,12 @@ impl<'s> StreamReader<'s> {
                     self.keep_value || self.frames.last().is_some_and(|parent| parent.keep);
                 let unique =
                     (!kept_above && b == b'[' && allows(node, kind) && unique_by_prints(node))
-                        .then(Unique::default);
+                        .then(|| Unique {
+                            base: self.read.saturating_sub(1),
+                            items: Vec::new(),
+                            next: 0,
+                            too_long: false,
+                        });
                 let keep =
                     kept_above || (reads_members(node) && unique.is_none()) || !allows(node, kind);
                 let named = (!keep && b == b'{' && !reads_names(node)).then(|| Named::of(node));
@@ -1078,16 +1095,24 @@ impl<'s> StreamReader<'s> {
             .frames
             .last()
             .and_then(|f| f.unique.as_ref())
+            .filter(|unique| !unique.too_long)
             .map(|unique| {
                 let text = self.text.get(unique.next..self.read).unwrap_or_default();
                 let item = serde_json::from_slice::<Value>(text).unwrap_or(Value::Null);
-                (crate::schema::parts::print(&item), unique.next)
+                let from = u32::try_from(unique.next.saturating_sub(unique.base));
+                (crate::schema::parts::print(&item), from)
             });
-        if let (Some(print), Some(unique)) = (
+        if let (Some((print, from)), Some(unique)) = (
             print,
             self.frames.last_mut().and_then(|f| f.unique.as_mut()),
         ) {
-            unique.items.push(print);
+            match from {
+                Ok(from) => unique.items.push(Noted { print, from }),
+                Err(_) => {
+                    unique.too_long = true;
+                    unique.items = Vec::new();
+                }
+            }
         }
         match self.frames.last_mut() {
             Some(Frame {
@@ -1146,7 +1171,7 @@ impl<'s> StreamReader<'s> {
         // repeat, as a check on its items reports it.
         let repeat = frame
             .unique
-            .and_then(|unique| self.first_repeat(unique.items));
+            .and_then(|unique| self.first_repeat(unique.base, unique.items));
         let (path, node) = (frame.path, frame.node);
         self.check(node, &value, &path, frame.dropped);
         if let Some((i, item)) = repeat {
@@ -1210,15 +1235,15 @@ impl<'s> StreamReader<'s> {
         self.report(found, path);
     }
 
-    /// The first item of a list kept as prints (`items`: `(print, start)` each) that repeats an
-    /// earlier one, and that item: only items whose prints meet are read again from the text,
-    /// and they are compared as the check compares items.
-    fn first_repeat(&self, items: Vec<(u64, usize)>) -> Option<(usize, Value)> {
-        let print = |i: &usize| items.get(*i).map_or(0, |item| item.0);
-        let mut order: Vec<usize> = (0..items.len()).collect();
-        order.sort_unstable_by_key(|i| (print(i), *i));
-        let read = |i: usize| -> Value {
-            let start = items.get(i).map_or(usize::MAX, |item| item.1);
+    /// The first item of a list kept as prints (it starts at `base`; `items` noted in order)
+    /// that repeats an earlier one, with its index: only items whose prints meet are read again
+    /// from the text, and they are compared as the check compares items. The items are sorted
+    /// in place by print, then by where they start (their order), so nothing of their size is
+    /// allocated here.
+    fn first_repeat(&self, base: usize, mut items: Vec<Noted>) -> Option<(usize, Value)> {
+        items.sort_unstable_by_key(|n| (n.print, n.from));
+        let read = |from: u32| -> Value {
+            let start = base.saturating_add(from as usize);
             let text = self.text.get(start..).unwrap_or_default();
             serde_json::Deserializer::from_slice(text)
                 .into_iter::<Value>()
@@ -1226,24 +1251,26 @@ impl<'s> StreamReader<'s> {
                 .and_then(Result::ok)
                 .unwrap_or(Value::Null)
         };
-        let mut first: Option<(usize, Value)> = None;
-        for run in order.chunk_by(|a, b| print(a) == print(b)) {
+        let mut first: Option<(u32, Value)> = None;
+        for run in items.chunk_by(|a, b| a.print == b.print) {
             if run.len() < 2 {
                 continue;
             }
             let mut seen = std::collections::HashSet::new();
-            for &i in run {
-                if first.as_ref().is_some_and(|(at, _)| *at < i) {
+            for noted in run {
+                let from = noted.from;
+                if first.as_ref().is_some_and(|(at, _)| *at < from) {
                     break;
                 }
-                let item = read(i);
+                let item = read(from);
                 if !seen.insert(crate::schema::validation::canonical(&item, 0)) {
-                    first = Some((i, item));
+                    first = Some((from, item));
                     break;
                 }
             }
         }
-        first
+        // Its index: how many items start before it.
+        first.map(|(from, item)| (items.iter().filter(|n| n.from < from).count(), item))
     }
 
     /// Reports `found` (violations at pointers below `path`), each path once, up to the cap.
@@ -1466,7 +1493,18 @@ mod tests {
             .iter()
             .map(crate::schema::parts::print)
             .collect();
-        let noted: Vec<u64> = unique.items.iter().map(|(print, _)| *print).collect();
+        let noted: Vec<u64> = unique.items.iter().map(|n| n.print).collect();
+        // Each noted where it starts, from the list's `[`.
+        let list = format!(r#"[{items}, "#);
+        let starts: Vec<usize> = unique.items.iter().map(|n| n.from as usize).collect();
+        assert_eq!(starts.first(), Some(&1));
+        assert!(starts.iter().all(|&at| list.get(at..).is_some_and(|rest| {
+            serde_json::Deserializer::from_str(rest)
+                .into_iter::<Value>()
+                .next()
+                .is_some_and(|v| v.is_ok())
+        })));
+        assert_eq!(std::mem::size_of::<Noted>(), 12);
         assert_eq!(noted, expected);
     }
 }
