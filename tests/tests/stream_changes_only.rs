@@ -192,3 +192,40 @@ fn a_key_given_twice_in_an_object_kept_by_fingerprints_is_refused_by_both_reader
         assert_eq!(full.status(), lean.status());
     }
 }
+
+#[test]
+fn a_member_an_object_does_not_declare_is_refused_as_it_completes() {
+    // Where the object allows none beside its declared ones: both readers say so before the
+    // object closes, and the reader keeping no value keeps none of those names.
+    let schema = ResponseSchema::new(
+        "s",
+        json!({
+            "type": "object",
+            "properties": {"a": {"type": "integer"}},
+            "required": ["a"],
+            "additionalProperties": false
+        }),
+    )
+    .unwrap();
+    for mut reader in [
+        StreamReader::new(&schema),
+        StreamReader::changes_only(&schema),
+    ] {
+        let progress = reader.feed(br#"{"a": 1, "zz": [2, 3], "#);
+        let paths: Vec<String> = progress
+            .violations
+            .iter()
+            .map(|v| v.path.to_string())
+            .collect();
+        assert_eq!(paths, ["/zz"]);
+        assert!(progress.violations[0]
+            .to_string()
+            .contains("only the declared properties (`a`)"));
+        // Not reported again when the object closes.
+        assert!(reader
+            .feed(br#""b": null}"#)
+            .violations
+            .iter()
+            .all(|v| v.path != "/zz"));
+    }
+}

@@ -6,7 +6,10 @@
 //! the root through declared `properties` of objects that assert only what their keys and their
 //! number may be. Each item is then judged by the validator of record against `items` alone
 //! (its `$ref`s resolved in the whole document), and what is left of the value once its lists
-//! are emptied against the schema without them.
+//! are emptied against the schema without them. Maps and the members an object does not
+//! declare are read the same way, a member at a time (`crate::schema::parts` says when); where
+//! the object allows no such member, each is dropped with its warning (or refused) as it is
+//! read.
 //!
 //! The steps are those of every reading ([`crate::parse_value`]): the same candidates, the same
 //! repairs, the same coercion and the same verdicts of the validator of record, so the text,
@@ -27,7 +30,9 @@ use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::read::coerce::{coerce_at, coerce_listed, may_rename, CoercePolicy, Listed, Recovery};
+use crate::read::coerce::{
+    coerce_at, coerce_listed, may_rename, CoercePolicy, Listed, Recovery, RecoveryKind,
+};
 use crate::read::extract::Candidate;
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
@@ -40,8 +45,8 @@ use crate::read::Answer;
 use crate::read::Reshape;
 use crate::schema::node::Node;
 use crate::schema::parts::{Holds, Parts};
-use crate::schema::validate::{Rule, Violation, Violations, MAX_VIOLATIONS};
-use crate::schema::validation::{canonical, repeat_of};
+use crate::schema::validate::{preview_json, Rule, Violation, Violations, MAX_VIOLATIONS};
+use crate::schema::validation::{canonical, repeat_of, undeclared_member};
 use crate::schema::{Path, Pointer, ResponseSchema, Segment};
 
 /// [`parse_value`], the value given as its compact JSON text (as `serde_json` writes it), read
@@ -228,7 +233,7 @@ impl InParts<'_> {
             && walk
                 .lists
                 .iter()
-                .all(|l| l.fitted.is_empty() && l.moved.is_empty());
+                .all(|l| l.fitted.is_empty() && l.moved.is_empty() && l.dropped == 0);
         let refused = !walk.violations.is_empty() || !walk.as_text.is_empty();
         if unchanged || refused {
             // As written (or as repaired), the text is the value's own; a refused value is not
@@ -315,6 +320,8 @@ fn shape_of(json: &str, walk: &RefCell<Walk<'_>>) -> Result<Value, Stop> {
 struct ListOut {
     /// Items read so far.
     count: usize,
+    /// Undeclared members dropped (first pass): not written.
+    dropped: usize,
     /// The indexes of the items fitted in the first pass.
     fitted: std::collections::VecDeque<usize>,
     /// The text of the items coercion moved into the list (not in the text read).
@@ -441,6 +448,9 @@ impl Walk<'_> {
             self.fetch(list, index, at, item);
             return Ok(());
         }
+        if parts.holds(list) == Holds::Undeclared {
+            return self.undeclared(list, key.unwrap_or_default(), item);
+        }
         if self.writing {
             let Some(out) = self.lists.get_mut(list) else {
                 return Err(());
@@ -509,6 +519,49 @@ impl Walk<'_> {
             }
         }
         out.count += 1;
+        Ok(())
+    }
+
+    /// Member `key` of the object whose undeclared members are part `list`, one it does not
+    /// declare where it allows none: refused as the walk refuses it, or dropped as coercion drops
+    /// it (then not written), whatever its value.
+    fn undeclared(&mut self, list: usize, key: &str, item: Value) -> Result<(), ()> {
+        let parts = self.target.parts;
+        if self.writing {
+            return Ok(());
+        }
+        let Some(policy) = self.fit.filter(|_| self.fitting) else {
+            self.stop = Some(Stop::Misfit);
+            return Err(());
+        };
+        let holder = self.holders.get(list).copied().flatten();
+        if holder.is_none_or(|node| may_rename(self.target.schema, node, key, policy)) {
+            // Coercion may rename it to a declared name (by an alias): read whole.
+            self.stop = Some(Stop::GaveUp);
+            return Err(());
+        }
+        let path = pointer(parts.keys(list)).key(key);
+        let Some(out) = self.lists.get_mut(list) else {
+            return Err(());
+        };
+        out.count += 1;
+        if policy.drop_unknown_keys {
+            out.dropped += 1;
+            self.recoveries.push(Recovery {
+                kind: RecoveryKind::DroppedUnknownKey,
+                path,
+                was: preview_json(&item),
+            });
+        } else if let Some(holder) = holder.filter(|_| self.violations.len() < MAX_VIOLATIONS) {
+            let (expected, found) = undeclared_member(holder, key);
+            let violation = Violation {
+                path,
+                rule: Rule::AdditionalProperty,
+                expected,
+                found,
+            };
+            push_capped(&mut self.violations, Violations(vec![violation]));
+        }
         Ok(())
     }
 
@@ -705,7 +758,7 @@ impl Walk<'_> {
             let at = pointer(parts.keys(list));
             let count = self.lists.get(list).map_or(0, |l| l.count);
             match (parts.holds(list), at.get(rest)) {
-                (Holds::Members, Some(Value::Object(_))) => {}
+                (Holds::Members | Holds::Undeclared, Some(Value::Object(_))) => {}
                 (Holds::Items, Some(Value::Array(_))) => {
                     // Items that may be equal, or too few or many matching `contains`: judged
                     // once all are read (`Walk::over_items`).
@@ -758,8 +811,13 @@ impl Walk<'_> {
                 return;
             }
         }
-        match (role, value) {
-            (Role::Way, Value::Object(map)) => {
+        let way = match role {
+            Role::Way => true,
+            Role::List(list) => self.target.parts.holds(list) == Holds::Undeclared,
+            Role::Plain => false,
+        };
+        match value {
+            Value::Object(map) if way => {
                 out.text.push(b'{');
                 for (i, (key, member)) in map.iter().enumerate() {
                     if i > 0 {
@@ -917,11 +975,25 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                 return Ok(Value::Object(declared));
             }
         }
+        // An object allowing no member it does not declare: those are given to the walk one at a
+        // time, the others read as on the way.
+        let undeclared = match self.role {
+            Role::List(list) if self.holds() == Some(Holds::Undeclared) => Some(list),
+            _ => None,
+        };
+        let mut index = 0;
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            if let Some(list) = undeclared.filter(|list| !self.in_rest(*list, &key)) {
+                let member = map.next_value::<Value>()?;
+                self.one(list, index, Some(&key), member)?;
+                index += 1;
+                continue;
+            }
+            let way = self.role == Role::Way || undeclared.is_some();
             let value = match self.role {
                 // Only a member on the way to a list (or one) gets its path built.
-                Role::Way if self.member_role(&key) != Role::Plain => {
+                _ if way && self.member_role(&key) != Role::Plain => {
                     let mut keys = self.shape.keys.clone();
                     keys.push(key.clone());
                     map.next_value_seed(Shape {

@@ -187,10 +187,9 @@ fn allows(node: Option<Node<'_>>, kind: JsonType) -> bool {
 fn reads_names(node: Option<Node<'_>>) -> bool {
     let Some(node) = node else { return false };
     let reads = |n: Node<'_>| {
-        n.map().is_some_and(|keywords| {
-            keywords.keys().any(|k| READ_NAMES.contains(&k.as_str()))
-                || keywords.get("additionalProperties") == Some(&Value::Bool(false))
-        })
+        // (`additionalProperties: false` is judged as each member completes.)
+        n.map()
+            .is_some_and(|keywords| keywords.keys().any(|k| READ_NAMES.contains(&k.as_str())))
     };
     reads(node) || reads(node.target())
 }
@@ -293,6 +292,14 @@ impl<'s> Members<'s> {
             Some(schema) => Some(node.child(schema)),
             None => self.additional,
         }
+    }
+
+    /// The object's node when it allows no member it does not declare and `key` is one (no
+    /// `patternProperties` may cover it).
+    fn undeclared(&self, key: &str) -> Option<Node<'s>> {
+        let node = self.node?;
+        let declared = self.properties.is_some_and(|p| p.contains_key(key));
+        (node.closed() && !declared && !node.has("patternProperties")).then_some(node)
     }
 
     /// The node of item `index` (as [`Node::item`]).
@@ -1113,6 +1120,26 @@ impl<'s> StreamReader<'s> {
                     unique.items = Vec::new();
                 }
             }
+        }
+        // A member an object allowing none beside its declared ones does not declare: refused
+        // as it completes (its object's own check, when it closes, would say the same), so its
+        // name need not be kept.
+        let undeclared = self.frames.last().and_then(|f| match &f.body {
+            Body::Object(_, Some(key)) => f
+                .members
+                .undeclared(key)
+                .map(|node| (f.path.key(key), node, key.clone())),
+            _ => None,
+        });
+        if let Some((at, node, key)) = undeclared {
+            let (expected, found) = crate::schema::validation::undeclared_member(node, &key);
+            let violation = Violation {
+                path: Pointer::root(),
+                rule: crate::schema::validate::Rule::AdditionalProperty,
+                expected,
+                found,
+            };
+            self.report(vec![violation], &at);
         }
         match self.frames.last_mut() {
             Some(Frame {

@@ -26,6 +26,12 @@
 //! members are each valid is valid (the converse fails only for a `required` name the object
 //! does not declare, and the reader then reads the answer whole).
 //!
+//! An object that allows no member it does not declare (`additionalProperties: false`, asserting
+//! only `type`, `properties`, `required` and `additionalProperties`) has those members judged one
+//! at a time too: each is refused, or dropped where coercion drops it, whatever its value. Its
+//! declared members (and those coercion may rename to one) are in the rest, and lists below them
+//! are judged in parts as below any object on the way.
+//!
 //! A list may also ask that its items differ (`uniqueItems`) or that some match a schema
 //! (`contains`, with `minContains` and `maxContains`). Those are judged from what each item
 //! leaves behind: a 64-bit print of it ([`print`]: items equal as JSON Schema compares them
@@ -142,6 +148,9 @@ pub(crate) enum Holds {
     /// A map's members (an object all of whose members `additionalProperties` judges), or the
     /// members an object does not declare.
     Members,
+    /// The members an object that allows none beside its declared ones
+    /// (`additionalProperties: false`) does not declare: each refused, or dropped.
+    Undeclared,
 }
 
 /// One list (or map) judged an item (a member) at a time.
@@ -197,7 +206,7 @@ impl Parts {
             }
             let keyword = match holds {
                 Holds::Items => "items",
-                Holds::Members => "additionalProperties",
+                Holds::Members | Holds::Undeclared => "additionalProperties",
             };
             let items = match member_node(node, holds) {
                 Some(items) => Some(Compiled::at(document, items, &at.key(keyword)).ok()?),
@@ -236,7 +245,7 @@ impl Parts {
                 None => None,
             };
             let mut declared: Vec<String> = match holds {
-                Holds::Members => node
+                Holds::Members | Holds::Undeclared => node
                     .properties()
                     .map(|(name, _)| name.to_ascii_lowercase())
                     .collect(),
@@ -290,9 +299,12 @@ impl Parts {
         })
     }
 
-    /// Whether part `list` is the other members of an object that declares properties.
+    /// Whether part `list` is the other members of an object that declares properties and
+    /// allows others (written among them).
     pub(crate) fn beside_declared(&self, list: usize) -> bool {
-        self.lists.get(list).is_some_and(|l| !l.declared.is_empty())
+        self.lists
+            .get(list)
+            .is_some_and(|l| l.holds == Holds::Members && !l.declared.is_empty())
     }
 
     /// The schema node of the list (or object) holding part `list`, in `document`.
@@ -319,11 +331,12 @@ impl Parts {
         )
     }
 
-    /// Whether `item` is valid in list `list`.
+    /// Whether `item` is valid in list `list` (an undeclared member never is).
     pub(crate) fn item_is_valid(&self, list: usize, item: &Value) -> bool {
-        self.lists
-            .get(list)
-            .is_some_and(|l| l.items.as_ref().is_none_or(|items| items.is_valid(item)))
+        self.lists.get(list).is_some_and(|l| {
+            l.holds != Holds::Undeclared
+                && l.items.as_ref().is_none_or(|items| items.is_valid(item))
+        })
     }
 
     /// The verdict on `item`, which sits at `path`, in list `list` whose item schema is `node`
@@ -531,6 +544,7 @@ fn member_node(node: Node<'_>, holds: Holds) -> Option<Node<'_>> {
             Additional::Schema(members) => Some(members),
             _ => None,
         },
+        Holds::Undeclared => None,
     }
 }
 
@@ -580,13 +594,16 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
         find(child, keys, found);
         keys.pop();
     }
-    // No part below: its members beside the declared ones are judged one at a time.
-    if found.len() == before
-        && only(MIXED_KEYWORDS)
-        && members_judged
-        && node.types().is_only(JsonType::Object)
-        && found.len() < MAX_LISTS
-    {
+    let members = only(MIXED_KEYWORDS) && node.types().is_only(JsonType::Object);
+    if !members || found.len() >= MAX_LISTS {
+        return;
+    }
+    if node.closed() {
+        // Its undeclared members are refused (or dropped) one at a time, never written: the
+        // declared ones, and parts below them, are read as on the way.
+        found.push((keys.clone(), Holds::Undeclared));
+    } else if found.len() == before && members_judged {
+        // No part below: its members beside the declared ones are judged one at a time.
         found.push((keys.clone(), Holds::Members));
     }
 }
@@ -626,8 +643,13 @@ mod tests {
     fn a_list_reached_through_properties_is_judged_an_item_at_a_time() {
         let doc = list_of(json!({"$ref": "#/$defs/Row"}));
         let parts = Parts::of(&doc).expect("a list");
-        assert_eq!(parts.len(), 1);
+        // The list, and the root's members it does not declare (it allows none).
+        assert_eq!(parts.len(), 2);
         assert_eq!(parts.keys(0), ["rows"]);
+        assert_eq!(
+            (parts.keys(1), parts.holds(1)),
+            (&[][..], Holds::Undeclared)
+        );
         // The item's reference resolves in the whole document.
         assert!(parts.item_is_valid(0, &json!({"n": 1})));
         assert!(!parts.item_is_valid(0, &json!({"n": "1"})));
@@ -657,14 +679,14 @@ mod tests {
         for doc in [
             // The list's whole value is compared with others.
             json!({"type": "array", "items": {"type": "integer"}, "enum": [[1]]}),
-            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}, "prefixItems": [{"const": 1}]}}, "additionalProperties": false}),
+            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}, "prefixItems": [{"const": 1}]}}, "additionalProperties": false, "minProperties": 1}),
             // Something else applies to the list too.
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "patternProperties": {"^r": {"maxItems": 2}}}),
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "anyOf": [{"required": ["rows"]}]}),
             // References resolve against a base of the document's own.
             json!({"$id": "https://example.com/s", "type": "object", "properties": {"rows": {"type": "array", "items": {}}}}),
-            // No list at all, and no member beside the declared ones.
-            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "additionalProperties": false}),
+            // No list at all, and no member beside the declared ones that can be judged alone.
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "patternProperties": {"^x": {}}}),
             // Other members, but something else looks at the keys.
             json!({"type": "object", "properties": {"n": {}}, "maxProperties": 3}),
         ] {
@@ -717,6 +739,42 @@ mod tests {
         let parts = Parts::of(&way).expect("the list");
         assert_eq!((parts.len(), parts.holds(0)), (1, Holds::Items));
         assert!(!parts.beside_declared(0));
+    }
+
+    #[test]
+    fn an_object_allowing_only_its_declared_members_refuses_the_others_one_at_a_time() {
+        let doc = json!({
+            "type": "object",
+            "properties": {"n": {"type": "integer"}, "inner": {
+                "type": "object", "properties": {"rows": {"type": "array", "items": {}}},
+                "additionalProperties": false
+            }},
+            "required": ["n"],
+            "additionalProperties": false
+        });
+        let parts = Parts::of(&doc).expect("its undeclared members");
+        let found: Vec<(&[String], Holds)> = (0..parts.len())
+            .map(|i| (parts.keys(i), parts.holds(i)))
+            .collect();
+        let inner = ["inner".to_owned()];
+        let rows = ["inner".to_owned(), "rows".to_owned()];
+        assert_eq!(
+            found,
+            [
+                (&rows[..], Holds::Items),
+                (&inner[..], Holds::Undeclared),
+                (&[][..], Holds::Undeclared)
+            ]
+        );
+        // No undeclared member is valid; the declared ones (any case) are in the rest.
+        assert!(!parts.item_is_valid(2, &json!(null)));
+        assert!(parts.in_rest(2, "n") && parts.in_rest(2, "Inner") && !parts.in_rest(2, "x"));
+        assert!(!parts.beside_declared(2));
+        assert!(parts.rest_is_valid(&json!({"n": 1, "inner": {"rows": []}})));
+        assert!(!parts.rest_is_valid(&json!({"n": 1, "x": 1})));
+        // One that asserts something of its keys or their number is read whole.
+        let counted = json!({"type": "object", "properties": {"n": {}}, "additionalProperties": false, "maxProperties": 1});
+        assert!(Parts::of(&counted).is_none());
     }
 
     #[test]

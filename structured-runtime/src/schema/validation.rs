@@ -712,27 +712,13 @@ impl Explain {
                 None if patterns => {}
                 None => match additional {
                     Additional::Allowed(false) => {
-                        let declared = declared.get_or_insert_with(|| {
-                            let total = node.properties().count();
-                            let shown: Vec<String> = node
-                                .properties()
-                                .take(10)
-                                .map(|(k, _)| format!("`{k}`"))
-                                .collect();
-                            let more = total - shown.len();
-                            let more = if more > 0 {
-                                format!(" and {more} more")
-                            } else {
-                                String::new()
-                            };
-                            format!("only the declared properties ({}{more})", shown.join(", "))
-                        });
-                        let expected = declared.clone();
+                        let expected = declared.get_or_insert_with(|| only_declared(node));
+                        let expected = expected.clone();
                         self.push(
                             path,
                             Rule::AdditionalProperty,
                             expected,
-                            format!("property {}", preview_str(key)),
+                            undeclared_found(key),
                         );
                     }
                     Additional::Schema(_) if self.own_only => {}
@@ -742,6 +728,35 @@ impl Explain {
             }
         }
     }
+}
+
+/// What an object at `node` allowing no member it does not declare expected: its declared names,
+/// the first ten.
+fn only_declared(node: Node<'_>) -> String {
+    let total = node.properties().count();
+    let shown: Vec<String> = node
+        .properties()
+        .take(10)
+        .map(|(k, _)| format!("`{k}`"))
+        .collect();
+    let more = total - shown.len();
+    let more = if more > 0 {
+        format!(" and {more} more")
+    } else {
+        String::new()
+    };
+    format!("only the declared properties ({}{more})", shown.join(", "))
+}
+
+/// What was found: member `key`, which the object does not declare.
+fn undeclared_found(key: &str) -> String {
+    format!("property {}", preview_str(key))
+}
+
+/// What a violation of `additionalProperties: false` at `node` says of member `key`: what was
+/// expected and what was found.
+pub(crate) fn undeclared_member(node: Node<'_>, key: &str) -> (String, String) {
+    (only_declared(node), undeclared_found(key))
 }
 
 /// What a `uniqueItems` violation says of `item`, a repeat of an earlier one: what was expected
