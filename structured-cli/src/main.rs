@@ -146,11 +146,14 @@ fn main() -> ExitCode {
     if args.command == "grammar" {
         return ExitCode::from(print_grammar(&args));
     }
-    let mut input = String::new();
+    let mut input = String::with_capacity(stdin_len());
     if let Err(e) = std::io::stdin().read_to_string(&mut input) {
         eprintln!("structured: cannot read the answer from stdin: {e}");
         return ExitCode::from(NO_INPUT);
     }
+    // Read from a pipe, the answer's room doubled as it came: what it does not use is given
+    // back before the reading holds its own copies.
+    input.shrink_to_fit();
     let code = match args.command.as_str() {
         "repair" => repair(&input, &args),
         _ => check(&input, &args),
@@ -451,6 +454,16 @@ fn stream(args: &Args) -> u8 {
             NO_INPUT
         }
     }
+}
+
+/// How long the answer on stdin is when it is a file (one more byte, to see its end), so it is
+/// read into room of its size; 0 when that cannot be told (a pipe).
+fn stdin_len() -> usize {
+    std::fs::metadata("/dev/stdin")
+        .ok()
+        .filter(std::fs::Metadata::is_file)
+        .and_then(|m| usize::try_from(m.len()).ok())
+        .map_or(0, |len| len.saturating_add(1))
 }
 
 /// Fills `buffer` unless the input ends first; how many bytes it holds.

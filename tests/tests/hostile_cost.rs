@@ -278,6 +278,28 @@ fn members_an_object_does_not_declare_are_dropped_one_at_a_time() {
     assert_eq!(reported, MAX_VIOLATIONS + 1);
 }
 
+/// A long list whose every item is fitted (an id given as a string) is written in room of about
+/// its own size, reserved once, not doubled as it grows: 2.8 times the answer (3.4 before).
+#[test]
+fn a_fitted_list_is_written_in_room_of_its_size() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let schema = any_root(json!({
+        "type": "array",
+        "items": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
+    }));
+    let rows: Vec<String> = (0..170_000).map(|i| format!(r#"{{"id":"{i}"}}"#)).collect();
+    let answer = format!("[{}]", rows.join(","));
+    let (peak, _, read) = cost(|| parse_value_json(&answer, &schema, &ParseOptions::default()));
+    let read = read.unwrap();
+    assert_eq!(read.value.len(), answer.len() - 2 * rows.len());
+    assert!(
+        peak < 3 * answer.len(),
+        "peak {} KB for {} KB",
+        peak / 1024,
+        answer.len() / 1024
+    );
+}
+
 /// A list of 500,000 small integers that must differ, streamed in token-sized chunks through the
 /// reader that keeps no value: each item is noted in 12 bytes (its print and where it starts),
 /// and the first repeat is found by sorting those in place. Before: 24 bytes an item (a print

@@ -266,10 +266,11 @@ impl InParts<'_> {
         let moved = walk.lists.iter().any(|l| !l.moved.is_empty());
         if around.holes == walk.met && !moved {
             let mut texts = around.into_texts().into_iter();
-            walk.sink = Some(Sink {
-                out: texts.next().unwrap_or_default(),
-                after: texts,
-            });
+            // Room for about the text read: the value written is about as long (else its room
+            // doubles as it grows).
+            let mut out = texts.next().unwrap_or_default();
+            out.reserve_exact(json.len().saturating_sub(out.len()));
+            walk.sink = Some(Sink { out, after: texts });
         }
         let cell = RefCell::new(walk);
         shape_of(&json, &cell)?;

@@ -659,9 +659,11 @@ impl<'s> StreamReader<'s> {
         std::str::from_utf8(&self.text).ok()
     }
 
-    /// [`StreamReader::text`], the reader given up for it: what it kept of the value is freed
-    /// before the final reading builds its own.
-    pub fn into_text(self) -> Option<String> {
+    /// [`StreamReader::text`], the reader given up for it: what it kept of the value, and the
+    /// room the text grew into and does not use, are freed before the final reading builds its
+    /// own.
+    pub fn into_text(mut self) -> Option<String> {
+        self.text.shrink_to_fit();
         String::from_utf8(self.text).ok()
     }
 
