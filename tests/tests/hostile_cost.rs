@@ -260,6 +260,26 @@ fn members_an_object_does_not_declare_are_dropped_one_at_a_time() {
     };
     assert_eq!(violations[0].path, "/x0");
     assert_eq!(violations.len(), MAX_VIOLATIONS);
+    // One undeclared member holding the bulk: dropped with a preview, never built.
+    let junk: Vec<u32> = (0..400_000).collect();
+    let one = format!(
+        r#"{{"a":1,"junk":{}}}"#,
+        serde_json::to_string(&junk).unwrap()
+    );
+    let (peak, _, read) = cost(|| parse_value_json(&one, &schema, &ParseOptions::default()));
+    assert!(
+        peak < 3 * one.len(),
+        "peak {} KB for {} KB",
+        peak / 1024,
+        one.len() / 1024
+    );
+    let warnings = read.unwrap().warnings;
+    assert!(
+        warnings[0]
+            .to_string()
+            .ends_with("(was an array of 400000 items)"),
+        "{warnings:?}"
+    );
     let (peak, _, reported) = cost(|| {
         let mut reader = StreamReader::changes_only(&schema);
         let mut reported = 0;

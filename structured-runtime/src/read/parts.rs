@@ -45,7 +45,7 @@ use crate::read::Answer;
 use crate::read::Reshape;
 use crate::schema::node::Node;
 use crate::schema::parts::{Holds, Parts};
-use crate::schema::validate::{preview_json, Rule, Violation, Violations, MAX_VIOLATIONS};
+use crate::schema::validate::{Preview, Rule, Violation, Violations, MAX_VIOLATIONS};
 use crate::schema::validation::{canonical, repeat_of, undeclared_member};
 use crate::schema::{Path, Pointer, ResponseSchema, Segment};
 
@@ -449,9 +449,6 @@ impl Walk<'_> {
             self.fetch(list, index, at, item);
             return Ok(());
         }
-        if parts.holds(list) == Holds::Undeclared {
-            return self.undeclared(list, key.unwrap_or_default(), item);
-        }
         if self.writing {
             let Some(out) = self.lists.get_mut(list) else {
                 return Err(());
@@ -525,10 +522,12 @@ impl Walk<'_> {
 
     /// Member `key` of the object whose undeclared members are part `list`, one it does not
     /// declare where it allows none: refused as the walk refuses it, or dropped as coercion drops
-    /// it (then not written), whatever its value.
-    fn undeclared(&mut self, list: usize, key: &str, item: Value) -> Result<(), ()> {
+    /// it (then not written), whatever its value (`was`, its preview: the value is never held).
+    fn undeclared(&mut self, list: usize, key: &str, was: String) -> Result<(), ()> {
         let parts = self.target.parts;
-        if self.writing {
+        // Judged once (fitting pass): the last pass does not write it, nor does a pass reading
+        // items again look at it.
+        if self.writing || self.fetching {
             return Ok(());
         }
         let Some(policy) = self.fit.filter(|_| self.fitting) else {
@@ -551,7 +550,7 @@ impl Walk<'_> {
             self.recoveries.push(Recovery {
                 kind: RecoveryKind::DroppedUnknownKey,
                 path,
-                was: preview_json(&item),
+                was,
             });
         } else if let Some(holder) = holder.filter(|_| self.violations.len() < MAX_VIOLATIONS) {
             let (expected, found) = undeclared_member(holder, key);
@@ -982,13 +981,15 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
             Role::List(list) if self.holds() == Some(Holds::Undeclared) => Some(list),
             _ => None,
         };
-        let mut index = 0;
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if let Some(list) = undeclared.filter(|list| !self.in_rest(*list, &key)) {
-                let member = map.next_value::<Value>()?;
-                self.one(list, index, Some(&key), member)?;
-                index += 1;
+                let was = map.next_value_seed(Preview)?;
+                self.shape
+                    .walk
+                    .borrow_mut()
+                    .undeclared(list, &key, was)
+                    .map_err(|()| <A::Error as de::Error>::custom("not read in parts"))?;
                 continue;
             }
             let way = self.role == Role::Way || undeclared.is_some();

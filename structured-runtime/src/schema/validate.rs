@@ -239,25 +239,115 @@ pub(crate) fn preview_str(s: &str) -> String {
     }
 }
 
-/// A short preview of any JSON value from the input.
 /// How a report shows a list of `len` items.
 pub(crate) fn preview_list(len: usize) -> String {
     format!("an array of {len} items")
 }
 
+/// How a report shows an object of `len` members.
+fn preview_object(len: usize) -> String {
+    format!("an object with {len} properties")
+}
+
+/// A short preview of any JSON value from the input.
 pub(crate) fn preview_json(value: &serde_json::Value) -> String {
     use serde_json::Value;
     match value {
         Value::String(s) => preview_str(s),
         Value::Array(items) => preview_list(items.len()),
-        Value::Object(map) => format!("an object with {} properties", map.len()),
+        Value::Object(map) => preview_object(map.len()),
         other => other.to_string(),
+    }
+}
+
+/// [`preview_json`] of a value as it is read, holding none of it: what a report shows of a value
+/// read only to be dropped. Its members are counted as they come (the text read has each key
+/// once).
+pub(crate) struct Preview;
+
+impl<'de> serde::de::DeserializeSeed<'de> for Preview {
+    type Value = String;
+    fn deserialize<D: serde::Deserializer<'de>>(self, de: D) -> Result<String, D::Error> {
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> serde::de::Visitor<'de> for Preview {
+    type Value = String;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E>(self, b: bool) -> Result<String, E> {
+        Ok(b.to_string())
+    }
+    fn visit_i64<E>(self, n: i64) -> Result<String, E> {
+        Ok(serde_json::Value::from(n).to_string())
+    }
+    fn visit_u64<E>(self, n: u64) -> Result<String, E> {
+        Ok(serde_json::Value::from(n).to_string())
+    }
+    fn visit_f64<E>(self, n: f64) -> Result<String, E> {
+        Ok(serde_json::Value::from(n).to_string())
+    }
+    fn visit_str<E>(self, s: &str) -> Result<String, E> {
+        Ok(preview_str(s))
+    }
+    fn visit_unit<E>(self) -> Result<String, E> {
+        Ok(serde_json::Value::Null.to_string())
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<String, A::Error> {
+        let mut len = 0;
+        while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+            len += 1;
+        }
+        Ok(preview_list(len))
+    }
+    fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<String, A::Error> {
+        let mut len = 0;
+        while map
+            .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+            .is_some()
+        {
+            len += 1;
+        }
+        Ok(preview_object(len))
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_preview_read_from_the_text_is_the_preview_of_the_value() {
+        use serde::de::DeserializeSeed;
+        let long = format!("\"{}\"", "é".repeat(100));
+        for text in [
+            "null",
+            "true",
+            "-0",
+            "12",
+            "-7",
+            "1.5e300",
+            "0.1",
+            "18446744073709551615",
+            r#""a\"b""#,
+            &long,
+            "[]",
+            r#"[1, [2, 3], {"a": 4}]"#,
+            "{}",
+            r#"{"a": [1], "b": {}}"#,
+        ] {
+            let value: serde_json::Value = serde_json::from_str(text).unwrap();
+            let mut de = serde_json::Deserializer::from_str(text);
+            assert_eq!(
+                Preview.deserialize(&mut de).unwrap(),
+                preview_json(&value),
+                "{text}"
+            );
+        }
+    }
 
     #[test]
     fn preview_cuts_long_strings_on_char_boundary() {
