@@ -1,12 +1,13 @@
 //! `parse_response` and `parse_value` on arbitrary text, in every mode and with every policy:
 //! no panic, and what a `Parsed` claims holds; and the reading in parts
-//! (`read::parts::parse_value_json`) says what the whole reading says, on schemas with a list, a
-//! map, members beside declared properties and a list whose items must differ.
+//! (`read::parts::parse_value_json`, and with every item read in parts itself) says what the
+//! whole reading says, on schemas with a list, a map, members beside declared properties, a list
+//! whose items must differ, and objects allowing no undeclared member with a list in a list.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
-use structured_runtime::read::parts::parse_value_json;
+use structured_runtime::read::parts::{parse_value_json, parse_value_json_nesting_every_item};
 use structured_runtime::schema::MAX_VIOLATIONS;
 use structured_runtime::{
     parse_value, Answer, ParseError, ParseOptions, Parsed, Provenance, Reading, ResponseSchema,
@@ -124,6 +125,16 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
             }),
             serde_json::json!({"type": "array", "items": {"type": "number"}, "uniqueItems": true,
                                "contains": {"minimum": 5}, "maxContains": 3}),
+            serde_json::json!({
+                "type": "object",
+                "properties": {"rows": {"type": "array", "items": {
+                    "type": "object",
+                    "properties": {"id": {"type": "integer"}, "tags": {"type": "array", "items": {"type": "string"}, "maxItems": 3}},
+                    "required": ["id"],
+                    "additionalProperties": false
+                }}},
+                "additionalProperties": false
+            }),
         ]
         .into_iter()
         .filter_map(|schema| ResponseSchema::with_limits("parts", schema, &any_root).ok())
@@ -137,6 +148,8 @@ fn agree(text: &str, schema: &ResponseSchema, options: &ParseOptions) {
     let whole = outcome(parse_value(text, schema, options).map(|p| p.map(|v| v.to_string())));
     let parts = outcome(parse_value_json(text, schema, options));
     assert_eq!(parts, whole, "{text:?}");
+    let nested = outcome(parse_value_json_nesting_every_item(text, schema, options));
+    assert_eq!(nested, whole, "nested: {text:?}");
 }
 
 fn outcome(result: Result<Parsed<String>, ParseError>) -> (String, Vec<String>, Vec<String>) {

@@ -320,6 +320,50 @@ fn a_fitted_list_is_written_in_room_of_its_size() {
     );
 }
 
+/// The bulk of the answer in one item of a list (300,000 tags in one row): that item is read in
+/// parts itself, its tags an item at a time, as written and then every tag fitted. Before: the
+/// row was held as one value, 12 times the answer.
+#[test]
+fn one_item_holding_the_bulk_is_read_in_parts_itself() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let schema = any_root(json!({
+        "type": "object",
+        "properties": {
+            "rows": {"type": "array", "items": {
+                "type": "object",
+                "properties": {
+                    "id": {"type": "integer"},
+                    "tags": {"type": "array", "items": {"type": "integer"}}
+                },
+                "required": ["id", "tags"],
+                "additionalProperties": false
+            }}
+        },
+        "required": ["rows"],
+        "additionalProperties": false
+    }));
+    let tags: Vec<u32> = (0..300_000).collect();
+    let as_text: Vec<String> = tags.iter().map(u32::to_string).collect();
+    let row = |id: Value, tags: String| {
+        format!(r#"{{"rows":[{{"id":{id},"tags":{tags}}},{{"id":2,"tags":[]}}]}}"#)
+    };
+    let valid = row(json!(1), serde_json::to_string(&tags).unwrap());
+    // Every tag, and the id, given as a string.
+    let fitted = row(json!("1"), serde_json::to_string(&as_text).unwrap());
+    for (answer, listed) in [(&valid, 0), (&fitted, 1001)] {
+        let (peak, _, read) = cost(|| parse_value_json(answer, &schema, &ParseOptions::default()));
+        assert!(
+            peak < 3 * answer.len(),
+            "peak {} KB for {} KB",
+            peak / 1024,
+            answer.len() / 1024
+        );
+        let read = read.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read.value, valid);
+        assert_eq!(read.warnings.len(), listed);
+    }
+}
+
 /// A list of 500,000 small integers that must differ, streamed in token-sized chunks through the
 /// reader that keeps no value: each item is noted in 12 bytes (its print and where it starts),
 /// and the first repeat is found by sorting those in place. Before: 24 bytes an item (a print

@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use structured_runtime::read::parts::parse_value_json;
+use structured_runtime::read::parts::{parse_value_json, parse_value_json_nesting_every_item};
 use structured_runtime::schema::{Rule, MAX_VIOLATIONS};
 use structured_runtime::{
     parse_value, ParseError, ParseOptions, Parsed, ResponseSchema, SchemaLimits,
@@ -364,6 +364,12 @@ fn agree(text: &str, schema: &ResponseSchema) -> Result<(), TestCaseError> {
         });
         let parts = outcome(parse_value_json(text, schema, &options), |s: String| s);
         prop_assert_eq!(&parts, &whole, "{}", text);
+        // Every item whose schema allows read in parts itself too (as a long one is).
+        let nested = outcome(
+            parse_value_json_nesting_every_item(text, schema, &options),
+            |s: String| s,
+        );
+        prop_assert_eq!(&nested, &whole, "nested: {}", text);
     }
     Ok(())
 }

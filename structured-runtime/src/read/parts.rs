@@ -28,6 +28,7 @@ use std::fmt;
 
 use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
 use crate::read::coerce::{
@@ -78,6 +79,30 @@ pub fn parse_value_json(
     schema: &ResponseSchema,
     options: &ParseOptions,
 ) -> Result<Parsed<String>, ParseError> {
+    read_json(text, schema, options, NESTED_FROM)
+}
+
+/// An item of a list read in parts is read in parts itself from this many bytes of its text
+/// (when its schema allows): below, its value costs little next to the answer.
+const NESTED_FROM: usize = 64 << 10;
+
+/// [`parse_value_json`] reading every item (member) whose schema allows in parts itself, however
+/// short: for tests holding that reading to the whole reading's words.
+#[doc(hidden)]
+pub fn parse_value_json_nesting_every_item(
+    text: &str,
+    schema: &ResponseSchema,
+    options: &ParseOptions,
+) -> Result<Parsed<String>, ParseError> {
+    read_json(text, schema, options, 0)
+}
+
+fn read_json(
+    text: &str,
+    schema: &ResponseSchema,
+    options: &ParseOptions,
+    nested_from: usize,
+) -> Result<Parsed<String>, ParseError> {
     let in_parts = schema
         .parts()
         .filter(|_| schema.markdown().is_none() && !options.coerce.required_only);
@@ -85,6 +110,7 @@ pub fn parse_value_json(
         let target = InParts {
             schema,
             parts,
+            nested_from,
             gave_up: Cell::new(false),
         };
         let result = value_from_json_text(&target, text, StructuredOutputMode::None, options);
@@ -99,6 +125,8 @@ pub fn parse_value_json(
 struct InParts<'s> {
     schema: &'s ResponseSchema,
     parts: &'s Parts,
+    /// An item this long or longer, whose schema allows, is read in parts itself.
+    nested_from: usize,
     /// A candidate's lists could not be read in parts (coercion moved a list): the caller
     /// reads the answer whole instead.
     gave_up: Cell<bool>,
@@ -126,8 +154,10 @@ enum Stop {
 
 /// A candidate's JSON read in parts.
 struct Read {
-    json: String,
-    recoveries: Vec<Recovery>,
+    /// Reading changed the value: its text was written out. Else the text read is the value's
+    /// (or the value is refused, and not written).
+    changed: bool,
+    recoveries: Listed,
     violations: Vec<Violation>,
     /// Numbers kept as text where a string is asked for.
     as_text: Vec<Violation>,
@@ -164,17 +194,24 @@ impl InParts<'_> {
     /// `fit`, every part fitted; and when that changed something and the value is valid, a
     /// last pass writes it, each item again as it is read (one fitted before fitted again), so
     /// the items are never all held at once, as values or as text. The value's text is `json`
-    /// itself when nothing was changed; a refused value is not written.
+    /// itself when nothing was changed; else it is appended to `out` (not written without one:
+    /// the verdict alone is asked); a refused value is not written.
     fn read(
         &self,
-        json: String,
+        json: &str,
         repairs: &[Repair],
         fit: Option<&CoercePolicy>,
+        out: Option<&mut Vec<u8>>,
     ) -> Result<Read, Stop> {
         let walk = |fitting| Walk {
             target: self,
             document: self.schema.schema(),
+            base: self
+                .parts
+                .base_node(self.schema.schema())
+                .filter(|node| node.depth() > 0),
             fit,
+            repairs,
             kept: fit.and_then(|policy| KeptNumbers::of(repairs, policy)),
             lists: (0..self.parts.len()).map(|_| ListOut::default()).collect(),
             nodes: (0..self.parts.len())
@@ -196,16 +233,15 @@ impl InParts<'_> {
         };
         // As written first: a value that fits is not changed at all.
         let judged = RefCell::new(walk(false));
-        let as_written = shape_of(&json, &judged).and_then(|mut rest| {
+        let as_written = shape_of(json, &judged).and_then(|mut rest| {
             let mut judged = judged.into_inner();
             judged.rest(&mut rest).map(|()| judged.as_text)
         });
         match as_written {
             Ok(as_text) => {
-                let refused = !as_text.is_empty();
                 return Ok(Read {
-                    json: if refused { String::new() } else { json },
-                    recoveries: Vec::new(),
+                    changed: false,
+                    recoveries: Listed::default(),
                     violations: Vec::new(),
                     as_text,
                 });
@@ -217,14 +253,14 @@ impl InParts<'_> {
         // whole value (a part that fits may still be changed: an integral float written as an
         // integer, a missing optional property given its null).
         let fitted = RefCell::new(walk(true));
-        let mut rest = shape_of(&json, &fitted)?;
+        let mut rest = shape_of(json, &fitted)?;
         let mut walk = fitted.into_inner();
         walk.rest(&mut rest)?;
         if walk.lists.iter().any(|l| !l.shared.is_empty()) {
             // Items that may repeat an earlier one: read again, to be compared.
             walk.fetching = true;
             let cell = RefCell::new(walk);
-            shape_of(&json, &cell)?;
+            shape_of(json, &cell)?;
             walk = cell.into_inner();
             walk.fetching = false;
         }
@@ -235,16 +271,19 @@ impl InParts<'_> {
                 .iter()
                 .all(|l| l.fitted.is_empty() && l.moved.is_empty() && l.dropped == 0);
         let refused = !walk.violations.is_empty() || !walk.as_text.is_empty();
-        if unchanged || refused {
+        let out = match out {
+            Some(out) if !unchanged && !refused => out,
             // As written (or as repaired), the text is the value's own; a refused value is not
-            // written.
-            return Ok(Read {
-                json: if refused { String::new() } else { json },
-                recoveries: walk.recoveries.into_vec(),
-                violations: walk.violations,
-                as_text: walk.as_text,
-            });
-        }
+            // written; nor is one only judged.
+            _ => {
+                return Ok(Read {
+                    changed: !unchanged && !refused,
+                    recoveries: walk.recoveries,
+                    violations: walk.violations,
+                    as_text: walk.as_text,
+                })
+            }
+        };
         walk.writing = true;
         // An object's declared members are written where they come in the text, among its
         // others: taken out of the rest, fitted.
@@ -266,18 +305,21 @@ impl InParts<'_> {
         let moved = walk.lists.iter().any(|l| !l.moved.is_empty());
         if around.holes == walk.met && !moved {
             let mut texts = around.into_texts().into_iter();
-            // Room for about the text read: the value written is about as long (else its room
-            // doubles as it grows).
-            let mut out = texts.next().unwrap_or_default();
-            out.reserve_exact(json.len().saturating_sub(out.len()));
-            walk.sink = Some(Sink { out, after: texts });
+            // Written after what `out` holds, in room for about the text read: the value written
+            // is about as long (else its room doubles as it grows).
+            let mut sink = std::mem::take(out);
+            sink.reserve_exact(json.len());
+            sink.extend_from_slice(&texts.next().unwrap_or_default());
+            walk.sink = Some(Sink {
+                out: sink,
+                after: texts,
+            });
         }
         let cell = RefCell::new(walk);
-        shape_of(&json, &cell)?;
-        drop(json);
+        let read = shape_of(json, &cell);
         let mut walk = cell.into_inner();
-        let out = match walk.sink.take() {
-            Some(sink) => sink.out,
+        match walk.sink.take() {
+            Some(sink) => *out = sink.out,
             None => {
                 // Items coercion moved into a list are not in the text: written last, in order.
                 for list in &mut walk.lists {
@@ -285,14 +327,18 @@ impl InParts<'_> {
                         list.push(text.as_bytes());
                     }
                 }
-                let mut out = Around::default();
-                walk.write(&rest, &mut Vec::new(), &mut out, false);
-                out.text
+                let mut around = Around {
+                    text: std::mem::take(out),
+                    ..Around::default()
+                };
+                walk.write(&rest, &mut Vec::new(), &mut around, false);
+                *out = around.text;
             }
-        };
+        }
+        read?;
         Ok(Read {
-            json: String::from_utf8(out).map_err(|_| Stop::GaveUp)?,
-            recoveries: walk.recoveries.into_vec(),
+            changed: true,
+            recoveries: walk.recoveries,
             violations: walk.violations,
             as_text: walk.as_text,
         })
@@ -324,7 +370,7 @@ struct ListOut {
     /// Undeclared members dropped (first pass): not written.
     dropped: usize,
     /// The indexes of the items fitted in the first pass.
-    fitted: std::collections::VecDeque<usize>,
+    fitted: Indexes,
     /// The text of the items coercion moved into the list (not in the text read).
     moved: Vec<String>,
     /// The items' JSON, comma-separated (second pass).
@@ -357,6 +403,39 @@ impl ListOut {
         }
         self.text.extend_from_slice(item);
         self.written += 1;
+    }
+}
+
+/// A set of item indexes, a bit each: the items of a list fitted in the first pass, which may be
+/// all of a million (8 bytes each as a list of numbers would outweigh the items).
+#[derive(Default)]
+struct Indexes {
+    bits: Vec<u64>,
+    len: usize,
+}
+
+impl Indexes {
+    fn insert(&mut self, index: usize) {
+        let (word, bit) = (index / 64, index % 64);
+        if self.bits.len() <= word {
+            self.bits.resize(word + 1, 0);
+        }
+        if let Some(w) = self.bits.get_mut(word) {
+            if *w & (1 << bit) == 0 {
+                *w |= 1 << bit;
+                self.len += 1;
+            }
+        }
+    }
+
+    fn contains(&self, index: usize) -> bool {
+        self.bits
+            .get(index / 64)
+            .is_some_and(|w| w & (1 << (index % 64)) != 0)
+    }
+
+    fn is_empty(&self) -> bool {
+        self.len == 0
     }
 }
 
@@ -395,8 +474,13 @@ struct Sink {
 struct Walk<'p> {
     target: &'p InParts<'p>,
     document: &'p Value,
+    /// The schema of the value read, when it is not the document's root (a long item read in
+    /// parts itself).
+    base: Option<Node<'p>>,
     /// How items that do not fit are fitted; `None`: they are not (read exactly).
     fit: Option<&'p CoercePolicy>,
+    /// The candidate's repairs (for the parts of a long item, read in parts itself).
+    repairs: &'p [Repair],
     kept: Option<KeptNumbers<'p>>,
     lists: Vec<ListOut>,
     /// Each list's item schema (a map's member schema, `None` when it takes any), found once.
@@ -424,6 +508,11 @@ struct Walk<'p> {
 }
 
 impl Walk<'_> {
+    /// The schema node of the value read.
+    fn base_node(&self) -> Node<'_> {
+        self.base.unwrap_or(Node::root(self.document))
+    }
+
     /// Item `index` of list `list`: judged, and fitted if it does not fit (first pass), or
     /// written out, fitted again where it was the first time (second pass: coercion gives the
     /// same value from the same item, so only the index is kept between the passes). An item
@@ -453,8 +542,7 @@ impl Walk<'_> {
             let Some(out) = self.lists.get_mut(list) else {
                 return Err(());
             };
-            if out.fitted.front() == Some(&index) {
-                out.fitted.pop_front();
+            if out.fitted.contains(index) {
                 if let (Some(policy), Some(node)) = (self.fit, node) {
                     let schema = self.target.schema;
                     at_path(keys, at, &Path::root(), &mut |path| {
@@ -466,15 +554,10 @@ impl Walk<'_> {
             return Ok(());
         }
         let fitting = self.fitting;
-        if let (true, Some(key), Some(policy)) = (fitting, key, self.fit) {
+        if self.may_rename(list, key) {
             // Coercion may rename this member to one the object declares: read whole.
-            let holder = self.holders.get(list).copied().flatten();
-            if parts.beside_declared(list)
-                && holder.is_none_or(|node| may_rename(self.target.schema, node, key, policy))
-            {
-                self.stop = Some(Stop::GaveUp);
-                return Err(());
-            }
+            self.stop = Some(Stop::GaveUp);
+            return Err(());
         }
         let fitted = at_path(keys, at, &Path::root(), &mut |path| {
             let mut fitted = false;
@@ -513,8 +596,100 @@ impl Walk<'_> {
             if moved {
                 out.moved.push(item.to_string());
             } else if fitted {
-                out.fitted.push_back(index);
+                out.fitted.insert(index);
             }
+        }
+        out.count += 1;
+        Ok(())
+    }
+
+    /// Whether fitting may rename member `key` of part `list` (an object's member beside those it
+    /// declares) to a declared name: only the whole object then shows what it becomes.
+    fn may_rename(&self, list: usize, key: Option<&str>) -> bool {
+        let (true, Some(key), Some(policy)) = (self.fitting, key, self.fit) else {
+            return false;
+        };
+        let holder = self.holders.get(list).copied().flatten();
+        self.target.parts.beside_declared(list)
+            && holder.is_none_or(|node| may_rename(self.target.schema, node, key, policy))
+    }
+
+    /// Item `index` of list `list` (member `key`), given as its JSON `text` and long: read in
+    /// parts itself, its verdict, changes and violations those of reading it whole, each pointer
+    /// from the value's root; written (last pass) as that reading writes it.
+    fn item_text(
+        &mut self,
+        list: usize,
+        index: usize,
+        key: Option<&str>,
+        text: &str,
+    ) -> Result<(), ()> {
+        let parts = self.target.parts;
+        let Some(inner) = parts.inner(list) else {
+            return Err(());
+        };
+        if self.fetching {
+            return Ok(());
+        }
+        let nested = InParts {
+            schema: self.target.schema,
+            parts: inner,
+            nested_from: self.target.nested_from,
+            gave_up: Cell::new(false),
+        };
+        if self.writing {
+            let fitted = self
+                .lists
+                .get(list)
+                .is_some_and(|out| out.fitted.contains(index));
+            let (repairs, fit) = (self.repairs, self.fit);
+            let out = self.item_out(list, key).ok_or(())?;
+            // Fitted again, written straight after what is written.
+            if !fitted
+                || !nested
+                    .read(text, repairs, fit, Some(out))
+                    .map_err(|_| ())?
+                    .changed
+            {
+                out.extend_from_slice(text.as_bytes());
+            }
+            return Ok(());
+        }
+        if self.may_rename(list, key) {
+            self.stop = Some(Stop::GaveUp);
+            return Err(());
+        }
+        let fit = self.fit.filter(|_| self.fitting);
+        // Judged, not written (the last pass writes it).
+        let read = match nested.read(text, self.repairs, fit, None) {
+            Ok(read) => read,
+            Err(stop) => {
+                self.stop = Some(stop);
+                return Err(());
+            }
+        };
+        let at = match key {
+            Some(key) => pointer(parts.keys(list)).key(key),
+            None => pointer(parts.keys(list)).index(index),
+        };
+        let mut recoveries = read.recoveries;
+        for recovery in &mut recoveries.list {
+            recovery.path = at.join(&recovery.path);
+        }
+        self.recoveries.extend(recoveries);
+        let under = |mut v: Violation| {
+            v.path = at.join(&v.path);
+            v
+        };
+        let violations = read.violations.into_iter().map(under).collect();
+        push_capped(&mut self.violations, Violations(violations));
+        self.as_text.extend(read.as_text.into_iter().map(under));
+        let refused = !self.violations.is_empty();
+        let Some(out) = self.lists.get_mut(list) else {
+            return Err(());
+        };
+        if read.changed && !refused {
+            out.fitted.insert(index);
         }
         out.count += 1;
         Ok(())
@@ -665,25 +840,35 @@ impl Walk<'_> {
 
     /// Writes member `key` (or an item) of part `list` after those written (last pass).
     fn emit(&mut self, list: usize, key: Option<&str>, item: &Value) {
-        let Some(out) = self.lists.get_mut(list) else {
-            return;
-        };
         let mut text = Vec::new();
+        write_json(&mut text, item);
+        self.emit_bytes(list, key, &text);
+    }
+
+    fn emit_bytes(&mut self, list: usize, key: Option<&str>, item: &[u8]) {
+        if let Some(out) = self.item_out(list, key) {
+            out.extend_from_slice(item);
+        }
+    }
+
+    /// Where the next item (member `key`) of part `list` is written, its comma and key written
+    /// (last pass): straight into the value's text when it is written in order, else after the
+    /// list's other items.
+    fn item_out(&mut self, list: usize, key: Option<&str>) -> Option<&mut Vec<u8>> {
+        let out = self.lists.get_mut(list)?;
+        let text = match &mut self.sink {
+            Some(sink) => &mut sink.out,
+            None => &mut out.text,
+        };
+        if out.written > 0 {
+            text.push(b',');
+        }
         if let Some(key) = key {
-            write_json(&mut text, key);
+            write_json(text, key);
             text.push(b':');
         }
-        write_json(&mut text, item);
-        match &mut self.sink {
-            Some(sink) => {
-                if out.written > 0 {
-                    sink.out.push(b',');
-                }
-                sink.out.extend_from_slice(&text);
-                out.written += 1;
-            }
-            None => out.push(&text),
-        }
+        out.written += 1;
+        Some(text)
     }
 
     /// A member the rest holds of the object whose other members are part `list`, met in the
@@ -711,7 +896,10 @@ impl Walk<'_> {
             return Err(Stop::Misfit);
         }
         if let (true, Some(policy)) = (self.fitting, self.fit) {
-            let recoveries = coerce_listed(rest, self.target.schema, policy);
+            let recoveries = match self.base {
+                None => coerce_listed(rest, self.target.schema, policy),
+                Some(base) => coerce_at(rest, self.target.schema, base, &Path::root(), policy),
+            };
             for list in 0..parts.len() {
                 let at = pointer(parts.keys(list));
                 if parts.holds(list) == Holds::Members {
@@ -752,7 +940,7 @@ impl Walk<'_> {
         // were checked as items).
         if let Some(kept) = &self.kept {
             self.as_text
-                .extend(kept.violations(rest, Node::root(self.document), &Pointer::root()));
+                .extend(kept.violations(rest, self.base_node(), &Pointer::root()));
         }
         for list in 0..parts.len() {
             let at = pointer(parts.keys(list));
@@ -939,9 +1127,17 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
         };
         self.begin(list);
         let mut index = 0;
-        while let Some(item) = seq.next_element::<Value>()? {
-            self.one(list, index, None, item)?;
-            index += 1;
+        if self.nests(list) {
+            // Each item as its text first: a long one is read in parts itself.
+            while let Some(item) = seq.next_element::<&'de RawValue>()? {
+                self.one_text(list, index, None, item.get())?;
+                index += 1;
+            }
+        } else {
+            while let Some(item) = seq.next_element::<Value>()? {
+                self.one(list, index, None, item)?;
+                index += 1;
+            }
         }
         self.end();
         Ok(Value::Array(Vec::new()))
@@ -956,8 +1152,8 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                 let mut declared = Map::new();
                 let writing = self.shape.walk.borrow().writing;
                 while let Some(key) = map.next_key::<String>()? {
-                    let member = map.next_value::<Value>()?;
                     if self.in_rest(list, &key) {
+                        let member = map.next_value::<Value>()?;
                         if writing {
                             self.shape.walk.borrow_mut().declared(list, false);
                         } else {
@@ -965,7 +1161,13 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                         }
                         continue;
                     }
-                    self.one(list, index, Some(&key), member)?;
+                    if self.nests(list) {
+                        let member = map.next_value::<&'de RawValue>()?;
+                        self.one_text(list, index, Some(&key), member.get())?;
+                    } else {
+                        let member = map.next_value::<Value>()?;
+                        self.one(list, index, Some(&key), member)?;
+                    }
                     index += 1;
                 }
                 if writing {
@@ -1057,6 +1259,32 @@ impl ShapeVisitor<'_, '_> {
             .map_err(|()| E::custom("not read in parts"))
     }
 
+    /// Whether an item (member) of part `list` may be read in parts itself.
+    fn nests(&self, list: usize) -> bool {
+        self.shape.walk.borrow().target.parts.inner(list).is_some()
+    }
+
+    /// One item (or member) of part `list`, given as its JSON text: read in parts itself when
+    /// it is long, else as a value.
+    fn one_text<E: de::Error>(
+        &self,
+        list: usize,
+        index: usize,
+        key: Option<&str>,
+        text: &str,
+    ) -> Result<(), E> {
+        let long = text.len() >= self.shape.walk.borrow().target.nested_from;
+        if !long {
+            let item = serde_json::from_str::<Value>(text).map_err(E::custom)?;
+            return self.one(list, index, key, item);
+        }
+        self.shape
+            .walk
+            .borrow_mut()
+            .item_text(list, index, key, text)
+            .map_err(|()| E::custom("not read in parts"))
+    }
+
     /// A part's items (or members) ended: the second pass writes what follows it.
     fn end(&self) {
         let mut walk = self.shape.walk.borrow_mut();
@@ -1079,7 +1307,9 @@ impl Target for InParts<'_> {
             return None;
         }
         let text = strict_de::json_from_str(json)?;
-        self.read(text, &[], None).ok().map(|read| read.json)
+        // Read as written: nothing is changed, so the text is the value's.
+        self.read(&text, &[], None, None).ok()?;
+        Some(text)
     }
     /// Why not is worked out on the whole value, only when the answer is refused.
     fn explained(&self, json: &str) -> Result<String, String> {
@@ -1135,20 +1365,35 @@ impl Target for InParts<'_> {
             recoveries: Vec::new(),
             partial: truncated.then_some(Value::Null),
         };
-        let read = match self.read(json, &attempt.repairs, Some(&options.coerce)) {
+        let mut out = Vec::new();
+        let read = match self.read(
+            &json,
+            &attempt.repairs,
+            Some(&options.coerce),
+            Some(&mut out),
+        ) {
             Ok(read) => read,
             Err(_) => {
                 self.gave_up.set(true);
                 return Err(Unjudged::Unread);
             }
         };
-        attempt.recoveries = read.recoveries;
+        attempt.recoveries = read.recoveries.into_vec();
         if !read.violations.is_empty() {
             return invalid(attempt, Value::Null, Violations(read.violations));
         }
         if !read.as_text.is_empty() {
             return invalid(attempt, Value::Null, Violations(read.as_text));
         }
-        valid(attempt, read.json)
+        if !read.changed {
+            return valid(attempt, json);
+        }
+        match String::from_utf8(out) {
+            Ok(text) => valid(attempt, text),
+            Err(_) => {
+                self.gave_up.set(true);
+                Err(Unjudged::Unread)
+            }
+        }
     }
 }

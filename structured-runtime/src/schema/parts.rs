@@ -123,6 +123,9 @@ pub(crate) struct Parts {
     /// The schema without the lists' `items` and counts.
     rest_schema: Value,
     rest: Compiled,
+    /// Where the value these parts split is described in the schema: the root, or the schema of
+    /// an item of a list (the parts of one long item, [`Parts::inner`]).
+    base: Pointer,
     lists: Vec<List>,
     /// `uniqueItems` alone, in the document's draft: whether two items are equal, as the
     /// validator compares them. Compiled when a list asks for it.
@@ -170,6 +173,9 @@ struct List {
     /// The names an object declares, in ASCII lowercase, sorted: its members with these names
     /// ignoring case are held in the rest. Empty for a map and a list.
     declared: Vec<String>,
+    /// How one item (member) is judged in parts itself, when its schema allows: for an item
+    /// holding the bulk of the answer.
+    inner: Option<Box<Parts>>,
 }
 
 /// A list's `contains`: what an item must be to match, and how many must.
@@ -190,16 +196,26 @@ impl Parts {
         if changes_resolution(Node::root(document)) {
             return None;
         }
+        let mut budget = MAX_LISTS;
+        Parts::at(document, Pointer::root(), &mut budget)
+    }
+
+    /// How the values the schema at `base` in `document` describes are judged in parts, with at
+    /// most `budget` parts (taken from it) here and in the items below.
+    fn at(document: &Value, base: Pointer, budget: &mut usize) -> Option<Parts> {
+        let start = node_at(document, &base)?;
         let mut found = Vec::new();
-        find(Node::root(document), &mut Vec::new(), &mut found);
+        find(start, &mut Vec::new(), &mut found);
+        found.truncate(*budget);
+        *budget -= found.len();
         if found.is_empty() {
             return None;
         }
         let mut rest_schema = document.clone();
         let mut lists = Vec::with_capacity(found.len());
         for (keys, holds) in found {
-            let node = list_node(Node::root(document), &keys)?;
-            let mut at = Pointer::root();
+            let node = list_node(start, &keys)?;
+            let mut at = base.clone();
             for key in &keys {
                 at.push("properties");
                 at.push(key);
@@ -253,6 +269,14 @@ impl Parts {
             };
             declared.sort_unstable();
             declared.dedup();
+            // An item judged alone may itself be read in parts; not where the items are compared
+            // with each other (that needs each item's value).
+            let inner = match member_node(node, holds) {
+                Some(item) if !unique && contains.is_none() && !item.has("$ref") => {
+                    Parts::at(document, at.key(keyword), budget).map(Box::new)
+                }
+                _ => None,
+            };
             lists.push(List {
                 keys,
                 holds,
@@ -261,9 +285,14 @@ impl Parts {
                 unique,
                 contains,
                 declared,
+                inner,
             });
         }
-        let rest = Compiled::new(&rest_schema).ok()?;
+        let rest = if base == Pointer::root() {
+            Compiled::new(&rest_schema).ok()?
+        } else {
+            Compiled::at(&rest_schema, node_at(&rest_schema, &base)?, &base).ok()?
+        };
         let pair = match lists.iter().any(|l| l.unique) {
             true => Some(stand_in(
                 document,
@@ -276,9 +305,21 @@ impl Parts {
         Some(Parts {
             rest_schema,
             rest,
+            base,
             lists,
             pair,
         })
+    }
+
+    /// How an item (member) of part `list` is read in parts itself, when it can be.
+    pub(crate) fn inner(&self, list: usize) -> Option<&Parts> {
+        self.lists.get(list)?.inner.as_deref()
+    }
+
+    /// The schema node of the value these parts split, in `document` (the one they were made
+    /// from): its root, or an item's node.
+    pub(crate) fn base_node<'d>(&self, document: &'d Value) -> Option<Node<'d>> {
+        node_at(document, &self.base)
     }
 
     /// How many lists are judged in parts.
@@ -309,7 +350,7 @@ impl Parts {
 
     /// The schema node of the list (or object) holding part `list`, in `document`.
     pub(crate) fn holder_node<'d>(&self, document: &'d Value, list: usize) -> Option<Node<'d>> {
-        list_node(Node::root(document), self.keys(list))
+        list_node(self.base_node(document)?, self.keys(list))
     }
 
     /// The property names from the root to list `list`.
@@ -325,10 +366,7 @@ impl Parts {
     /// The schema node of an item of list `list` in `document` (the schema these parts were
     /// made from); `None` for a map's members when any member is valid.
     pub(crate) fn item_node<'d>(&self, document: &'d Value, list: usize) -> Option<Node<'d>> {
-        member_node(
-            list_node(Node::root(document), self.keys(list))?,
-            self.holds(list),
-        )
+        member_node(self.holder_node(document, list)?, self.holds(list))
     }
 
     /// Whether `item` is valid in list `list` (an undeclared member never is).
@@ -366,9 +404,13 @@ impl Parts {
         self.rest.is_valid(rest)
     }
 
-    /// The verdict on `rest`, a value with its lists emptied.
+    /// The verdict on `rest`, a value with its lists emptied (each violation's pointer from the
+    /// value's own root).
     pub(crate) fn check_rest(&self, rest: &Value) -> Result<(), Violations> {
-        self.rest.check(&self.rest_schema, rest)
+        match node_at(&self.rest_schema, &self.base) {
+            Some(node) => self.rest.check_at(node, rest, &Path::root()),
+            None => self.rest.check(&self.rest_schema, rest),
+        }
     }
 
     /// Whether list `list` asks that its items differ, or that some match `contains`: then each
@@ -545,6 +587,15 @@ fn member_node(node: Node<'_>, holds: Holds) -> Option<Node<'_>> {
             _ => None,
         },
         Holds::Undeclared => None,
+    }
+}
+
+/// The node at `pointer` in `document` (its root when `pointer` is).
+fn node_at<'d>(document: &'d Value, pointer: &Pointer) -> Option<Node<'d>> {
+    let root = Node::root(document);
+    match pointer == &Pointer::root() {
+        true => Some(root),
+        false => Some(root.child(pointer.get(document)?)),
     }
 }
 
