@@ -109,7 +109,7 @@ fn schemas() -> Vec<ResponseSchema> {
                 "title": {"type": "string"},
                 "n": {"type": "integer"},
                 "inner": {
-                    "type": "object",
+                    "type": ["object", "null"],
                     "properties": {"scores": {"type": "array", "items": {"type": "number", "maximum": 100}}},
                     "required": ["scores"],
                     "additionalProperties": false
@@ -199,6 +199,9 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                 let mut inner = json!({"scores": scores});
                 if len == 4 {
                     inner["extra"] = json!([1, {"x": null}]);
+                }
+                if len == 6 {
+                    inner = Value::Null;
                 }
                 map.insert(if len == 5 { "Inner" } else { "inner" }.into(), inner);
                 Value::Object(map)

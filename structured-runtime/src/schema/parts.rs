@@ -645,15 +645,21 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
         find(child, keys, found);
         keys.pop();
     }
-    let members = only(MIXED_KEYWORDS) && node.types().is_only(JsonType::Object);
-    if !members || found.len() >= MAX_LISTS {
+    let types = node.types();
+    let members = only(MIXED_KEYWORDS) && types.is_only(JsonType::Object);
+    // An `Option` of a derived type may be `null` too: then it has no member at all.
+    let object_or_null = types.contains(JsonType::Object)
+        && types
+            .iter()
+            .all(|t| t == JsonType::Object || t == JsonType::Null);
+    if !only(MIXED_KEYWORDS) || !object_or_null || found.len() >= MAX_LISTS {
         return;
     }
     if node.closed() {
         // Its undeclared members are refused (or dropped) one at a time, never written: the
         // declared ones, and parts below them, are read as on the way.
         found.push((keys.clone(), Holds::Undeclared));
-    } else if found.len() == before && members_judged {
+    } else if found.len() == before && members_judged && members {
         // No part below: its members beside the declared ones are judged one at a time.
         found.push((keys.clone(), Holds::Members));
     }
