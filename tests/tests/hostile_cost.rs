@@ -320,6 +320,42 @@ fn a_fitted_list_is_written_in_room_of_its_size() {
     );
 }
 
+/// An object allowing other members (a schema given at run time, as most are written) with a
+/// list among its declared ones, given 150,000 other members around the list: its other members
+/// are judged one at a time and the list's items written where they are, the list fitted.
+/// Before: the object was held as one value with all its members (19 times the answer).
+#[test]
+fn other_members_around_a_list_are_read_a_member_at_a_time() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let schema = any_root(json!({
+        "type": "object",
+        "properties": {"rows": {"type": "array", "items": {"type": "integer"}}},
+        "required": ["rows"]
+    }));
+    let before: Vec<String> = (0..75_000).map(|i| format!(r#""a{i}":{i}"#)).collect();
+    let after: Vec<String> = (0..75_000).map(|i| format!(r#""b{i}":"v""#)).collect();
+    let rows = |row: &dyn Fn(u32) -> String| (0..50_000).map(row).collect::<Vec<_>>().join(",");
+    let answer = |rows: String| {
+        format!(
+            "{{{},\"rows\":[{rows}],{}}}",
+            before.join(","),
+            after.join(",")
+        )
+    };
+    let valid = answer(rows(&|i| i.to_string()));
+    let fitted = answer(rows(&|i| format!("\"{i}\"")));
+    for text in [&valid, &fitted] {
+        let (peak, _, read) = cost(|| parse_value_json(text, &schema, &ParseOptions::default()));
+        assert!(
+            peak < 3 * text.len(),
+            "peak {} KB for {} KB",
+            peak / 1024,
+            text.len() / 1024
+        );
+        assert_eq!(read.unwrap_or_else(|e| panic!("{e}")).value, valid);
+    }
+}
+
 /// The bulk of the answer in one item of a list (300,000 tags in one row): that item is read in
 /// parts itself, its tags an item at a time, as written and then every tag fitted. Before: the
 /// row was held as one value, 12 times the answer.

@@ -304,12 +304,12 @@ impl InParts<'_> {
         walk.write(&rest, &mut Vec::new(), &mut around, true);
         let moved = walk.lists.iter().any(|l| !l.moved.is_empty());
         if around.holes == walk.met && !moved {
-            let mut texts = around.into_texts().into_iter();
+            let mut texts: std::collections::VecDeque<Vec<u8>> = around.into_texts().into();
             // Written after what `out` holds, in room for about the text read: the value written
             // is about as long (else its room doubles as it grows).
             let mut sink = std::mem::take(out);
             sink.reserve_exact(json.len());
-            sink.extend_from_slice(&texts.next().unwrap_or_default());
+            sink.extend_from_slice(&texts.pop_front().unwrap_or_default());
             walk.sink = Some(Sink {
                 out: sink,
                 after: texts,
@@ -467,7 +467,9 @@ impl Around {
 /// end, then the rest's text after that list.
 struct Sink {
     out: Vec<u8>,
-    after: std::vec::IntoIter<Vec<u8>>,
+    /// The texts after each list to come, in order (a member holding lists, met among an
+    /// object's others, puts the texts after its own lists first).
+    after: std::collections::VecDeque<Vec<u8>>,
 }
 
 /// One candidate's reading in parts, as it goes.
@@ -888,6 +890,38 @@ impl Walk<'_> {
         }
     }
 
+    /// A member the rest holds of the object whose other members are part `list`, met in the
+    /// text and holding parts of its own (last pass): the next of the rest's, written up to its
+    /// first part, the texts after each of its parts put first in line, so its parts' items are
+    /// written straight into the value's text as they are read. Only where the value's text is
+    /// written in order (else the answer is read whole).
+    fn declared_on_the_way(&mut self, list: usize) -> Result<(), ()> {
+        if self.sink.is_none() {
+            self.stop = Some(Stop::GaveUp);
+            return Err(());
+        }
+        let Some((key, member)) = self
+            .lists
+            .get_mut(list)
+            .and_then(|l| l.declared.pop_front())
+        else {
+            return Err(());
+        };
+        let mut keys = self.target.parts.keys(list).to_vec();
+        keys.push(key.clone());
+        let mut around = Around::default();
+        self.write(&member, &mut keys, &mut around, true);
+        let mut texts: std::collections::VecDeque<Vec<u8>> = around.into_texts().into();
+        let first = texts.pop_front().unwrap_or_default();
+        self.emit_bytes(list, Some(&key), &first);
+        if let Some(sink) = &mut self.sink {
+            while let Some(text) = texts.pop_back() {
+                sink.after.push_front(text);
+            }
+        }
+        Ok(())
+    }
+
     /// The rest (the value with its lists emptied): judged, fitted if it does not fit, with
     /// any item coercion put into a list judged as an item; then the lists' counts.
     fn rest(&mut self, rest: &mut Value) -> Result<(), Stop> {
@@ -1026,7 +1060,7 @@ impl Walk<'_> {
     /// The end of list `list` in the second pass: the rest's text after it follows.
     fn list_done(&mut self) {
         if let Some(sink) = &mut self.sink {
-            if let Some(after) = sink.after.next() {
+            if let Some(after) = sink.after.pop_front() {
                 sink.out.extend_from_slice(&after);
             }
         }
@@ -1153,10 +1187,31 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                 let writing = self.shape.walk.borrow().writing;
                 while let Some(key) = map.next_key::<String>()? {
                     if self.in_rest(list, &key) {
-                        let member = map.next_value::<Value>()?;
-                        if writing {
+                        // A declared member holding a part: read through it.
+                        let way = self.member_role(&key) != Role::Plain;
+                        let mut keys = self.shape.keys.clone();
+                        keys.push(key.clone());
+                        let shape = Shape {
+                            walk: self.shape.walk,
+                            keys,
+                        };
+                        if writing && way {
+                            self.shape
+                                .walk
+                                .borrow_mut()
+                                .declared_on_the_way(list)
+                                .map_err(|()| {
+                                    <A::Error as de::Error>::custom("not written in parts")
+                                })?;
+                            map.next_value_seed(shape)?;
+                        } else if writing {
+                            map.next_value::<de::IgnoredAny>()?;
                             self.shape.walk.borrow_mut().declared(list, false);
                         } else {
+                            let member = match way {
+                                true => map.next_value_seed(shape)?,
+                                false => map.next_value::<Value>()?,
+                            };
                             declared.insert(key, member);
                         }
                         continue;
@@ -1239,7 +1294,9 @@ impl ShapeVisitor<'_, '_> {
     /// A part's items (or members) begin: the first pass notes the order parts come in.
     fn begin(&self, list: usize) {
         let mut walk = self.shape.walk.borrow_mut();
-        if !walk.writing {
+        // A list inside an object whose other members are a part is written where its member
+        // is (`Walk::declared_on_the_way`), not among the rest's holes.
+        if !walk.writing && !walk.target.parts.under_members(list) {
             walk.met.push(list);
         }
     }

@@ -340,6 +340,15 @@ impl Parts {
         })
     }
 
+    /// Whether part `list` lies inside an object whose other members are a part (its holder is
+    /// one of that object's declared members, or below one).
+    pub(crate) fn under_members(&self, list: usize) -> bool {
+        let keys = self.keys(list);
+        self.lists.iter().any(|l| {
+            l.holds == Holds::Members && l.keys.len() < keys.len() && keys.starts_with(&l.keys)
+        })
+    }
+
     /// Whether part `list` is the other members of an object that declares properties and
     /// allows others (written among them).
     pub(crate) fn beside_declared(&self, list: usize) -> bool {
@@ -639,7 +648,6 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
     if !only(OBJECT_KEYWORDS) {
         return;
     }
-    let before = found.len();
     for (name, child) in node.properties() {
         keys.push(name.to_owned());
         find(child, keys, found);
@@ -659,8 +667,9 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
         // Its undeclared members are refused (or dropped) one at a time, never written: the
         // declared ones, and parts below them, are read as on the way.
         found.push((keys.clone(), Holds::Undeclared));
-    } else if found.len() == before && members_judged && members {
-        // No part below: its members beside the declared ones are judged one at a time.
+    } else if members_judged && members {
+        // Its members beside the declared ones are judged one at a time (the declared ones, and
+        // parts below them, are read as on the way).
         found.push((keys.clone(), Holds::Members));
     }
 }
@@ -788,14 +797,18 @@ mod tests {
         assert!(!parts.rest_is_valid(&json!({"title": "t", "N": "1"})));
         assert!(!parts.rest_is_valid(&json!({"n": 1})));
         assert!(!parts.rest_is_valid(&json!({"title": 1})));
-        // An object with a list below its properties is on the way to it instead.
+        // An object with a list below its properties is on the way to it too.
         let way = json!({
             "type": "object",
             "properties": {"rows": {"type": "array", "items": {}}, "n": {}}
         });
         let parts = Parts::of(&way).expect("the list");
-        assert_eq!((parts.len(), parts.holds(0)), (1, Holds::Items));
-        assert!(!parts.beside_declared(0));
+        assert_eq!(
+            (parts.len(), parts.holds(0), parts.holds(1)),
+            (2, Holds::Items, Holds::Members)
+        );
+        assert!(!parts.beside_declared(0) && parts.beside_declared(1));
+        assert!(parts.under_members(0) && !parts.under_members(1));
     }
 
     #[test]
