@@ -18,8 +18,8 @@
 //! exactly when it is valid against `additionalProperties` alone, and nothing reads its keys.
 //!
 //! An object with declared `properties` beside its other members (asserting only `type`,
-//! `properties`, `required` and `additionalProperties`, with no list or map below its
-//! properties) has its other members judged one at a time the same way. The members it holds in
+//! `properties`, `required` and `additionalProperties`) has its other members judged one at a
+//! time the same way; lists below its declared properties are parts too. The members it holds in
 //! the rest are those whose names are declared ignoring ASCII case, the ones coercion may rename
 //! to a declared name, so fitting the rest renames them as fitting the whole object does; the
 //! rest keeps `additionalProperties` to judge those not renamed. A value whose rest and other
@@ -41,6 +41,10 @@
 //! ([`Parts::contains_holds`]), so the list's draft and bounds are read as the validator reads
 //! them. Items whose prints are one are read again and compared by the validator
 //! ([`Parts::is_repeat`]).
+//!
+//! An item (a member) judged alone whose own schema has such parts (a row holding a list) can be
+//! judged in parts itself: [`Parts::inner`], the same reading one level down, for an item that
+//! holds the bulk of an answer.
 //!
 //! Every verdict is the validator of record's: each item by the `items` node compiled alone
 //! (its `$ref`s resolved in the whole document, [`Compiled::at`]), the rest by the reduced
