@@ -118,6 +118,11 @@ fn schemas() -> Vec<ResponseSchema> {
             "required": ["title", "inner"],
             "additionalProperties": false
         }),
+        // An object allowing other members, a list among its declared ones.
+        json!({
+            "type": "object",
+            "properties": {"rows": {"type": "array", "items": {"type": "integer"}}, "n": {"type": "integer"}}
+        }),
     ]
     .into_iter()
     .map(|schema| {
@@ -183,6 +188,29 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
             ),
             7 => json!({"title": "t", "scores": scores}),
             9 => Value::Array(scores),
+            11 => {
+                // Other members around the list; its name in another case now and then, its
+                // items and `n` given as strings now and then.
+                let len = rows.as_array().map_or(0, Vec::len);
+                let name = ["rows", "Rows", "ROWS"][len % 3];
+                let items: Vec<Value> = scores
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| {
+                        if len % 2 == 0 && i == 0 {
+                            json!("7")
+                        } else {
+                            json!(v.as_f64().map_or(1, |f| f as i64))
+                        }
+                    })
+                    .collect();
+                let mut map = serde_json::Map::new();
+                map.insert("k0".into(), json!(1));
+                map.insert(name.into(), Value::Array(items));
+                map.insert("n".into(), if len == 4 { json!("4") } else { json!(4) });
+                map.insert("k1".into(), json!([true]));
+                Value::Object(map)
+            }
             10 => {
                 // Undeclared members among the declared, one of those misnamed now and then.
                 let mut map = serde_json::Map::new();
@@ -382,7 +410,7 @@ proptest! {
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(
-        (which, value) in (0usize..11).prop_flat_map(|s| (Just(s), value_for(s))),
+        (which, value) in (0usize..12).prop_flat_map(|s| (Just(s), value_for(s))),
         edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
             ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
             "\"k\": 123456789012345678901234567890, ",
@@ -442,6 +470,17 @@ fn the_hand_picked_shapes_agree_too() {
         (
             2,
             r#"{"rows": [], "meta": {"scores": [1, "2", 300], "by": 1}}"#,
+        ),
+        // A list under an object allowing other members, its name in another case (renamed,
+        // its items moved into the list: read whole, not written without them).
+        (11, r#"{"ROWS": [1, "2"], "n": "5", "k": 1}"#),
+        (
+            2,
+            r#"{"Rows": [{"id": 1, "name": "n", "ok": true, "kind": "beta"}], "meta": {"scores": [1], "by": "x"}, "k": 1}"#,
+        ),
+        (
+            4,
+            r#"{"Scores": {"a": 1}, "ROWS": [{"id": 1, "name": "n", "ok": true, "kind": "beta"}], "x": [1]}"#,
         ),
         // A number kept as text, in an item coercion moves into the list.
         (

@@ -315,6 +315,13 @@ impl InParts<'_> {
                 after: texts,
             });
         }
+        // An object whose other members are a part writes its declared members as the text
+        // comes; one holding a part must have that part's items written in order, into the
+        // value's text (else, as when coercion moved items into such a list, read whole).
+        let under_members = (0..self.parts.len()).any(|list| self.parts.under_members(list));
+        if walk.sink.is_none() && under_members {
+            return Err(Stop::GaveUp);
+        }
         let cell = RefCell::new(walk);
         let read = shape_of(json, &cell);
         let mut walk = cell.into_inner();
