@@ -197,7 +197,7 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                     .iter()
                     .enumerate()
                     .map(|(i, v)| {
-                        if len % 2 == 0 && i == 0 {
+                        if len.is_multiple_of(2) && i == 0 {
                             json!("7")
                         } else {
                             json!(v.as_f64().map_or(1, |f| f as i64))
