@@ -326,12 +326,17 @@ fn options() -> Vec<ParseOptions> {
     };
     let mut numbers_as_written = ParseOptions::default();
     numbers_as_written.coerce.scalars_to_strings = false;
+    // Defaults for what is missing or null, without `required_only` (which reads whole).
+    let mut defaults = ParseOptions::default();
+    defaults.coerce.null_to_default = true;
+    defaults.coerce.missing_to_default = true;
     vec![
         ParseOptions::default(),
         ParseOptions::strict(),
         ParseOptions::lenient(),
         no_repair,
         numbers_as_written,
+        defaults,
     ]
 }
 
@@ -470,6 +475,13 @@ fn the_hand_picked_shapes_agree_too() {
         (
             2,
             r#"{"rows": [], "meta": {"scores": [1, "2", 300], "by": 1}}"#,
+        ),
+        // A member holding a list given `null`, then a default with a list its text lacks: the
+        // parts met are not the parts to write (read whole, never written out of line).
+        (2, r#"{"rows": [], "meta": null, "k": "x"}"#),
+        (
+            2,
+            r#"{"rows": [{"id": "1", "name": "n", "ok": true, "kind": "beta"}], "meta": {}}"#,
         ),
         // A list under an object allowing other members, its name in another case (renamed,
         // its items moved into the list: read whole, not written without them).

@@ -901,8 +901,9 @@ impl Walk<'_> {
     /// text and holding parts of its own (last pass): the next of the rest's, written up to its
     /// first part, the texts after each of its parts put first in line, so its parts' items are
     /// written straight into the value's text as they are read. Only where the value's text is
-    /// written in order (else the answer is read whole).
-    fn declared_on_the_way(&mut self, list: usize) -> Result<(), ()> {
+    /// written in order (else the answer is read whole). How many texts are left in line once
+    /// its parts are read.
+    fn declared_on_the_way(&mut self, list: usize) -> Result<usize, ()> {
         if self.sink.is_none() {
             self.stop = Some(Stop::GaveUp);
             return Err(());
@@ -921,12 +922,12 @@ impl Walk<'_> {
         let mut texts: std::collections::VecDeque<Vec<u8>> = around.into_texts().into();
         let first = texts.pop_front().unwrap_or_default();
         self.emit_bytes(list, Some(&key), &first);
-        if let Some(sink) = &mut self.sink {
-            while let Some(text) = texts.pop_back() {
-                sink.after.push_front(text);
-            }
+        let sink = self.sink.as_mut().ok_or(())?;
+        let left = sink.after.len();
+        while let Some(text) = texts.pop_back() {
+            sink.after.push_front(text);
         }
-        Ok(())
+        Ok(left)
     }
 
     /// The rest (the value with its lists emptied): judged, fitted if it does not fit, with
@@ -1203,14 +1204,22 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                             keys,
                         };
                         if writing && way {
-                            self.shape
+                            let not_written =
+                                || <A::Error as de::Error>::custom("not written in parts");
+                            let left = self
+                                .shape
                                 .walk
                                 .borrow_mut()
                                 .declared_on_the_way(list)
-                                .map_err(|()| {
-                                    <A::Error as de::Error>::custom("not written in parts")
-                                })?;
+                                .map_err(|()| not_written())?;
                             map.next_value_seed(shape)?;
+                            // Each of its parts met, in order: else the texts after them do not
+                            // follow their items (coercion gave it a part its text lacks).
+                            let mut walk = self.shape.walk.borrow_mut();
+                            if walk.sink.as_ref().map(|sink| sink.after.len()) != Some(left) {
+                                walk.stop = Some(Stop::GaveUp);
+                                return Err(not_written());
+                            }
                         } else if writing {
                             map.next_value::<de::IgnoredAny>()?;
                             self.shape.walk.borrow_mut().declared(list, false);
