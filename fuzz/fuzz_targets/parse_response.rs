@@ -2,7 +2,9 @@
 //! no panic, and what a `Parsed` claims holds; and the reading in parts
 //! (`read::parts::parse_value_json`, and with every item read in parts itself) says what the
 //! whole reading says, on schemas with a list, a map, members beside declared properties, a list
-//! whose items must differ, and objects allowing no undeclared member with a list in a list.
+//! whose items must differ, objects allowing no undeclared member with a list in a list, and an
+//! object allowing other members with lists below its declared ones (also read with defaults for
+//! missing and null values).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -39,6 +41,14 @@ fuzz_target!(|data: &[u8]| {
         }
         for schema in in_parts_schemas() {
             agree(text, schema, &options);
+        }
+        // Defaults for what is missing or null, without `required_only` (which reads whole).
+        let mut defaults = options.clone();
+        defaults.coerce.null_to_default = true;
+        defaults.coerce.missing_to_default = true;
+        defaults.coerce.required_only = false;
+        for schema in in_parts_schemas() {
+            agree(text, schema, &defaults);
         }
         let schema = HeartbeatDecision::schema();
         if let Ok(parsed) = parse_value(text, schema, &options) {
@@ -134,6 +144,14 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
                     "additionalProperties": false
                 }}},
                 "additionalProperties": false
+            }),
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "rows": {"type": "array", "items": {"type": "integer"}},
+                    "meta": {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}, "required": ["tags"]}
+                },
+                "required": ["rows"]
             }),
         ]
         .into_iter()
