@@ -476,6 +476,10 @@ fn the_hand_picked_shapes_agree_too() {
             2,
             r#"{"rows": [], "meta": {"scores": [1, "2", 300], "by": 1}}"#,
         ),
+        // An object with members beside its declared ones given `null`, then a default: its
+        // declared members are written though it is not in the text (found by the fuzzer).
+        (5, "None"),
+        (5, "null"),
         // A member holding a list given `null`, then a default with a list its text lacks: the
         // parts met are not the parts to write (read whole, never written out of line).
         (2, r#"{"rows": [], "meta": null, "k": "x"}"#),

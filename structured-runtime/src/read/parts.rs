@@ -343,6 +343,11 @@ impl InParts<'_> {
             }
         }
         read?;
+        // A declared member not written where its object comes in the text: the object is not
+        // in the text (coercion made it, from `null`). Read whole.
+        if walk.lists.iter().any(|l| !l.declared.is_empty()) {
+            return Err(Stop::GaveUp);
+        }
         Ok(Read {
             changed: true,
             recoveries: walk.recoveries,
