@@ -293,6 +293,8 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                 map.remove("rows");
             }
             (3, _) => value = json!({"rows": value}),
+            // `null` where the value goes (a default, where the options give one).
+            (4, _) => value = Value::Null,
             _ => {}
         }
         value
