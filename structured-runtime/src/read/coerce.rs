@@ -279,15 +279,6 @@ pub fn coerce(value: &mut Value, schema: &ResponseSchema, policy: &CoercePolicy)
     coerce_with(value, schema, policy, false).into_vec()
 }
 
-/// [`coerce`], the recoveries as they are listed (for a reading that adds more to them).
-pub(crate) fn coerce_listed(
-    value: &mut Value,
-    schema: &ResponseSchema,
-    policy: &CoercePolicy,
-) -> Listed {
-    coerce_with(value, schema, policy, false)
-}
-
 /// [`coerce`], where a missing or null value the schema gives a choice of (an `enum`, a
 /// `const`) takes the first value allowed: for the defaults policy's last resort, which says
 /// every field it filled.

@@ -31,9 +31,7 @@ use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 
-use crate::read::coerce::{
-    coerce_at, coerce_listed, may_rename, CoercePolicy, Listed, Recovery, RecoveryKind,
-};
+use crate::read::coerce::{coerce_at, may_rename, CoercePolicy, Listed, Recovery, RecoveryKind};
 use crate::read::extract::Candidate;
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
@@ -205,11 +203,10 @@ impl InParts<'_> {
     ) -> Result<Read, Stop> {
         let walk = |fitting| Walk {
             target: self,
-            document: self.schema.schema(),
             base: self
                 .parts
                 .base_node(self.schema.schema())
-                .filter(|node| node.depth() > 0),
+                .unwrap_or(Node::root(self.schema.schema())),
             fit,
             repairs,
             kept: fit.and_then(|policy| KeptNumbers::of(repairs, policy)),
@@ -422,21 +419,18 @@ impl ListOut {
 /// all of a million (8 bytes each as a list of numbers would outweigh the items).
 #[derive(Default)]
 struct Indexes {
+    /// Grown only by an insert: empty exactly when nothing was inserted.
     bits: Vec<u64>,
-    len: usize,
 }
 
 impl Indexes {
     fn insert(&mut self, index: usize) {
-        let (word, bit) = (index / 64, index % 64);
+        let word = index / 64;
         if self.bits.len() <= word {
             self.bits.resize(word + 1, 0);
         }
         if let Some(w) = self.bits.get_mut(word) {
-            if *w & (1 << bit) == 0 {
-                *w |= 1 << bit;
-                self.len += 1;
-            }
+            *w |= 1 << (index % 64);
         }
     }
 
@@ -447,7 +441,7 @@ impl Indexes {
     }
 
     fn is_empty(&self) -> bool {
-        self.len == 0
+        self.bits.is_empty()
     }
 }
 
@@ -487,10 +481,9 @@ struct Sink {
 /// One candidate's reading in parts, as it goes.
 struct Walk<'p> {
     target: &'p InParts<'p>,
-    document: &'p Value,
-    /// The schema of the value read, when it is not the document's root (a long item read in
+    /// The schema of the value read: the document's root, or an item's (a long item read in
     /// parts itself).
-    base: Option<Node<'p>>,
+    base: Node<'p>,
     /// How items that do not fit are fitted; `None`: they are not (read exactly).
     fit: Option<&'p CoercePolicy>,
     /// The candidate's repairs (for the parts of a long item, read in parts itself).
@@ -522,11 +515,6 @@ struct Walk<'p> {
 }
 
 impl Walk<'_> {
-    /// The schema node of the value read.
-    fn base_node(&self) -> Node<'_> {
-        self.base.unwrap_or(Node::root(self.document))
-    }
-
     /// Item `index` of list `list`: judged, and fitted if it does not fit (first pass), or
     /// written out, fitted again where it was the first time (second pass: coercion gives the
     /// same value from the same item, so only the index is kept between the passes). An item
@@ -557,12 +545,7 @@ impl Walk<'_> {
                 return Err(());
             };
             if out.fitted.contains(index) {
-                if let (Some(policy), Some(node)) = (self.fit, node) {
-                    let schema = self.target.schema;
-                    at_path(keys, at, &Path::root(), &mut |path| {
-                        coerce_at(&mut item, schema, node, path, policy);
-                    });
-                }
+                self.refit(list, at, &mut item);
             }
             self.emit(list, key, &item);
             return Ok(());
@@ -754,6 +737,24 @@ impl Walk<'_> {
         Ok(())
     }
 
+    /// An item of list `list`, at `at` in it, read again after the fitting pass: fitted as that
+    /// pass fitted it (coercion gives the same value from the same item), its changes not noted
+    /// again.
+    fn refit(&self, list: usize, at: Segment<'_>, item: &mut Value) {
+        let node = self.nodes.get(list).copied().flatten();
+        if let (Some(policy), Some(node)) = (self.fit, node) {
+            let schema = self.target.schema;
+            at_path(
+                self.target.parts.keys(list),
+                at,
+                &Path::root(),
+                &mut |path| {
+                    coerce_at(item, schema, node, path, policy);
+                },
+            );
+        }
+    }
+
     /// Item `index` of list `list`, at `at` in it, read again: fitted as the fitting pass
     /// fitted it and, when its print is one another item left, kept by its canonical form until
     /// one repeats an earlier.
@@ -766,12 +767,7 @@ impl Walk<'_> {
         {
             return;
         }
-        if let (Some(policy), Some(node)) = (self.fit, self.nodes.get(list).copied().flatten()) {
-            let schema = self.target.schema;
-            at_path(parts.keys(list), at, &Path::root(), &mut |path| {
-                coerce_at(&mut item, schema, node, path, policy);
-            });
-        }
+        self.refit(list, at, &mut item);
         let Some(out) = self.lists.get_mut(list) else {
             return;
         };
@@ -854,9 +850,9 @@ impl Walk<'_> {
 
     /// Writes member `key` (or an item) of part `list` after those written (last pass).
     fn emit(&mut self, list: usize, key: Option<&str>, item: &Value) {
-        let mut text = Vec::new();
-        write_json(&mut text, item);
-        self.emit_bytes(list, key, &text);
+        if let Some(out) = self.item_out(list, key) {
+            write_json(out, item);
+        }
     }
 
     fn emit_bytes(&mut self, list: usize, key: Option<&str>, item: &[u8]) {
@@ -943,10 +939,8 @@ impl Walk<'_> {
             return Err(Stop::Misfit);
         }
         if let (true, Some(policy)) = (self.fitting, self.fit) {
-            let recoveries = match self.base {
-                None => coerce_listed(rest, self.target.schema, policy),
-                Some(base) => coerce_at(rest, self.target.schema, base, &Path::root(), policy),
-            };
+            // (What `required_only` drops is judged on the whole value: such options read whole.)
+            let recoveries = coerce_at(rest, self.target.schema, self.base, &Path::root(), policy);
             for list in 0..parts.len() {
                 let at = pointer(parts.keys(list));
                 if parts.holds(list) == Holds::Members {
@@ -987,7 +981,7 @@ impl Walk<'_> {
         // were checked as items).
         if let Some(kept) = &self.kept {
             self.as_text
-                .extend(kept.violations(rest, self.base_node(), &Pointer::root()));
+                .extend(kept.violations(rest, self.base, &Pointer::root()));
         }
         for list in 0..parts.len() {
             let at = pointer(parts.keys(list));
@@ -1202,11 +1196,13 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                     if self.in_rest(list, &key) {
                         // A declared member holding a part: read through it.
                         let way = self.member_role(&key) != Role::Plain;
-                        let mut keys = self.shape.keys.clone();
-                        keys.push(key.clone());
-                        let shape = Shape {
-                            walk: self.shape.walk,
-                            keys,
+                        let shape = || {
+                            let mut keys = self.shape.keys.clone();
+                            keys.push(key.clone());
+                            Shape {
+                                walk: self.shape.walk,
+                                keys,
+                            }
                         };
                         if writing && way {
                             let not_written =
@@ -1217,7 +1213,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                                 .borrow_mut()
                                 .declared_on_the_way(list)
                                 .map_err(|()| not_written())?;
-                            map.next_value_seed(shape)?;
+                            map.next_value_seed(shape())?;
                             // Each of its parts met, in order: else the texts after them do not
                             // follow their items (coercion gave it a part its text lacks).
                             let mut walk = self.shape.walk.borrow_mut();
@@ -1230,7 +1226,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                             self.shape.walk.borrow_mut().declared(list, false);
                         } else {
                             let member = match way {
-                                true => map.next_value_seed(shape)?,
+                                true => map.next_value_seed(shape())?,
                                 false => map.next_value::<Value>()?,
                             };
                             declared.insert(key, member);

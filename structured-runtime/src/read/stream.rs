@@ -1126,13 +1126,19 @@ impl<'s> StreamReader<'s> {
         // A member an object allowing none beside its declared ones does not declare: refused
         // as it completes (its object's own check, when it closes, would say the same), so its
         // name need not be kept.
-        let undeclared = self.frames.last().and_then(|f| match &f.body {
-            Body::Object(_, Some(key)) => f
-                .members
-                .undeclared(key)
-                .map(|node| (f.path.key(key), node, key.clone())),
-            _ => None,
-        });
+        // Once the listing is full, nothing more is built to be reported.
+        let listing = self.violated.len() <= MAX_VIOLATIONS;
+        let undeclared = self
+            .frames
+            .last()
+            .filter(|_| listing)
+            .and_then(|f| match &f.body {
+                Body::Object(_, Some(key)) => f
+                    .members
+                    .undeclared(key)
+                    .map(|node| (f.path.key(key), node, key.clone())),
+                _ => None,
+            });
         if let Some((at, node, key)) = undeclared {
             let (expected, found) = crate::schema::validation::undeclared_member(node, &key);
             let violation = Violation {
@@ -1308,7 +1314,8 @@ impl<'s> StreamReader<'s> {
             v.path = path.join(&v.path);
             if self.violated.len() >= MAX_VIOLATIONS {
                 // Listed up to the cap, as one reading lists them: then a last entry says the
-                // rest is not, and nothing more is kept to tell repeats apart.
+                // rest is not (past it, `violated` holds one more path than the cap), and nothing
+                // more is kept to tell repeats apart.
                 if self.violated.insert(Pointer::root().key("…")) {
                     self.violations.push(Violation {
                         path: Pointer::root(),

@@ -658,7 +658,6 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
         keys.pop();
     }
     let types = node.types();
-    let members = only(MIXED_KEYWORDS) && types.is_only(JsonType::Object);
     // An `Option` of a derived type may be `null` too: then it has no member at all.
     let object_or_null = types.contains(JsonType::Object)
         && types
@@ -671,7 +670,7 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
         // Its undeclared members are refused (or dropped) one at a time, never written: the
         // declared ones, and parts below them, are read as on the way.
         found.push((keys.clone(), Holds::Undeclared));
-    } else if members_judged && members {
+    } else if members_judged && types.is_only(JsonType::Object) {
         // Its members beside the declared ones are judged one at a time (the declared ones, and
         // parts below them, are read as on the way).
         found.push((keys.clone(), Holds::Members));
