@@ -220,6 +220,7 @@ impl InParts<'_> {
             fitting,
             writing: false,
             fetching: false,
+            long: json.len() >= self.nested_from,
             met: Vec::new(),
             sink: None,
             rest_fitted: false,
@@ -502,6 +503,8 @@ struct Walk<'p> {
     /// A pass between the fitting and the last: the items that may repeat an earlier one are
     /// read again (fitted again) to be compared.
     fetching: bool,
+    /// The text read is at least as long as an item read in parts itself.
+    long: bool,
     /// The lists read from the text, in the order they came.
     met: Vec<usize>,
     /// Where the second pass writes items, when straight into the value's text.
@@ -1333,9 +1336,12 @@ impl ShapeVisitor<'_, '_> {
             .map_err(|()| E::custom("not read in parts"))
     }
 
-    /// Whether an item (member) of part `list` may be read in parts itself.
+    /// Whether an item (member) of part `list` may be read in parts itself: its schema allows,
+    /// and the text read is long enough to hold an item that long (else each item would be
+    /// scanned twice, as its text and then as its value, for nothing).
     fn nests(&self, list: usize) -> bool {
-        self.shape.walk.borrow().target.parts.inner(list).is_some()
+        let walk = self.shape.walk.borrow();
+        walk.long && walk.target.parts.inner(list).is_some()
     }
 
     /// One item (or member) of part `list`, given as its JSON text: read in parts itself when
