@@ -290,11 +290,15 @@ fn a_small_type_comes_back_valid_or_with_every_violation() {
             assert_eq!(&format["json_schema"]["schema"], lowered);
             assert!(body.get("grammar").is_none());
         }
-        // Each re-ask carries the previous answer and the violations, after the unchanged prompt.
+        // Each re-ask carries the unchanged prompt, then the newest answer and its violations
+        // only (earlier re-asks are forgotten, so a request stays bounded).
+        let prompt = &bodies[0]["messages"][0];
         for (i, body) in bodies.iter().enumerate() {
             let messages = body["messages"].as_array().unwrap();
-            assert_eq!(messages.len(), 1 + 2 * i, "{body}");
+            assert_eq!(messages.len(), if i == 0 { 1 } else { 3 }, "{body}");
+            assert_eq!(&messages[0], prompt);
             if i > 0 {
+                assert_eq!(messages[1]["role"], "assistant", "{body}");
                 let correction = messages[messages.len() - 1]["content"].as_str().unwrap();
                 assert!(
                     correction.contains("does not match the required schema"),
