@@ -14,7 +14,8 @@ use serde_json::{json, Value};
 use structured_runtime::read::parts::parse_value_json;
 use structured_runtime::schema::MAX_VIOLATIONS;
 use structured_runtime::{
-    parse_value, ParseError, ParseOptions, ResponseSchema, SchemaLimits, StreamReader,
+    parse_value, ParseError, ParseOptions, Provenance, ResponseSchema, SchemaLimits, StreamReader,
+    StructuredOutput,
 };
 
 /// Counts live bytes, the peak since the last reset, and allocations.
@@ -367,6 +368,182 @@ fn one_item_holding_the_bulk_is_read_in_parts_itself() {
         let read = read.unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(read.value, valid);
         assert_eq!(read.warnings.len(), listed);
+    }
+}
+
+/// An enum with data (an `anyOf` of variants named by a tag, or by their one key) whose variant
+/// holds the bulk, at the root or as a member: the variant the answer names is read in parts,
+/// as fitted, with the tag first or last, or in another case. Before: 21 times the answer (the
+/// whole value, held to judge the `anyOf`).
+#[test]
+fn an_enum_variant_holding_the_bulk_is_read_in_parts() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rows = json!({"type": "array", "items": {
+        "type": "object",
+        "properties": {"id": {"type": "integer"}, "tag": {"type": "string"}},
+        "required": ["id", "tag"],
+        "additionalProperties": false
+    }});
+    let tagged = json!({"anyOf": [
+        {
+            "type": "object",
+            "properties": {"kind": {"type": "string", "enum": ["batch"]}, "rows": rows},
+            "required": ["kind", "rows"],
+            "additionalProperties": false
+        },
+        {
+            "type": "object",
+            "properties": {"kind": {"const": "wait"}, "reason": {"type": "string"}},
+            "required": ["kind", "reason"],
+            "additionalProperties": false
+        },
+        {"type": "null"}
+    ]});
+    let keyed = json!({
+        "type": "object",
+        "properties": {"note": {"type": "string"}, "action": {"anyOf": [
+            {
+                "type": "object",
+                "properties": {"Batch": {
+                    "type": "object",
+                    "properties": {"rows": rows},
+                    "required": ["rows"],
+                    "additionalProperties": false
+                }},
+                "required": ["Batch"],
+                "additionalProperties": false
+            },
+            {"type": "string", "enum": ["Stop"]}
+        ]}},
+        "required": ["note", "action"],
+        "additionalProperties": false
+    });
+    let rows: Vec<String> = (0..100_000)
+        .map(|i| format!(r#"{{"id":{i},"tag":"t{}"}}"#, i % 7))
+        .collect();
+    let rows = format!("[{}]", rows.join(","));
+    let fitted_rows = rows
+        .replace(r#"{"id":"#, r#"{"id":""#)
+        .replace(r#","tag""#, r#"","tag""#);
+    let tagged = any_root(tagged);
+    let keyed = any_root(keyed);
+    for (schema, answer, warned) in [
+        (
+            &tagged,
+            format!(r#"{{"kind":"batch","rows":{rows}}}"#),
+            false,
+        ),
+        (
+            &tagged,
+            format!(r#"{{"rows":{rows},"kind":"batch"}}"#),
+            false,
+        ),
+        (
+            &tagged,
+            format!(r#"{{"kind":"BATCH","rows":{fitted_rows}}}"#),
+            true,
+        ),
+        (
+            &keyed,
+            format!(r#"{{"note":"n","action":{{"Batch":{{"rows":{rows}}}}}}}"#),
+            false,
+        ),
+        (
+            &keyed,
+            format!(r#"{{"action":{{"Batch":{{"rows":{fitted_rows}}}}},"note":"n"}}"#),
+            true,
+        ),
+    ] {
+        let (peak, _, read) = cost(|| parse_value_json(&answer, schema, &ParseOptions::default()));
+        assert_within(peak, 3, answer.len());
+        let read = read.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(
+            read.warnings.is_empty(),
+            !warned,
+            "{:?}",
+            read.warnings.first()
+        );
+        let value: Value = serde_json::from_str(&read.value).unwrap();
+        let held = value
+            .get("rows")
+            .or_else(|| value.pointer("/action/Batch/rows"));
+        assert_eq!(held.and_then(Value::as_array).map(Vec::len), Some(100_000));
+    }
+}
+
+#[derive(StructuredOutput, serde::Deserialize, Debug)]
+#[allow(dead_code)]
+struct Row {
+    id: u32,
+    tag: String,
+}
+
+/// Tagged inside.
+#[derive(StructuredOutput, serde::Deserialize, Debug)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+#[allow(dead_code)]
+enum Internal {
+    Batch { rows: Vec<Row> },
+    Wait { reason: String },
+    Stop,
+}
+
+/// Tagged by the variant's key (serde's default).
+#[derive(StructuredOutput, serde::Deserialize, Debug)]
+#[allow(dead_code)]
+enum External {
+    Batch { rows: Vec<Row> },
+    Wait(String),
+    Stop,
+}
+
+/// Tag and content side by side.
+#[derive(StructuredOutput, serde::Deserialize, Debug)]
+#[serde(tag = "t", content = "c")]
+#[allow(dead_code)]
+enum Adjacent {
+    Batch(Vec<Row>),
+    Wait(String),
+    Stop,
+}
+
+/// An `Option` of one, as a member.
+#[derive(StructuredOutput, serde::Deserialize, Debug)]
+#[allow(dead_code)]
+struct Holder {
+    note: String,
+    action: Option<Internal>,
+}
+
+/// Derived enums, each tagging as serde does, whose variant holds the bulk: read in parts, the
+/// value as written. Before: about 21 times the answer.
+#[test]
+fn derived_enums_holding_the_bulk_are_read_in_parts() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let rows: Vec<String> = (0..100_000)
+        .map(|i| format!(r#"{{"id":{i},"tag":"t{}"}}"#, i % 7))
+        .collect();
+    let rows = format!("[{}]", rows.join(","));
+    for (schema, answer) in [
+        (
+            Internal::schema(),
+            format!(r#"{{"kind":"batch","rows":{rows}}}"#),
+        ),
+        (
+            External::schema(),
+            format!(r#"{{"Batch":{{"rows":{rows}}}}}"#),
+        ),
+        (Adjacent::schema(), format!(r#"{{"t":"Batch","c":{rows}}}"#)),
+        (
+            Holder::schema(),
+            format!(r#"{{"note":"n","action":{{"kind":"batch","rows":{rows}}}}}"#),
+        ),
+    ] {
+        let (peak, _, read) = cost(|| parse_value_json(&answer, schema, &ParseOptions::default()));
+        assert_within(peak, 3, answer.len());
+        let read = read.unwrap_or_else(|e| panic!("{e}"));
+        assert_eq!(read.value, answer);
+        assert_eq!(read.provenance, Provenance::Clean);
     }
 }
 

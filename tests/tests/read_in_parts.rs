@@ -16,6 +16,21 @@ use structured_runtime::{
 /// Schemas whose lists are read in parts: a root list, a list in an object (items by `$ref`),
 /// two lists and a nested one, and counts on each.
 fn schemas() -> Vec<ResponseSchema> {
+    let tagged_batch = json!({
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string", "enum": ["batch"]},
+            "scores": {"type": "array", "items": {"type": "number", "maximum": 100}, "maxItems": 4}
+        },
+        "required": ["kind", "scores"],
+        "additionalProperties": false
+    });
+    let tagged_wait = json!({
+        "type": "object",
+        "properties": {"kind": {"const": "wait"}, "reason": {"type": "string"}},
+        "required": ["kind", "reason"],
+        "additionalProperties": false
+    });
     let row = json!({
         "type": "object",
         "properties": {
@@ -123,6 +138,40 @@ fn schemas() -> Vec<ResponseSchema> {
             "type": "object",
             "properties": {"rows": {"type": "array", "items": {"type": "integer"}}, "n": {"type": "integer"}}
         }),
+        // An enum with data, tagged inside (`#[serde(tag = "kind")]`), as an `Option`: the
+        // variant the value names decides where the list is.
+        json!({"anyOf": [tagged_batch.clone(), tagged_wait.clone(), {"type": "null"}]}),
+        // An enum with data, tagged by its one key (serde's default), as a member.
+        json!({
+            "type": "object",
+            "properties": {
+                "note": {"type": "string"},
+                "action": {"description": "what to do", "anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"Batch": {
+                            "type": "object",
+                            "properties": {"scores": {"type": "array", "items": {"type": "number", "maximum": 100}}},
+                            "required": ["scores"],
+                            "additionalProperties": false
+                        }},
+                        "required": ["Batch"],
+                        "additionalProperties": false
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"Wait": {"type": "integer"}},
+                        "required": ["Wait"],
+                        "additionalProperties": false
+                    },
+                    {"type": "string", "enum": ["Stop"]}
+                ]}
+            },
+            "required": ["note", "action"],
+            "additionalProperties": false
+        }),
+        // A list of such variants: a long one read in parts itself.
+        json!({"type": "array", "items": {"anyOf": [tagged_batch, tagged_wait]}}),
     ]
     .into_iter()
     .map(|schema| {
@@ -188,6 +237,57 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
             ),
             7 => json!({"title": "t", "scores": scores}),
             9 => Value::Array(scores),
+            12 | 14 => {
+                // The variant named by its tag, first or last, in another case now and then,
+                // or the other variant's members given.
+                let tagged = |i: usize| {
+                    let mut map = serde_json::Map::new();
+                    let (kind, last) = match i % 7 {
+                        0 => ("batch", false),
+                        1 => ("batch", true),
+                        2 => ("Batch", false),
+                        3 => ("wait", false),
+                        4 => ("nothing", false),
+                        _ => ("batch", false),
+                    };
+                    if !last {
+                        map.insert("kind".into(), json!(kind));
+                    }
+                    match i % 7 {
+                        3 => map.insert("reason".into(), json!("r")),
+                        5 => map.insert("scores".into(), json!("7")),
+                        _ => map.insert("scores".into(), Value::Array(scores.clone())),
+                    };
+                    if i % 7 == 6 {
+                        map.insert("reason".into(), json!("r"));
+                    }
+                    if last {
+                        map.insert("kind".into(), json!(kind));
+                    }
+                    Value::Object(map)
+                };
+                let len = rows.as_array().map_or(0, Vec::len);
+                if schema == 12 {
+                    tagged(len)
+                } else {
+                    Value::Array((0..len).map(|i| tagged(i + len)).collect())
+                }
+            }
+            13 => {
+                let len = rows.as_array().map_or(0, Vec::len);
+                let action = match len % 6 {
+                    0 | 1 => json!({"Batch": {"scores": scores}}),
+                    2 => json!({"batch": {"scores": scores}}),
+                    3 => json!({"Batch": {"scores": scores}, "Wait": 3}),
+                    4 => json!("Stop"),
+                    _ => json!({"Wait": "3"}),
+                };
+                let key = if len == 7 { "Action" } else { "action" };
+                let mut map = serde_json::Map::new();
+                map.insert(key.into(), action);
+                map.insert("note".into(), json!("n"));
+                Value::Object(map)
+            }
             11 => {
                 // Other members around the list; its name in another case now and then, its
                 // items and `n` given as strings now and then.
@@ -417,7 +517,7 @@ proptest! {
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(
-        (which, value) in (0usize..12).prop_flat_map(|s| (Just(s), value_for(s))),
+        (which, value) in (0usize..15).prop_flat_map(|s| (Just(s), value_for(s))),
         edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
             ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
             "\"k\": 123456789012345678901234567890, ",

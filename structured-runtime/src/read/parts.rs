@@ -9,7 +9,8 @@
 //! are emptied against the schema without them. Maps and the members an object does not
 //! declare are read the same way, a member at a time (`crate::schema::parts` says when); where
 //! the object allows no such member, each is dropped with its warning (or refused) as it is
-//! read.
+//! read. Where the way passes an enum with data, a first look at the text finds the variant the
+//! value names (as coercion will choose it), and that variant's lists are read in parts.
 //!
 //! The steps are those of every reading ([`crate::parse_value`]): the same candidates, the same
 //! repairs, the same coercion and the same verdicts of the validator of record, so the text,
@@ -25,8 +26,10 @@
 use std::cell::{Cell, RefCell};
 use std::collections::hash_map::Entry;
 use std::fmt;
+use std::ops::Deref;
+use std::sync::Arc;
 
-use serde::de::{self, DeserializeSeed, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 use serde::Deserialize;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
@@ -43,7 +46,7 @@ use crate::read::strict_de;
 use crate::read::Answer;
 use crate::read::Reshape;
 use crate::schema::node::Node;
-use crate::schema::parts::{Holds, Parts};
+use crate::schema::parts::{Holds, Parts, Point};
 use crate::schema::validate::{Preview, Rule, Violation, Violations, MAX_VIOLATIONS};
 use crate::schema::validation::{canonical, repeat_of, undeclared_member};
 use crate::schema::{Path, Pointer, ResponseSchema, Segment};
@@ -161,30 +164,46 @@ struct Read {
     as_text: Vec<Violation>,
 }
 
-impl InParts<'_> {
-    fn role(&self, keys: &[String]) -> Role {
-        self.role_of(keys, None)
+/// The role of the value at `keys` among `parts`, then `next` when given (a member of an object
+/// on the way, asked before its path is built).
+fn role_of(parts: &Parts, keys: &[String], next: Option<&str>) -> Role {
+    let depth = keys.len() + usize::from(next.is_some());
+    let mut way = false;
+    for list in 0..parts.len() {
+        let at = parts.keys(list);
+        let under = at.starts_with(keys)
+            && next.is_none_or(|next| at.get(keys.len()).is_some_and(|k| k == next));
+        if under && at.len() == depth {
+            return Role::List(list);
+        }
+        way |= under && at.len() > depth;
     }
+    if way {
+        Role::Way
+    } else {
+        Role::Plain
+    }
+}
 
-    /// The role of the value at `keys`, then `next` when given (a member of an object on the
-    /// way, asked before its path is built).
-    fn role_of(&self, keys: &[String], next: Option<&str>) -> Role {
-        let depth = keys.len() + usize::from(next.is_some());
-        let mut way = false;
-        for list in 0..self.parts.len() {
-            let at = self.parts.keys(list);
-            let under = at.starts_with(keys)
-                && next.is_none_or(|next| at.get(keys.len()).is_some_and(|k| k == next));
-            if under && at.len() == depth {
-                return Role::List(list);
+impl InParts<'_> {
+    /// The parts `json` is read by: where the schema chooses among variants on the way to
+    /// lists, the parts of the variants it names (decided on a first look at the text, as
+    /// coercion will choose them); `None` when nothing can be read in parts.
+    fn parts_for(&self, json: &str) -> Option<Decided<'_>> {
+        let parts = self.parts;
+        let decided = match parts.points() {
+            [] => None,
+            points => {
+                let document = self.schema.schema();
+                let choices = choose(json, parts, points, document);
+                parts.decided(document, &choices)
             }
-            way |= under && at.len() > depth;
-        }
-        if way {
-            Role::Way
-        } else {
-            Role::Plain
-        }
+        };
+        let read = match decided {
+            Some(decided) => Decided::Made(decided),
+            None => Decided::Fixed(parts),
+        };
+        (read.len() > 0).then_some(read)
     }
 
     /// Reads `json` (one JSON value, as `serde_json` writes it) in parts: as written first,
@@ -201,21 +220,23 @@ impl InParts<'_> {
         fit: Option<&CoercePolicy>,
         out: Option<&mut Vec<u8>>,
     ) -> Result<Read, Stop> {
+        let decided = self.parts_for(json).ok_or(Stop::GaveUp)?;
+        let parts: &Parts = &decided;
         let walk = |fitting| Walk {
             target: self,
-            base: self
-                .parts
+            parts,
+            base: parts
                 .base_node(self.schema.schema())
                 .unwrap_or(Node::root(self.schema.schema())),
             fit,
             repairs,
             kept: fit.and_then(|policy| KeptNumbers::of(repairs, policy)),
-            lists: (0..self.parts.len()).map(|_| ListOut::default()).collect(),
-            nodes: (0..self.parts.len())
-                .map(|list| self.parts.item_node(self.schema.schema(), list))
+            lists: (0..parts.len()).map(|_| ListOut::default()).collect(),
+            nodes: (0..parts.len())
+                .map(|list| parts.item_node(self.schema.schema(), list))
                 .collect(),
-            holders: (0..self.parts.len())
-                .map(|list| self.parts.holder_node(self.schema.schema(), list))
+            holders: (0..parts.len())
+                .map(|list| parts.holder_node(self.schema.schema(), list))
                 .collect(),
             fitting,
             writing: false,
@@ -285,11 +306,11 @@ impl InParts<'_> {
         walk.writing = true;
         // An object's declared members are written where they come in the text, among its
         // others: taken out of the rest, fitted.
-        for list in 0..self.parts.len() {
-            if !self.parts.beside_declared(list) {
+        for list in 0..parts.len() {
+            if !parts.beside_declared(list) {
                 continue;
             }
-            let at = pointer(self.parts.keys(list));
+            let at = pointer(parts.keys(list));
             if let (Some(Value::Object(declared)), Some(out)) =
                 (at.get_mut(&mut rest), walk.lists.get_mut(list))
             {
@@ -316,7 +337,7 @@ impl InParts<'_> {
         // An object whose other members are a part writes its declared members as the text
         // comes; one holding a part must have that part's items written in order, into the
         // value's text (else, as when coercion moved items into such a list, read whole).
-        let under_members = (0..self.parts.len()).any(|list| self.parts.under_members(list));
+        let under_members = (0..parts.len()).any(|list| parts.under_members(list));
         if walk.sink.is_none() && under_members {
             return Err(Stop::GaveUp);
         }
@@ -352,6 +373,188 @@ impl InParts<'_> {
             violations: walk.violations,
             as_text: walk.as_text,
         })
+    }
+}
+
+/// The parts one text is read by: the schema's own, or those of the variants the text names.
+enum Decided<'p> {
+    Fixed(&'p Parts),
+    Made(Arc<Parts>),
+}
+
+impl Deref for Decided<'_> {
+    type Target = Parts;
+    fn deref(&self) -> &Parts {
+        match self {
+            Decided::Fixed(parts) => parts,
+            Decided::Made(parts) => parts,
+        }
+    }
+}
+
+/// The branch coercion takes at each of `points` (of `parts`, made from `document`) for the
+/// value `json` writes: the one [`Node::branch_for`] picks for what the value holds there,
+/// read without its containers' contents and without the names no branch declares (the choice
+/// looks at nothing else). `None` where the value holds nothing there (or `null`), or a value
+/// no object branch takes.
+fn choose(json: &str, parts: &Parts, points: &[Point], document: &Value) -> Vec<Option<usize>> {
+    let nodes: Vec<Option<Node<'_>>> = points
+        .iter()
+        .map(|point| parts.point_node(document, point))
+        .collect();
+    let found = RefCell::new(vec![None; points.len()]);
+    let seek = Seek {
+        points,
+        nodes: &nodes,
+        keys: Vec::new(),
+        found: &found,
+    };
+    let mut de = serde_json::Deserializer::from_str(json);
+    if seek.deserialize(&mut de).is_err() {
+        return vec![None; points.len()];
+    }
+    let found = found.into_inner();
+    found
+        .into_iter()
+        .zip(&nodes)
+        .map(|(value, node)| {
+            let (value, node) = (value?, (*node)?);
+            let branch = Node::branch_for(node.any_of()?, &value)?;
+            node.any_of()?
+                .position(|b| std::ptr::eq(b.value(), branch.value()))
+        })
+        .collect()
+}
+
+/// Looks through a text for the values at the places where variants are chosen.
+struct Seek<'a, 'd> {
+    points: &'a [Point],
+    nodes: &'a [Option<Node<'d>>],
+    keys: Vec<String>,
+    found: &'a RefCell<Vec<Option<Value>>>,
+}
+
+impl<'de> DeserializeSeed<'de> for Seek<'_, '_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        if let Some(at) = self.points.iter().position(|p| p.keys == self.keys) {
+            let node = self.nodes.get(at).copied().flatten();
+            let declared = |key: &str| {
+                node.and_then(Node::any_of)
+                    .is_some_and(|mut bs| bs.any(|b| b.target().property(key).is_some()))
+            };
+            let value = de.deserialize_any(Skeleton {
+                keep: Some(&declared),
+            })?;
+            if let Some(slot) = self.found.borrow_mut().get_mut(at) {
+                *slot = Some(value);
+            }
+            return Ok(());
+        }
+        if self.points.iter().any(|p| p.keys.starts_with(&self.keys)) {
+            de.deserialize_any(self)
+        } else {
+            IgnoredAny::deserialize(de).map(|_| ())
+        }
+    }
+}
+
+impl<'de> Visitor<'de> for Seek<'_, '_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while let Some(key) = map.next_key::<String>()? {
+            let mut keys = self.keys.clone();
+            keys.push(key);
+            map.next_value_seed(Seek {
+                points: self.points,
+                nodes: self.nodes,
+                keys,
+                found: self.found,
+            })?;
+        }
+        Ok(())
+    }
+}
+
+/// A value as a choice of variant sees it: its scalars, its containers empty and, at the top,
+/// only the members whose names `keep` keeps.
+struct Skeleton<'k> {
+    keep: Option<&'k dyn Fn(&str) -> bool>,
+}
+
+impl<'de> DeserializeSeed<'de> for Skeleton<'_> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skeleton<'_> {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_owned()))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Value::Array(Vec::new()))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match self.keep {
+                Some(keep) if keep(&key) => {
+                    let value = map.next_value_seed(Skeleton { keep: None })?;
+                    out.insert(key, value);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
+        }
+        Ok(Value::Object(out))
     }
 }
 
@@ -482,6 +685,8 @@ struct Sink {
 /// One candidate's reading in parts, as it goes.
 struct Walk<'p> {
     target: &'p InParts<'p>,
+    /// The parts read (decided for this text where the schema chooses among variants).
+    parts: &'p Parts,
     /// The schema of the value read: the document's root, or an item's (a long item read in
     /// parts itself).
     base: Node<'p>,
@@ -531,7 +736,7 @@ impl Walk<'_> {
         mut item: Value,
         moved: bool,
     ) -> Result<(), ()> {
-        let parts = self.target.parts;
+        let parts = self.parts;
         // A map that takes any member has no node: its members are valid as they are.
         let node = self.nodes.get(list).copied().flatten();
         let keys = parts.keys(list);
@@ -610,7 +815,7 @@ impl Walk<'_> {
             return false;
         };
         let holder = self.holders.get(list).copied().flatten();
-        self.target.parts.beside_declared(list)
+        self.parts.beside_declared(list)
             && holder.is_none_or(|node| may_rename(self.target.schema, node, key, policy))
     }
 
@@ -624,7 +829,7 @@ impl Walk<'_> {
         key: Option<&str>,
         text: &str,
     ) -> Result<(), ()> {
-        let parts = self.target.parts;
+        let parts = self.parts;
         let Some(inner) = parts.inner(list) else {
             return Err(());
         };
@@ -699,7 +904,7 @@ impl Walk<'_> {
     /// declare where it allows none: refused as the walk refuses it, or dropped as coercion drops
     /// it (then not written), whatever its value (`was`, its preview: the value is never held).
     fn undeclared(&mut self, list: usize, key: &str, was: String) -> Result<(), ()> {
-        let parts = self.target.parts;
+        let parts = self.parts;
         // Judged once (fitting pass): the last pass does not write it, nor does a pass reading
         // items again look at it.
         if self.writing || self.fetching {
@@ -747,14 +952,9 @@ impl Walk<'_> {
         let node = self.nodes.get(list).copied().flatten();
         if let (Some(policy), Some(node)) = (self.fit, node) {
             let schema = self.target.schema;
-            at_path(
-                self.target.parts.keys(list),
-                at,
-                &Path::root(),
-                &mut |path| {
-                    coerce_at(item, schema, node, path, policy);
-                },
-            );
+            at_path(self.parts.keys(list), at, &Path::root(), &mut |path| {
+                coerce_at(item, schema, node, path, policy);
+            });
         }
     }
 
@@ -762,7 +962,7 @@ impl Walk<'_> {
     /// fitted it and, when its print is one another item left, kept by its canonical form until
     /// one repeats an earlier.
     fn fetch(&mut self, list: usize, index: usize, at: Segment<'_>, mut item: Value) {
-        let parts = self.target.parts;
+        let parts = self.parts;
         if self
             .lists
             .get(list)
@@ -793,7 +993,7 @@ impl Walk<'_> {
     /// reported as the whole value's check reports it; when these parts cannot tell what that
     /// report is, the answer is read whole.
     fn over_items(&mut self) -> Result<(), Stop> {
-        let parts = self.target.parts;
+        let parts = self.parts;
         for list in 0..parts.len() {
             let Some(out) = self.lists.get_mut(list) else {
                 continue;
@@ -919,7 +1119,7 @@ impl Walk<'_> {
         else {
             return Err(());
         };
-        let mut keys = self.target.parts.keys(list).to_vec();
+        let mut keys = self.parts.keys(list).to_vec();
         keys.push(key.clone());
         let mut around = Around::default();
         self.write(&member, &mut keys, &mut around, true);
@@ -937,13 +1137,20 @@ impl Walk<'_> {
     /// The rest (the value with its lists emptied): judged, fitted if it does not fit, with
     /// any item coercion put into a list judged as an item; then the lists' counts.
     fn rest(&mut self, rest: &mut Value) -> Result<(), Stop> {
-        let parts = self.target.parts;
-        if !self.fitting && !parts.rest_is_valid(rest) {
+        let parts = self.parts;
+        let document = self.target.schema.schema();
+        let fits = |rest: &Value| parts.rest_is_valid(rest) && parts.names_chosen(document, rest);
+        if !self.fitting && !fits(rest) {
             return Err(Stop::Misfit);
         }
         if let (true, Some(policy)) = (self.fitting, self.fit) {
             // (What `required_only` drops is judged on the whole value: such options read whole.)
             let recoveries = coerce_at(rest, self.target.schema, self.base, &Path::root(), policy);
+            // Where a variant was chosen, the value must name it (and no other) as fitted: else
+            // the `anyOf` there says why not in other words than the variant's; read whole.
+            if !parts.names_chosen(document, rest) {
+                return Err(Stop::GaveUp);
+            }
             for list in 0..parts.len() {
                 let at = pointer(parts.keys(list));
                 if parts.holds(list) == Holds::Members {
@@ -1025,9 +1232,9 @@ impl Walk<'_> {
     /// Writes `value` (the rest, at `keys`) into `out`: each list's items where the list is
     /// (their text written already), or with `holes` a hole for them.
     fn write(&self, value: &Value, keys: &mut Vec<String>, out: &mut Around, holes: bool) {
-        let role = self.target.role(keys);
+        let role = role_of(self.parts, keys, None);
         if let Role::List(list) = role {
-            let brackets = match (self.target.parts.holds(list), value) {
+            let brackets = match (self.parts.holds(list), value) {
                 (Holds::Items, Value::Array(_)) => Some((b'[', b']')),
                 (Holds::Members, Value::Object(_)) => Some((b'{', b'}')),
                 _ => None,
@@ -1045,7 +1252,7 @@ impl Walk<'_> {
         }
         let way = match role {
             Role::Way => true,
-            Role::List(list) => self.target.parts.holds(list) == Holds::Undeclared,
+            Role::List(list) => self.parts.holds(list) == Holds::Undeclared,
             Role::Plain => false,
         };
         match value {
@@ -1118,7 +1325,7 @@ struct Shape<'w, 'p> {
 impl<'de> DeserializeSeed<'de> for Shape<'_, '_> {
     type Value = Value;
     fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
-        let role = self.walk.borrow().target.role(&self.keys);
+        let role = role_of(self.walk.borrow().parts, &self.keys, None);
         match role {
             Role::Plain => Value::deserialize(de),
             _ => de.deserialize_any(ShapeVisitor { shape: self, role }),
@@ -1292,23 +1499,19 @@ impl ShapeVisitor<'_, '_> {
     /// What the part read here holds, when a part is read here.
     fn holds(&self) -> Option<Holds> {
         match self.role {
-            Role::List(list) => Some(self.shape.walk.borrow().target.parts.holds(list)),
+            Role::List(list) => Some(self.shape.walk.borrow().parts.holds(list)),
             _ => None,
         }
     }
 
     /// Whether the object read as part `list` holds member `key` in the rest.
     fn in_rest(&self, list: usize, key: &str) -> bool {
-        self.shape.walk.borrow().target.parts.in_rest(list, key)
+        self.shape.walk.borrow().parts.in_rest(list, key)
     }
 
     /// The role of member `key` of the object read here.
     fn member_role(&self, key: &str) -> Role {
-        self.shape
-            .walk
-            .borrow()
-            .target
-            .role_of(&self.shape.keys, Some(key))
+        role_of(self.shape.walk.borrow().parts, &self.shape.keys, Some(key))
     }
 
     /// A part's items (or members) begin: the first pass notes the order parts come in.
@@ -1316,7 +1519,7 @@ impl ShapeVisitor<'_, '_> {
         let mut walk = self.shape.walk.borrow_mut();
         // A list inside an object whose other members are a part is written where its member
         // is (`Walk::declared_on_the_way`), not among the rest's holes.
-        if !walk.writing && !walk.target.parts.under_members(list) {
+        if !walk.writing && !walk.parts.under_members(list) {
             walk.met.push(list);
         }
     }
@@ -1341,7 +1544,7 @@ impl ShapeVisitor<'_, '_> {
     /// scanned twice, as its text and then as its value, for nothing).
     fn nests(&self, list: usize) -> bool {
         let walk = self.shape.walk.borrow();
-        walk.long && walk.target.parts.inner(list).is_some()
+        walk.long && walk.parts.inner(list).is_some()
     }
 
     /// One item (or member) of part `list`, given as its JSON text: read in parts itself when

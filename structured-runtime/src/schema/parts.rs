@@ -42,6 +42,12 @@
 //! them. Items whose prints are one are read again and compared by the validator
 //! ([`Parts::is_repeat`]).
 //!
+//! Where the way passes an enum with data (an `anyOf` of variants each naming itself by a tag
+//! or by its one key, see [`Point`]), which lists lie below depends on the variant: an object
+//! one variant names is refused by every other, so the `anyOf` takes it exactly when that
+//! variant does, and that variant's lists are the parts ([`Parts::decided`], chosen per answer
+//! as coercion chooses, and kept only when the value as fitted names that variant and no other).
+//!
 //! An item (a member) judged alone whose own schema has such parts (a row holding a list) can be
 //! judged in parts itself: [`Parts::inner`], the same reading one level down, for an item that
 //! holds the bulk of an answer.
@@ -50,6 +56,8 @@
 //! (its `$ref`s resolved in the whole document, [`Compiled::at`]), the rest by the reduced
 //! schema; only the count is compared here. The reader uses this to read a long answer without
 //! holding its whole value (`read::parts`).
+
+use std::sync::{Arc, Mutex};
 
 use serde_json::{Map, Value};
 
@@ -119,6 +127,10 @@ const MIXED_KEYWORDS: &[&str] = &[
 /// `maxContains` is larger is not judged in parts (its stand-in would be as long).
 const MAX_CONTAINS_BOUND: u64 = 65_536;
 
+/// The choices of variants whose parts one schema keeps, at most (each a few compiled
+/// validators; past this many, a value is read whole).
+const MAX_DECIDED: usize = 64;
+
 /// Keywords that change how references resolve: a document holding one is not split.
 const RESOLUTION: &[&str] = &["$id", "$anchor", "$dynamicAnchor", "$recursiveAnchor"];
 
@@ -134,6 +146,37 @@ pub(crate) struct Parts {
     /// `uniqueItems` alone, in the document's draft: whether two items are equal, as the
     /// validator compares them. Compiled when a list asks for it.
     pair: Option<Compiled>,
+    /// The places on the way where the value's variant decides which lists lie below, not
+    /// decided here ([`Parts::decided`] decides them).
+    points: Vec<Point>,
+    /// The variants these parts were made for: where each was chosen, and which.
+    chosen: Vec<Choice>,
+    /// The parts for each choice of variants met so far (at most [`MAX_DECIDED`]).
+    decided: Mutex<Vec<Made>>,
+}
+
+/// Parts made for one choice of variants (`None`: nothing to read in parts then).
+type Made = (Vec<Option<usize>>, Option<Arc<Parts>>);
+
+/// A place on the way to lists where the schema chooses among variants: an `anyOf` whose
+/// object branches each name their variant by a tag (`{"kind": "batch", ..}`: one required
+/// property allowing one string, the same property in every branch) or by their one key
+/// (`{"Batch": {..}}`: an object allowing only that key), as enums with data are written
+/// ([`decides`]). An object a branch takes is refused by every other branch, so the `anyOf`
+/// takes it exactly when the branch it names does: below, that branch's lists are the parts.
+#[derive(Debug, Clone)]
+pub(crate) struct Point {
+    /// The property names from the base to the value.
+    pub(crate) keys: Vec<String>,
+    /// The `anyOf` node's pointer in the document.
+    at: Pointer,
+}
+
+/// A variant chosen at a [`Point`].
+struct Choice {
+    point: Point,
+    /// The index of the branch taken.
+    branch: usize,
 }
 
 impl std::fmt::Debug for Parts {
@@ -164,6 +207,8 @@ pub(crate) enum Holds {
 struct List {
     /// The property names from the root to the list.
     keys: Vec<String>,
+    /// The list's (the object's) schema pointer in the document.
+    at: Pointer,
     holds: Holds,
     /// The validator of record for one item; `None`: any member is valid (a map without
     /// `additionalProperties`, or with `true`).
@@ -195,35 +240,48 @@ struct Contains {
 }
 
 impl Parts {
-    /// How `document`'s values are judged in parts; `None` when it has no list that can be.
+    /// How `document`'s values are judged in parts; `None` when it has no list that can be,
+    /// nor a place where a variant may lead to one.
     pub(crate) fn of(document: &Value) -> Option<Parts> {
         if changes_resolution(Node::root(document)) {
             return None;
         }
         let mut budget = MAX_LISTS;
-        Parts::at(document, Pointer::root(), &mut budget)
+        Parts::at(document, Pointer::root(), &mut budget, &[])
     }
 
     /// How the values the schema at `base` in `document` describes are judged in parts, with at
-    /// most `budget` parts (taken from it) here and in the items below.
-    fn at(document: &Value, base: Pointer, budget: &mut usize) -> Option<Parts> {
+    /// most `budget` parts (taken from it) here and in the items below, taking at each place
+    /// of `choices` the branch given.
+    fn at(
+        document: &Value,
+        base: Pointer,
+        budget: &mut usize,
+        choices: &[(Vec<String>, usize)],
+    ) -> Option<Parts> {
         let start = node_at(document, &base)?;
-        let mut found = Vec::new();
-        find(start, &mut Vec::new(), &mut found);
+        let mut search = Search {
+            found: Vec::new(),
+            points: Vec::new(),
+            choices,
+            chosen: Vec::new(),
+        };
+        find(start, &base, &mut Vec::new(), &mut search);
+        let Search {
+            mut found,
+            points,
+            chosen,
+            ..
+        } = search;
         found.truncate(*budget);
         *budget -= found.len();
-        if found.is_empty() {
+        if found.is_empty() && points.is_empty() {
             return None;
         }
         let mut rest_schema = document.clone();
         let mut lists = Vec::with_capacity(found.len());
-        for (keys, holds) in found {
-            let node = list_node(start, &keys)?;
-            let mut at = base.clone();
-            for key in &keys {
-                at.push("properties");
-                at.push(key);
-            }
+        for Found { keys, at, holds } in found {
+            let node = node_at(document, &at)?;
             let keyword = match holds {
                 Holds::Items => "items",
                 Holds::Members | Holds::Undeclared => "additionalProperties",
@@ -277,12 +335,13 @@ impl Parts {
             // with each other (that needs each item's value).
             let inner = match member_node(node, holds) {
                 Some(item) if !unique && contains.is_none() && !item.has("$ref") => {
-                    Parts::at(document, at.key(keyword), budget).map(Box::new)
+                    Parts::at(document, at.key(keyword), budget, &[]).map(Box::new)
                 }
                 _ => None,
             };
             lists.push(List {
                 keys,
+                at,
                 holds,
                 items,
                 counts,
@@ -312,6 +371,70 @@ impl Parts {
             base,
             lists,
             pair,
+            points,
+            chosen,
+            decided: Mutex::default(),
+        })
+    }
+
+    /// The places on the way where the value's variant decides which lists lie below.
+    pub(crate) fn points(&self) -> &[Point] {
+        &self.points
+    }
+
+    /// These parts with the variant at each of [`Parts::points`] chosen (`choices`, in their
+    /// order; `None`: not chosen there), `document` the schema they were made from; `None` when
+    /// nothing is chosen or nothing can be read in parts then. Made once per choice (up to
+    /// [`MAX_DECIDED`] kept).
+    pub(crate) fn decided(
+        &self,
+        document: &Value,
+        choices: &[Option<usize>],
+    ) -> Option<Arc<Parts>> {
+        if choices.iter().all(Option::is_none) {
+            return None;
+        }
+        let mut cache = self.decided.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((_, parts)) = cache.iter().find(|(made, _)| made == choices) {
+            return parts.clone();
+        }
+        let made: Vec<(Vec<String>, usize)> = self
+            .points
+            .iter()
+            .zip(choices)
+            .filter_map(|(point, choice)| Some((point.keys.clone(), (*choice)?)))
+            .collect();
+        let mut budget = MAX_LISTS;
+        let parts = Parts::at(document, self.base.clone(), &mut budget, &made).map(Arc::new);
+        if cache.len() < MAX_DECIDED {
+            cache.push((choices.to_vec(), parts.clone()));
+        }
+        parts
+    }
+
+    /// The `anyOf` of place `point` in `document` (the schema these parts were made from).
+    pub(crate) fn point_node<'d>(&self, document: &'d Value, point: &Point) -> Option<Node<'d>> {
+        node_at(document, &point.at)
+    }
+
+    /// Whether `rest` (the value with its lists emptied, fitted) names, at each place where these
+    /// parts chose a variant, that variant and no other: then the `anyOf` there takes the value
+    /// exactly when the branch chosen does, and says why not in that branch's words.
+    pub(crate) fn names_chosen(&self, document: &Value, rest: &Value) -> bool {
+        self.chosen.iter().all(|choice| {
+            let mut at = Pointer::root();
+            for key in &choice.point.keys {
+                at.push(key);
+            }
+            let (Some(value), Some(node)) = (at.get(rest), node_at(document, &choice.point.at))
+            else {
+                return false;
+            };
+            node.any_of().is_some_and(|branches| {
+                branches
+                    .enumerate()
+                    .all(|(i, b)| b.tagged_for(value) == (i == choice.branch))
+            })
         })
     }
 
@@ -363,7 +486,7 @@ impl Parts {
 
     /// The schema node of the list (or object) holding part `list`, in `document`.
     pub(crate) fn holder_node<'d>(&self, document: &'d Value, list: usize) -> Option<Node<'d>> {
-        list_node(self.base_node(document)?, self.keys(list))
+        node_at(document, &self.lists.get(list)?.at)
     }
 
     /// The property names from the root to list `list`.
@@ -612,20 +735,55 @@ fn node_at<'d>(document: &'d Value, pointer: &Pointer) -> Option<Node<'d>> {
     }
 }
 
-/// The list node `keys` leads to from `root`, through `properties`.
-fn list_node<'d>(root: Node<'d>, keys: &[String]) -> Option<Node<'d>> {
-    keys.iter().try_fold(root, |node, key| node.property(key))
+/// A list (an object's members) found judged in parts.
+struct Found {
+    keys: Vec<String>,
+    /// Its schema's pointer in the document.
+    at: Pointer,
+    holds: Holds,
 }
 
-/// Collects in `found` the lists below `node` (reached through `keys`) judged in parts.
-fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Holds)>) {
+/// What [`find`] finds, and the choices of variants it follows.
+struct Search<'c> {
+    found: Vec<Found>,
+    points: Vec<Point>,
+    choices: &'c [(Vec<String>, usize)],
+    chosen: Vec<Choice>,
+}
+
+/// Collects in `search` the lists below `node` (reached through `keys`, at `at` in the
+/// document) judged in parts, and the places where a variant not chosen may lead to more.
+fn find(node: Node<'_>, at: &Pointer, keys: &mut Vec<String>, search: &mut Search<'_>) {
     let Some(map) = node.map() else { return };
-    if found.len() >= MAX_LISTS || keys.len() > MAX_LIST_DEPTH {
+    if search.found.len() >= MAX_LISTS || keys.len() > MAX_LIST_DEPTH {
+        return;
+    }
+    if decides(node) {
+        let point = Point {
+            keys: keys.clone(),
+            at: at.clone(),
+        };
+        let chosen = search.choices.iter().find(|(k, _)| k == keys).map(|c| c.1);
+        let branch = chosen.and_then(|b| Some((b, node.any_of()?.nth(b)?)));
+        match branch {
+            Some((b, branch)) if branch.types().contains(JsonType::Object) => {
+                find(branch, &at.key("anyOf").index(b), keys, search);
+                search.chosen.push(Choice { point, branch: b });
+            }
+            _ => search.points.push(point),
+        }
         return;
     }
     let only = |allowed: &[&str]| {
         map.keys()
             .all(|k| allowed.contains(&k.as_str()) || asserts_nothing(k))
+    };
+    let mut found = |holds| {
+        search.found.push(Found {
+            keys: keys.clone(),
+            at: at.clone(),
+            holds,
+        })
     };
     if map
         .get("items")
@@ -637,7 +795,7 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
                 || asserts_nothing(k)
         });
         if list_only {
-            found.push((keys.clone(), Holds::Items));
+            found(Holds::Items);
         }
         return;
     }
@@ -646,15 +804,16 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
         Additional::Allowed(false) => false,
     };
     if only(MAP_KEYWORDS) && members_judged && node.types().is_only(JsonType::Object) {
-        found.push((keys.clone(), Holds::Members));
+        found(Holds::Members);
         return;
     }
     if !only(OBJECT_KEYWORDS) {
         return;
     }
+    let properties = at.key("properties");
     for (name, child) in node.properties() {
         keys.push(name.to_owned());
-        find(child, keys, found);
+        find(child, &properties.key(name), keys, search);
         keys.pop();
     }
     let types = node.types();
@@ -663,18 +822,95 @@ fn find(node: Node<'_>, keys: &mut Vec<String>, found: &mut Vec<(Vec<String>, Ho
         && types
             .iter()
             .all(|t| t == JsonType::Object || t == JsonType::Null);
-    if !only(MIXED_KEYWORDS) || !object_or_null || found.len() >= MAX_LISTS {
+    if !only(MIXED_KEYWORDS) || !object_or_null || search.found.len() >= MAX_LISTS {
         return;
     }
-    if node.closed() {
+    let holds = if node.closed() {
         // Its undeclared members are refused (or dropped) one at a time, never written: the
         // declared ones, and parts below them, are read as on the way.
-        found.push((keys.clone(), Holds::Undeclared));
+        Holds::Undeclared
     } else if members_judged && types.is_only(JsonType::Object) {
         // Its members beside the declared ones are judged one at a time (the declared ones, and
         // parts below them, are read as on the way).
-        found.push((keys.clone(), Holds::Members));
+        Holds::Members
+    } else {
+        return;
+    };
+    search.found.push(Found {
+        keys: keys.clone(),
+        at: at.clone(),
+        holds,
+    });
+}
+
+/// Whether `node` is a place where the value's variant decides (a [`Point`]): only an `anyOf`
+/// (and words about it), whose branches that take objects are written out in place, allow
+/// only objects, and either each require one property allowing one string, the same property
+/// with a different string in each (a tag), or each allow exactly one key, required, a
+/// different one in each; its other branches take no object. Then an object a branch names
+/// ([`Node::tagged_for`]) is refused by every other branch, and no object is named by two
+/// branches that could both take it.
+fn decides(node: Node<'_>) -> bool {
+    let Some(map) = node.map() else { return false };
+    let beside = ["anyOf", "$defs", "definitions", "$schema"];
+    if !map
+        .keys()
+        .all(|k| beside.contains(&k.as_str()) || asserts_nothing(k))
+    {
+        return false;
     }
+    let Some(branches) = node.any_of() else {
+        return false;
+    };
+    let (mut tag, mut by_key) = (None::<&str>, false);
+    let mut named: Vec<&str> = Vec::new();
+    for branch in branches {
+        let target = branch.target();
+        let types = target.types();
+        if !types.declared() || types.malformed() {
+            return false;
+        }
+        if !types.contains(JsonType::Object) {
+            continue;
+        }
+        if !types.is_only(JsonType::Object) || branch.has("$ref") || target.has("patternProperties")
+        {
+            return false;
+        }
+        let mut tags = target
+            .required()
+            .filter_map(|name| Some((name, target.property(name)?.single_value()?)));
+        let name = match (tags.next(), tags.next()) {
+            (Some((name, Value::String(value))), None) => {
+                if by_key || tag.is_some_and(|t| t != name) {
+                    return false;
+                }
+                tag = Some(name);
+                value.as_str()
+            }
+            (None, _) => {
+                let mut required = target.required();
+                let (Some(only), None) = (required.next(), required.next()) else {
+                    return false;
+                };
+                if tag.is_some()
+                    || !target.closed()
+                    || target.properties().count() != 1
+                    || target.property(only).is_none()
+                {
+                    return false;
+                }
+                by_key = true;
+                only
+            }
+            _ => return false,
+        };
+        if named.contains(&name) {
+            return false;
+        }
+        named.push(name);
+    }
+    !named.is_empty()
 }
 
 /// Whether any node of the document sets a base URI or an anchor.
@@ -928,5 +1164,78 @@ mod tests {
         // A bound past what a stand-in may hold: not judged in parts.
         let doc = json!({"type": "array", "items": {}, "contains": {}, "minContains": 1e9});
         assert!(Parts::of(&doc).is_none());
+    }
+
+    #[test]
+    fn an_enum_s_variant_decides_which_lists_are_parts() {
+        let scores = json!({"type": "array", "items": {"type": "number"}});
+        let tag = |kind: &str, data: &str| {
+            json!({
+                "type": "object",
+                "properties": {"kind": {"const": kind}, data: scores},
+                "required": ["kind", data],
+                "additionalProperties": false
+            })
+        };
+        let keyed = |key: &str| {
+            json!({
+                "type": "object",
+                "properties": {key: scores},
+                "required": [key],
+                "additionalProperties": false
+            })
+        };
+        let doc = json!({"type": "object", "properties": {"action": {"description": "d", "anyOf": [
+            tag("a", "rows"), tag("b", "cols"), {"type": "null"}, {"type": "string", "enum": ["x"]}
+        ]}}});
+        let parts = Parts::of(&doc).expect("a place where a variant decides");
+        assert_eq!(parts.points().len(), 1);
+        assert_eq!(parts.points()[0].keys, ["action"]);
+        // Only the root's other members are a part until a variant is chosen.
+        assert_eq!(parts.len(), 1);
+        assert!(parts.decided(&doc, &[None]).is_none());
+        let b = parts.decided(&doc, &[Some(1)]).expect("variant b's parts");
+        let lists: Vec<&[String]> = (0..b.len()).map(|l| b.keys(l)).collect();
+        assert!(
+            lists.contains(&&["action".to_owned(), "cols".to_owned()][..]),
+            "{lists:?}"
+        );
+        assert!(!lists.iter().any(|k| k.ends_with(&["rows".to_owned()])));
+        // Made once per choice.
+        assert!(Arc::ptr_eq(&b, &parts.decided(&doc, &[Some(1)]).unwrap()));
+        // The value must name the variant chosen, and no other.
+        assert!(b.names_chosen(&doc, &json!({"action": {"kind": "b", "cols": []}})));
+        assert!(!b.names_chosen(&doc, &json!({"action": {"kind": "a", "cols": []}})));
+        assert!(!b.names_chosen(&doc, &json!({"action": {"cols": []}})));
+        assert!(!b.names_chosen(&doc, &json!({})));
+
+        let defs = json!({"b": tag("b", "cols")});
+        let decides =
+            |branches: Value| decides(Node::root(&json!({"anyOf": branches, "$defs": defs})));
+        assert!(decides(json!([tag("a", "rows"), tag("b", "rows")])));
+        assert!(decides(json!([keyed("A"), keyed("B"), {"type": "string"}])));
+        for branches in [
+            // Two variants named alike.
+            json!([tag("a", "rows"), tag("a", "cols")]),
+            json!([keyed("A"), keyed("A")]),
+            // A tag and a key: one object may name both.
+            json!([tag("a", "rows"), keyed("B")]),
+            // A variant that takes other keys, or any object, or anything.
+            json!([keyed("A"), {"type": "object", "properties": {"B": {}}, "required": ["B"]}]),
+            json!([tag("a", "rows"), {"type": "object"}]),
+            json!([tag("a", "rows"), {}]),
+            json!([tag("a", "rows"), {"type": ["object", "null"]}]),
+            // A tag that is not a string, or two tags.
+            json!([tag("a", "rows"), {"type": "object", "properties": {"kind": {"const": 1}}, "required": ["kind"]}]),
+            // A variant written elsewhere.
+            json!([tag("a", "rows"), {"$ref": "#/$defs/b"}]),
+            // Only branches that take no object.
+            json!([{"type": "null"}, {"type": "string"}]),
+        ] {
+            assert!(!decides(branches.clone()), "{branches}");
+        }
+        // Something beside the `anyOf` asserts too.
+        let beside = json!({"anyOf": [tag("a", "rows")], "minProperties": 1});
+        assert!(!super::decides(Node::root(&beside)));
     }
 }
