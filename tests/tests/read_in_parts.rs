@@ -191,7 +191,7 @@ fn row() -> impl Strategy<Value = Value> {
         any::<bool>(),
         prop::sample::select(vec!["alpha", "beta", "Alpha", "gamma"]),
         prop::collection::vec("[a-z]{0,3}", 0..3),
-        0u8..12,
+        0u8..17,
     )
         .prop_map(|(id, name, ok, kind, tags, mistake)| {
             let mut row = json!({"id": id, "name": name, "ok": ok, "kind": kind, "tags": tags});
@@ -206,6 +206,19 @@ fn row() -> impl Strategy<Value = Value> {
                 5 => row = json!(id),
                 6 => row["id"] = json!(-1),
                 7 => row["name"] = json!(null),
+                // Containers where a scalar goes (held empty, their size noted), in a member the
+                // row does not declare, and where a list goes (wrapped in one).
+                8 => row["id"] = json!([1, [2, 3]]),
+                9 => row["name"] = json!({"a": [1], "b": {}}),
+                10 => row["extra"] = json!([1, {"b": 2}]),
+                11 => row["tags"] = json!({"x": "y"}),
+                12 => row["ok"] = json!([]),
+                // A member coercion renames to a declared one, holding a container.
+                13 => {
+                    let map = row.as_object_mut().unwrap();
+                    map.remove("id");
+                    map.insert("ID".into(), json!([5]));
+                }
                 _ => {}
             }
             row
@@ -395,6 +408,16 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
             (3, _) => value = json!({"rows": value}),
             // `null` where the value goes (a default, where the options give one).
             (4, _) => value = Value::Null,
+            // Containers where the rest holds a scalar.
+            (5, Some(map)) if map.contains_key("title") => {
+                map.insert("title".into(), json!([1, {"x": [2]}]));
+            }
+            (6, Some(map)) if map.contains_key("meta") => {
+                map["meta"]["by"] = json!({"a": 1, "b": [true]});
+            }
+            (7, Some(map)) if map.contains_key("note") => {
+                map.insert("note".into(), json!({"n": [1, 2]}));
+            }
             _ => {}
         }
         value

@@ -9,6 +9,7 @@ pub mod coerce;
 pub mod extract;
 pub(crate) mod from_json;
 pub(crate) mod from_text;
+pub(crate) mod held;
 pub mod markdown;
 pub(crate) mod mode;
 pub(crate) mod number;

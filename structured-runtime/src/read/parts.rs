@@ -36,6 +36,7 @@ use serde_json::{Map, Value};
 
 use crate::read::coerce::{coerce_at, may_rename, CoercePolicy, Listed, Recovery, RecoveryKind};
 use crate::read::extract::Candidate;
+use crate::read::held::{Held, StandIns};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
     invalid, object_root, parse_value, repaired_as_allowed, valid, value_from_json_text, Attempt,
@@ -249,6 +250,8 @@ impl InParts<'_> {
             violations: Vec::new(),
             as_text: Vec::new(),
             stop: None,
+            rest_stand_ins: RefCell::default(),
+            item_stand_ins: RefCell::default(),
         };
         // As written first: a value that fits is not changed at all.
         let judged = RefCell::new(walk(false));
@@ -720,6 +723,10 @@ struct Walk<'p> {
     violations: Vec<Violation>,
     as_text: Vec<Violation>,
     stop: Option<Stop>,
+    /// Containers the rest holds as empty stand-ins (refused whatever they hold).
+    rest_stand_ins: RefCell<StandIns>,
+    /// The same in the item read last.
+    item_stand_ins: RefCell<StandIns>,
 }
 
 impl Walk<'_> {
@@ -767,12 +774,16 @@ impl Walk<'_> {
         let fitted = at_path(keys, at, &Path::root(), &mut |path| {
             let mut fitted = false;
             if fitting {
+                let stand_ins = self.item_stand_ins.borrow();
                 if let (Some(node), Some(policy)) = (node, self.fit) {
-                    let recoveries = coerce_at(&mut item, self.target.schema, node, path, policy);
+                    let mut recoveries =
+                        coerce_at(&mut item, self.target.schema, node, path, policy);
+                    stand_ins.restore(&mut [], &mut recoveries.list);
                     fitted = !recoveries.is_empty();
                     self.recoveries.extend(recoveries);
                 }
-                if let Err(violations) = parts.check_item(list, node, &item, path) {
+                if let Err(mut violations) = parts.check_item(list, node, &item, path) {
+                    stand_ins.restore(&mut violations.0, &mut []);
                     push_capped(&mut self.violations, violations);
                 }
             } else if !parts.item_is_valid(list, &item) {
@@ -786,6 +797,7 @@ impl Walk<'_> {
             }
             Ok(fitted)
         })?;
+        self.item_stand_ins.borrow_mut().clear();
         let over = parts
             .judges_over_items(list)
             .then(|| parts.over_item(list, &item));
@@ -1145,7 +1157,11 @@ impl Walk<'_> {
         }
         if let (true, Some(policy)) = (self.fitting, self.fit) {
             // (What `required_only` drops is judged on the whole value: such options read whole.)
-            let recoveries = coerce_at(rest, self.target.schema, self.base, &Path::root(), policy);
+            let mut recoveries =
+                coerce_at(rest, self.target.schema, self.base, &Path::root(), policy);
+            self.rest_stand_ins
+                .borrow()
+                .restore(&mut [], &mut recoveries.list);
             // Where a variant was chosen, the value must name it (and no other) as fitted: else
             // the `anyOf` there says why not in other words than the variant's; read whole.
             if !parts.names_chosen(document, rest) {
@@ -1181,7 +1197,10 @@ impl Walk<'_> {
                     }
                 }
             }
-            if let Err(violations) = parts.check_rest(rest) {
+            if let Err(mut violations) = parts.check_rest(rest) {
+                self.rest_stand_ins
+                    .borrow()
+                    .restore(&mut violations.0, &mut []);
                 push_capped(&mut self.violations, violations);
             }
             self.rest_fitted |= !recoveries.is_empty();
@@ -1385,7 +1404,10 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                 index += 1;
             }
         } else {
-            while let Some(item) = seq.next_element::<Value>()? {
+            let guide = self.item_guide(list);
+            while let Some(item) = self.held(Segment::Index(index), guide, false, |seed| {
+                seq.next_element_seed(seed)
+            })? {
                 self.one(list, index, None, item)?;
                 index += 1;
             }
@@ -1437,7 +1459,12 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                         } else {
                             let member = match way {
                                 true => map.next_value_seed(shape())?,
-                                false => map.next_value::<Value>()?,
+                                false => {
+                                    let guide = self.rest_guide(&key);
+                                    self.held(Segment::Key(&key), guide, true, |seed| {
+                                        map.next_value_seed(seed)
+                                    })?
+                                }
                             };
                             declared.insert(key, member);
                         }
@@ -1447,7 +1474,10 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                         let member = map.next_value::<&'de RawValue>()?;
                         self.one_text(list, index, Some(&key), member.get())?;
                     } else {
-                        let member = map.next_value::<Value>()?;
+                        let guide = self.item_guide(list);
+                        let member = self.held(Segment::Key(&key), guide, false, |seed| {
+                            map.next_value_seed(seed)
+                        })?;
                         self.one(list, index, Some(&key), member)?;
                     }
                     index += 1;
@@ -1487,6 +1517,13 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                         keys,
                     })?
                 }
+                // A member the rest holds: read guided by its schema.
+                _ if way => {
+                    let guide = self.rest_guide(&key);
+                    self.held(Segment::Key(&key), guide, true, |seed| {
+                        map.next_value_seed(seed)
+                    })?
+                }
                 _ => map.next_value::<Value>()?,
             };
             out.insert(key, value);
@@ -1495,7 +1532,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
     }
 }
 
-impl ShapeVisitor<'_, '_> {
+impl<'p> ShapeVisitor<'_, 'p> {
     /// What the part read here holds, when a part is read here.
     fn holds(&self) -> Option<Holds> {
         match self.role {
@@ -1558,7 +1595,17 @@ impl ShapeVisitor<'_, '_> {
     ) -> Result<(), E> {
         let long = text.len() >= self.shape.walk.borrow().target.nested_from;
         if !long {
-            let item = serde_json::from_str::<Value>(text).map_err(E::custom)?;
+            let mut de = serde_json::Deserializer::from_str(text);
+            let last = match key {
+                Some(key) => Segment::Key(key),
+                None => Segment::Index(index),
+            };
+            let item = self
+                .held(last, self.item_guide(list), false, |seed| {
+                    seed.deserialize(&mut de)
+                })
+                .and_then(|item| de.end().map(|()| item))
+                .map_err(E::custom)?;
             return self.one(list, index, key, item);
         }
         self.shape
@@ -1566,6 +1613,59 @@ impl ShapeVisitor<'_, '_> {
             .borrow_mut()
             .item_text(list, index, key, text)
             .map_err(|()| E::custom("not read in parts"))
+    }
+
+    /// What guides the reading of an item (member) of part `list`: its schema, where the item is
+    /// judged alone (not compared with the others, nor matched against `contains`).
+    fn item_guide(&self, list: usize) -> Option<Node<'p>> {
+        let walk = self.shape.walk.borrow();
+        match walk.parts.judges_over_items(list) {
+            true => None,
+            false => walk.nodes.get(list).copied().flatten(),
+        }
+    }
+
+    /// What guides the reading of member `key` of the object read here, held by the rest.
+    fn rest_guide(&self, key: &str) -> Option<Node<'p>> {
+        let walk = self.shape.walk.borrow();
+        let mut keys = self.shape.keys.clone();
+        keys.push(key.to_owned());
+        walk.parts.held_node(walk.target.schema.schema(), &keys)
+    }
+
+    /// `read` given the seed that reads the value at `last` (below the value read here) guided
+    /// by `node`, its stand-ins noted for the rest (`rest`) or for the item read.
+    fn held<T, E: de::Error>(
+        &self,
+        last: Segment<'_>,
+        node: Option<Node<'p>>,
+        rest: bool,
+        read: impl FnOnce(Held<'p, '_, '_>) -> Result<T, E>,
+    ) -> Result<T, E> {
+        let walk = self.shape.walk.borrow();
+        let (schema, fit) = (walk.target.schema, walk.fit);
+        let renames = |node: Node<'p>, key: &str| {
+            fit.is_some_and(|policy| may_rename(schema, node, key, policy))
+        };
+        let noted = match rest {
+            true => &walk.rest_stand_ins,
+            false => &walk.item_stand_ins,
+        };
+        let mut read = Some(read);
+        at_path(
+            &self.shape.keys,
+            last,
+            &Path::root(),
+            &mut |path| match read.take() {
+                Some(read) => read(Held {
+                    node,
+                    path: *path,
+                    noted,
+                    renames: &renames,
+                }),
+                None => Err(E::custom("read once")),
+            },
+        )
     }
 
     /// A part's items (or members) ended: the second pass writes what follows it.

@@ -412,6 +412,30 @@ impl Parts {
         parts
     }
 
+    /// The schema node that alone judges the value at `keys` (from the base) the rest holds
+    /// whole, in `document`: reached through objects on the way (each judging a member by its
+    /// declared property alone) and the variants chosen; `None` where it is not known to be the
+    /// only one.
+    pub(crate) fn held_node<'d>(&self, document: &'d Value, keys: &[String]) -> Option<Node<'d>> {
+        let mut node = self.base_node(document)?;
+        for (depth, key) in keys.iter().enumerate() {
+            if decides(node) {
+                let above = keys.get(..depth)?;
+                let choice = self.chosen.iter().find(|c| c.point.keys == above)?;
+                node = node.any_of()?.nth(choice.branch)?;
+            }
+            let on_the_way = node
+                .map()?
+                .keys()
+                .all(|k| OBJECT_KEYWORDS.contains(&k.as_str()) || asserts_nothing(k));
+            if !on_the_way {
+                return None;
+            }
+            node = node.property(key)?;
+        }
+        Some(node)
+    }
+
     /// The `anyOf` of place `point` in `document` (the schema these parts were made from).
     pub(crate) fn point_node<'d>(&self, document: &'d Value, point: &Point) -> Option<Node<'d>> {
         node_at(document, &point.at)

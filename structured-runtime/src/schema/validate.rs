@@ -245,7 +245,7 @@ pub(crate) fn preview_list(len: usize) -> String {
 }
 
 /// How a report shows an object of `len` members.
-fn preview_object(len: usize) -> String {
+pub(crate) fn preview_object(len: usize) -> String {
     format!("an object with {len} properties")
 }
 

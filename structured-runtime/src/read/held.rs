@@ -1,0 +1,351 @@
+//! A value held whole while a long answer is read in parts (an item, or a member outside the
+//! parts), read guided by its schema so that bulk the schema refuses whatever it holds is not
+//! held: a list where the schema takes no list (a number's place), an object where it takes
+//! neither an object nor a list (which coercion could wrap it in), any container in a member an
+//! object does not declare and allows none of. Each is refused (or dropped) the same whatever its
+//! contents, so it is held as an empty one of its kind, its size noted, and the reports that
+//! preview it are given its size back ([`StandIns::restore`]).
+//!
+//! Guidance follows only schemas that judge a member by its declared property (or
+//! `additionalProperties`) alone and an item by `items` alone; anywhere else the value is held
+//! as read. Coercion moves no such container (it wraps only what is not a list, where a list is
+//! taken), so a report on a stand-in is at the place it was noted.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::fmt;
+
+use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
+use serde::Deserialize;
+use serde_json::{Map, Value};
+
+use crate::read::coerce::Recovery;
+use crate::schema::checks::asserts_nothing;
+use crate::schema::node::{JsonType, Node};
+use crate::schema::validate::{preview_list, preview_object, Violation};
+use crate::schema::{Path, Pointer};
+
+/// What a schema judging one value alone may assert for its value to be read guided: what each
+/// member and item is, how many, and what a scalar is.
+const GUIDED: &[&str] = &[
+    "type",
+    "properties",
+    "required",
+    "additionalProperties",
+    "items",
+    "minItems",
+    "maxItems",
+    "enum",
+    "const",
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "pattern",
+    "format",
+    "$defs",
+    "definitions",
+    "$schema",
+];
+
+/// The containers held as empty stand-ins: where each is, and the preview of what it held.
+#[derive(Debug, Default)]
+pub(crate) struct StandIns(HashMap<Pointer, String>);
+
+impl StandIns {
+    /// Gives each report previewing a stand-in as empty the preview of what it held: a
+    /// violation's `found`, a change's `was`.
+    pub(crate) fn restore(&self, violations: &mut [Violation], recoveries: &mut [Recovery]) {
+        if self.0.is_empty() {
+            return;
+        }
+        let held = |at: &Pointer, shown: &mut String| {
+            if let Some(preview) = self.0.get(at) {
+                if *shown == preview_list(0) || *shown == preview_object(0) {
+                    shown.clone_from(preview);
+                }
+            }
+        };
+        for v in violations {
+            held(&v.path, &mut v.found);
+        }
+        for r in recoveries {
+            held(&r.path, &mut r.was);
+        }
+    }
+
+    /// Forgets every stand-in (its reports are given back).
+    pub(crate) fn clear(&mut self) {
+        self.0.clear();
+    }
+}
+
+/// A value read guided by `node` (`None`: held as read), at `path`, noting its stand-ins.
+pub(crate) struct Held<'n, 'p, 'r> {
+    pub(crate) node: Option<Node<'n>>,
+    pub(crate) path: Path<'p>,
+    pub(crate) noted: &'r RefCell<StandIns>,
+    /// Whether coercion may rename member `key` of an object at this node to a declared name
+    /// (then it is not a member the object refuses).
+    pub(crate) renames: &'r dyn Fn(Node<'n>, &str) -> bool,
+}
+
+/// What guides a container's reading: its schema's words that matter here, read in one pass
+/// over the schema (no lookups: this is asked for every container held).
+#[derive(Clone, Copy)]
+struct Guide<'n> {
+    node: Node<'n>,
+    types: Option<&'n Value>,
+    properties: Option<&'n Map<String, Value>>,
+    additional: Option<&'n Value>,
+    items: Option<&'n Value>,
+}
+
+/// What guides the value at `node`: the node itself, through a reference written alone; `None`
+/// where something else might judge the value (or look inside it).
+fn guide(node: Option<Node<'_>>) -> Option<Guide<'_>> {
+    let node = node?;
+    match read_guide(node)? {
+        (guide, false) => Some(guide),
+        (_, true) => {
+            let target = read_guide(node.resolve().ok()?)?.0;
+            target.node.reference().is_none().then_some(target)
+        }
+    }
+}
+
+/// [`guide`] at `node` as written, and whether it is a reference (followed when it asserts
+/// nothing beside).
+fn read_guide(node: Node<'_>) -> Option<(Guide<'_>, bool)> {
+    let mut guide = Guide {
+        node,
+        types: None,
+        properties: None,
+        additional: None,
+        items: None,
+    };
+    let (mut reference, mut asserts) = (false, false);
+    for (key, value) in node.map()? {
+        match key.as_str() {
+            "$ref" => reference = true,
+            "type" => guide.types = Some(value),
+            "properties" => guide.properties = Some(value.as_object()?),
+            "additionalProperties" => guide.additional = Some(value),
+            "items" => guide.items = Some(value),
+            "required" => {}
+            "$defs" | "definitions" | "$schema" => continue,
+            key if GUIDED.contains(&key) => {}
+            key if asserts_nothing(key) => continue,
+            _ => return None,
+        }
+        asserts |= key != "$ref";
+    }
+    // Beside a reference, a word that asserts is judged too: not followed.
+    match reference {
+        true if asserts => None,
+        _ => Some((guide, reference)),
+    }
+}
+
+impl<'n> Guide<'n> {
+    /// Whether `type` is declared (well formed) and names none of `kinds`.
+    fn excludes(&self, kinds: &[&str]) -> bool {
+        let known = |t: &str| JsonType::from_name(t).is_some() && !kinds.contains(&t);
+        match self.types {
+            Some(Value::String(t)) => known(t),
+            Some(Value::Array(ts)) => {
+                !ts.is_empty() && ts.iter().all(|t| t.as_str().is_some_and(known))
+            }
+            _ => false,
+        }
+    }
+
+    /// The schema of member `key`: its declared property's, else `additionalProperties`'
+    /// (`Refused`: it allows none the object does not declare).
+    fn member(&self, key: &str) -> Option<Below<'n>> {
+        let declared = match self.properties {
+            Some(p) if p.len() <= 8 => p.iter().find(|(name, _)| *name == key).map(|(_, v)| v),
+            Some(p) => p.get(key),
+            None => None,
+        };
+        if let Some(schema) = declared {
+            return Some(Below::Guided(Some(self.node.child(schema))));
+        }
+        match self.additional {
+            Some(Value::Bool(false)) => None,
+            Some(schema @ Value::Object(_)) => Some(Below::Guided(Some(self.node.child(schema)))),
+            _ => Some(Below::Guided(None)),
+        }
+    }
+
+    /// The schema of every item (`items` as one schema).
+    fn items(&self) -> Option<Node<'n>> {
+        match self.items? {
+            items @ (Value::Object(_) | Value::Bool(_)) => Some(self.node.child(items)),
+            _ => None,
+        }
+    }
+}
+
+/// How a member or item is read below a guided node.
+enum Below<'n> {
+    Guided(Option<Node<'n>>),
+    /// A member the object allows none of: any container in it is refused (or dropped) whole.
+    Refused,
+}
+
+impl<'n> Held<'n, '_, '_> {
+    fn below<'q>(&self, below: Below<'n>, path: Path<'q>) -> Held<'n, 'q, '_> {
+        Held {
+            node: match below {
+                Below::Guided(node) => node,
+                Below::Refused => None,
+            },
+            path,
+            noted: self.noted,
+            renames: self.renames,
+        }
+    }
+
+    fn note(&self, preview: String) {
+        self.noted
+            .borrow_mut()
+            .0
+            .insert(self.path.to_pointer(), preview);
+    }
+}
+
+impl<'de> DeserializeSeed<'de> for Held<'_, '_, '_> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        match self.node {
+            // Only a container asks what guides it (a scalar is held as read).
+            Some(_) => de.deserialize_any(Guided {
+                held: self,
+                refused: false,
+            }),
+            None => Value::deserialize(de),
+        }
+    }
+}
+
+/// A member read below an object that allows none it does not declare: any container refused.
+struct RefusedMember<'n, 'p, 'r>(Held<'n, 'p, 'r>);
+
+impl<'de> DeserializeSeed<'de> for RefusedMember<'_, '_, '_> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        de.deserialize_any(Guided {
+            held: self.0,
+            refused: true,
+        })
+    }
+}
+
+struct Guided<'n, 'p, 'r> {
+    /// Its node as written (a container finds what guides it, [`guide`]).
+    held: Held<'n, 'p, 'r>,
+    /// Every container here is refused whatever it holds.
+    refused: bool,
+}
+
+impl<'n> Guided<'n, '_, '_> {
+    /// Whether a container of `kind` is refused here whatever it holds (guided by `guide`).
+    fn refuses(&self, guide: Option<&Guide<'n>>, kind: JsonType) -> bool {
+        if self.refused {
+            return true;
+        }
+        guide.is_some_and(|guide| match kind {
+            // An object where a list is taken may be wrapped in one.
+            JsonType::Object => guide.excludes(&["object", "array"]),
+            _ => guide.excludes(&[kind.name()]),
+        })
+    }
+}
+
+impl<'de> Visitor<'de> for Guided<'_, '_, '_> {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
+        Ok(Value::Bool(b))
+    }
+    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
+        Ok(Value::from(n))
+    }
+    fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
+        Ok(Value::String(s.to_owned()))
+    }
+    fn visit_string<E: de::Error>(self, s: String) -> Result<Value, E> {
+        Ok(Value::String(s))
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
+        Ok(Value::Null)
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let guide = guide(self.held.node);
+        if self.refuses(guide.as_ref(), JsonType::Array) {
+            let mut len = 0;
+            while seq.next_element::<IgnoredAny>()?.is_some() {
+                len += 1;
+            }
+            if len > 0 {
+                self.held.note(preview_list(len));
+            }
+            return Ok(Value::Array(Vec::new()));
+        }
+        let items = guide.as_ref().and_then(Guide::items);
+        let mut out = Vec::new();
+        while let Some(item) = {
+            let path = self.held.path.index(out.len());
+            seq.next_element_seed(self.held.below(Below::Guided(items), path))?
+        } {
+            out.push(item);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let guide = guide(self.held.node);
+        if self.refuses(guide.as_ref(), JsonType::Object) {
+            let mut len = 0;
+            while map.next_key::<IgnoredAny>()?.is_some() {
+                map.next_value::<IgnoredAny>()?;
+                len += 1;
+            }
+            if len > 0 {
+                self.held.note(preview_object(len));
+            }
+            return Ok(Value::Object(Map::new()));
+        }
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            let path = self.held.path.key(&key);
+            let below = match &guide {
+                None => Below::Guided(None),
+                Some(guide) => match guide.member(&key) {
+                    Some(below) => below,
+                    None if !(self.held.renames)(guide.node, &key) => Below::Refused,
+                    None => Below::Guided(None),
+                },
+            };
+            let value = match below {
+                Below::Refused => {
+                    map.next_value_seed(RefusedMember(self.held.below(Below::Refused, path)))?
+                }
+                below => map.next_value_seed(self.held.below(below, path))?,
+            };
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
