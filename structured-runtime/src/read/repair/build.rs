@@ -186,6 +186,7 @@ impl Text {
     fn into_bytes(self) -> Vec<u8> {
         match self {
             Text::Json(json) => json,
+            Text::Object(object) => object.into_bytes(),
             other => {
                 let mut out = Vec::new();
                 other.write_to(&mut out);
@@ -194,6 +195,50 @@ impl Text {
         }
     }
 }
+
+impl TextObject {
+    /// The object's JSON text. A member holding most of it (a long list) is not copied: the
+    /// text before it is put in front of it in its own buffer, the rest after, so the object's
+    /// text is never held twice.
+    fn into_bytes(self) -> Vec<u8> {
+        let total: usize = self.0.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
+        let largest = self
+            .0
+            .values()
+            .enumerate()
+            .max_by_key(|(_, json)| json.len())
+            .map(|(i, json)| (i, json.len()));
+        let Some((big, _)) = largest.filter(|(_, len)| *len >= BIG_MEMBER && *len >= total / 2)
+        else {
+            let mut out = Vec::with_capacity(total + 2);
+            Text::Object(self).write_to(&mut out);
+            return out;
+        };
+        let (mut before, mut after, mut body) = (vec![b'{'], Vec::new(), Vec::new());
+        for (i, (key, json)) in self.0.into_iter().enumerate() {
+            let to = if i <= big { &mut before } else { &mut after };
+            if i > 0 {
+                to.push(b',');
+            }
+            write_json(to, key.as_str());
+            to.push(b':');
+            if i == big {
+                body = json;
+            } else {
+                to.extend_from_slice(&json);
+            }
+        }
+        after.push(b'}');
+        body.reserve_exact(before.len() + after.len());
+        body.splice(0..0, before);
+        body.extend_from_slice(&after);
+        body
+    }
+}
+
+/// A member this long, holding most of its object's text, is not copied when the object's text
+/// is written ([`TextObject::into_bytes`]).
+const BIG_MEMBER: usize = 1 << 20;
 
 /// `value` written by serde_json straight into `out`, as it writes the same `Value`.
 fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {

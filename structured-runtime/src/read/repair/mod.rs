@@ -278,4 +278,25 @@ mod tests {
             fixed.repairs
         );
     }
+
+    /// An object whose one member holds most of its text is written around that member's own
+    /// buffer: the text is what `serde_json` writes for the value, member order kept.
+    #[test]
+    fn a_member_holding_most_of_the_object_is_written_in_place() {
+        let items: Vec<String> = (0..200_000).map(|i| format!("'t{i}'")).collect();
+        let big = format!("[{}]", items.join(", "));
+        for text in [
+            format!("{{'a': 1, 'big': {big}, 'z': {{'k': 2}},}}"),
+            format!("{{'big': {big}}}"),
+            format!("{{'big': {big}, 'z': null,}}"),
+            format!("{{'a': [1, 2], 'b': 'x', 'big': {big}}}"),
+        ] {
+            let read = repair_json(&text).unwrap();
+            // The text built is what the value built from the same answer writes.
+            let value = super::repair(&text).unwrap().value;
+            assert_eq!(read.value, value.to_string());
+            let items = value["big"].as_array().map(Vec::len);
+            assert_eq!(items, Some(200_000));
+        }
+    }
 }
