@@ -110,7 +110,7 @@ fn holds<T>(parsed: &Parsed<T>, text: &str, options: &ParseOptions) {
 }
 
 /// Schemas read in parts: a list of objects, a map, an object with members beside declared
-/// properties, a list whose items must differ and some match `contains`.
+/// properties, a list whose items must differ and some match `contains`, enums with data.
 fn in_parts_schemas() -> &'static [ResponseSchema] {
     static SCHEMAS: std::sync::OnceLock<Vec<ResponseSchema>> = std::sync::OnceLock::new();
     SCHEMAS.get_or_init(|| {
@@ -152,6 +152,43 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
                     "meta": {"type": "object", "properties": {"tags": {"type": "array", "items": {"type": "string"}}}, "required": ["tags"]}
                 },
                 "required": ["rows"]
+            }),
+            // Enums with data: the variant named by a tag (as an `Option`), or by its one key
+            // (as a member).
+            serde_json::json!({"anyOf": [
+                {
+                    "type": "object",
+                    "properties": {"kind": {"enum": ["rows"]}, "rows": {"type": "array", "items": row}},
+                    "required": ["kind", "rows"],
+                    "additionalProperties": false
+                },
+                {
+                    "type": "object",
+                    "properties": {"kind": {"const": "n"}, "n": {"type": "integer"}},
+                    "required": ["kind", "n"],
+                    "additionalProperties": false
+                },
+                {"type": "null"}
+            ]}),
+            serde_json::json!({
+                "type": "object",
+                "properties": {"note": {"type": "string"}, "act": {"anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"Rows": {"type": "array", "items": row}},
+                        "required": ["Rows"],
+                        "additionalProperties": false
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"N": {"type": "integer"}},
+                        "required": ["N"],
+                        "additionalProperties": false
+                    },
+                    {"type": "string", "enum": ["stop"]}
+                ]}},
+                "required": ["act"],
+                "additionalProperties": false
             }),
         ]
         .into_iter()
