@@ -49,7 +49,8 @@ fn schemas() -> Vec<ResponseSchema> {
             "type": "object",
             "properties": {
                 "title": {"type": "string"},
-                "rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}, "minItems": 1}
+                "rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}, "minItems": 1},
+                "meta": {"description": "anything at all"}
             },
             "required": ["title", "rows"],
             "additionalProperties": false,
@@ -239,7 +240,17 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
         let rows = Value::Array(rows);
         let mut value = match schema {
             0 => rows,
-            1 => json!({"title": "t", "rows": rows}),
+            1 => {
+                // A member the schema takes whatever it is (kept as its text), now and then.
+                let len = rows.as_array().map_or(0, Vec::len);
+                let meta = match len % 4 {
+                    0 => json!({"a": [1, {"b": "x\n"}], "n": 1.5, "e": 1e3}),
+                    1 => json!([true, null, "é", -0.0]),
+                    2 => json!("free"),
+                    _ => json!(null),
+                };
+                json!({"title": "t", "meta": meta, "rows": rows})
+            }
             2 => json!({"rows": rows, "meta": {"scores": scores, "by": "x"}}),
             3 => Value::Object(
                 scores
@@ -412,7 +423,7 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
             (5, Some(map)) if map.contains_key("title") => {
                 map.insert("title".into(), json!([1, {"x": [2]}]));
             }
-            (6, Some(map)) if map.contains_key("meta") => {
+            (6, Some(map)) if map.get("meta").is_some_and(Value::is_object) => {
                 map["meta"]["by"] = json!({"a": 1, "b": [true]});
             }
             (7, Some(map)) if map.contains_key("note") => {

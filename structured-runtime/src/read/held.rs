@@ -51,6 +51,17 @@ const GUIDED: &[&str] = &[
     "$schema",
 ];
 
+/// Whether the schema at `node` takes any value and coercion leaves any value as it is (it
+/// asserts nothing: `{}`, `true`, or words about the value only). A member of an object on the
+/// way that such a node judges is kept as its text, not as a value (`read::parts`).
+pub(crate) fn free(node: Option<Node<'_>>) -> bool {
+    node.is_some_and(|node| match node.value() {
+        Value::Bool(true) => true,
+        Value::Object(map) => map.keys().all(|k| asserts_nothing(k)),
+        _ => false,
+    })
+}
+
 /// The containers held as empty stand-ins: where each is, and the preview of what it held.
 #[derive(Debug, Default)]
 pub(crate) struct StandIns(HashMap<Pointer, String>);

@@ -25,6 +25,7 @@
 
 use std::cell::{Cell, RefCell};
 use std::collections::hash_map::Entry;
+use std::collections::HashMap;
 use std::fmt;
 use std::ops::Deref;
 use std::sync::Arc;
@@ -36,7 +37,7 @@ use serde_json::{Map, Value};
 
 use crate::read::coerce::{coerce_at, may_rename, CoercePolicy, Listed, Recovery, RecoveryKind};
 use crate::read::extract::Candidate;
-use crate::read::held::{Held, StandIns};
+use crate::read::held::{free, Held, StandIns};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
     invalid, object_root, parse_value, repaired_as_allowed, valid, value_from_json_text, Attempt,
@@ -252,6 +253,8 @@ impl InParts<'_> {
             stop: None,
             rest_stand_ins: RefCell::default(),
             item_stand_ins: RefCell::default(),
+            json,
+            free: HashMap::new(),
         };
         // As written first: a value that fits is not changed at all.
         let judged = RefCell::new(walk(false));
@@ -327,11 +330,23 @@ impl InParts<'_> {
         let moved = walk.lists.iter().any(|l| !l.moved.is_empty());
         if around.holes == walk.met && !moved {
             let mut texts: std::collections::VecDeque<Vec<u8>> = around.into_texts().into();
-            // Written after what `out` holds, in room for about the text read: the value written
-            // is about as long (else its room doubles as it grows).
-            let mut sink = std::mem::take(out);
-            sink.reserve_exact(json.len());
-            sink.extend_from_slice(&texts.pop_front().unwrap_or_default());
+            // Written after what `out` holds (the text before the first list becomes the value's
+            // text when nothing is written before it: it may hold a member kept as its text), in
+            // room for about the text read: the value written is about as long (else its room
+            // doubles as it grows).
+            let first = texts.pop_front().unwrap_or_default();
+            let sink = match std::mem::take(out) {
+                written if written.is_empty() => {
+                    let mut first = first;
+                    first.reserve_exact(json.len().saturating_sub(first.len()));
+                    first
+                }
+                mut written => {
+                    written.reserve_exact(json.len());
+                    written.extend_from_slice(&first);
+                    written
+                }
+            };
             walk.sink = Some(Sink {
                 out: sink,
                 after: texts,
@@ -356,8 +371,10 @@ impl InParts<'_> {
                         list.push(text.as_bytes());
                     }
                 }
+                let mut text = std::mem::take(out);
+                text.reserve_exact(json.len());
                 let mut around = Around {
-                    text: std::mem::take(out),
+                    text,
                     ..Around::default()
                 };
                 walk.write(&rest, &mut Vec::new(), &mut around, false);
@@ -725,6 +742,12 @@ struct Walk<'p> {
     stop: Option<Stop>,
     /// Containers the rest holds as empty stand-ins (refused whatever they hold).
     rest_stand_ins: RefCell<StandIns>,
+    /// The text read.
+    json: &'p str,
+    /// Members of objects on the way that their schema takes whatever they are (and coercion
+    /// leaves as they are): held in the rest as `false`, written as their text (where it lies in
+    /// `json`).
+    free: HashMap<Pointer, std::ops::Range<usize>>,
     /// The same in the item read last.
     item_stand_ins: RefCell<StandIns>,
 }
@@ -1274,6 +1297,16 @@ impl Walk<'_> {
             Role::List(list) => self.parts.holds(list) == Holds::Undeclared,
             Role::Plain => false,
         };
+        if !self.free.is_empty() && role == Role::Plain {
+            let text = self
+                .free
+                .get(&pointer(keys))
+                .and_then(|range| self.json.get(range.clone()));
+            if let Some(text) = text {
+                out.text.extend_from_slice(text.as_bytes());
+                return;
+            }
+        }
         match value {
             Value::Object(map) if way => {
                 out.text.push(b'{');
@@ -1517,12 +1550,20 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                         keys,
                     })?
                 }
-                // A member the rest holds: read guided by its schema.
+                // A member the rest holds: read guided by its schema; kept as its text where the
+                // schema takes anything.
                 _ if way => {
                     let guide = self.rest_guide(&key);
-                    self.held(Segment::Key(&key), guide, true, |seed| {
-                        map.next_value_seed(seed)
-                    })?
+                    if free(guide) {
+                        let text = map.next_value::<&'de RawValue>()?;
+                        self.free_text(&key, text.get())
+                            .map_err(|()| <A::Error as de::Error>::custom("not read in parts"))?;
+                        Value::Bool(false)
+                    } else {
+                        self.held(Segment::Key(&key), guide, true, |seed| {
+                            map.next_value_seed(seed)
+                        })?
+                    }
                 }
                 _ => map.next_value::<Value>()?,
             };
@@ -1625,6 +1666,22 @@ impl<'p> ShapeVisitor<'_, 'p> {
         }
     }
 
+    /// Member `key` of the object read here, which its schema takes whatever it is: where its
+    /// `text` lies in the text read, for the last pass to write it.
+    fn free_text(&self, key: &str, text: &str) -> Result<(), ()> {
+        let mut walk = self.shape.walk.borrow_mut();
+        let start = (text.as_ptr() as usize).wrapping_sub(walk.json.as_ptr() as usize);
+        let range = start..start.saturating_add(text.len());
+        if walk.json.get(range.clone()).map(str::as_ptr) != Some(text.as_ptr()) {
+            // Not a piece of the text read (it always is): read whole.
+            walk.stop = Some(Stop::GaveUp);
+            return Err(());
+        }
+        let at = pointer(&self.shape.keys).key(key);
+        walk.free.insert(at, range);
+        Ok(())
+    }
+
     /// What guides the reading of member `key` of the object read here, held by the rest.
     fn rest_guide(&self, key: &str) -> Option<Node<'p>> {
         let walk = self.shape.walk.borrow();
@@ -1689,10 +1746,10 @@ impl Target for InParts<'_> {
         if inexact_number(json).is_some() {
             return None;
         }
-        let text = strict_de::json_from_str(json)?;
-        // Read as written: nothing is changed, so the text is the value's.
-        self.read(&text, &[], None, None).ok()?;
-        Some(text)
+        // Judged as written first (nothing is changed, so the text is the value's); the text is
+        // written out, as the strict reader writes it, only for a value that fits.
+        self.read(json, &[], None, None).ok()?;
+        strict_de::json_from_str(json)
     }
     /// Why not is worked out on the whole value, only when the answer is refused.
     fn explained(&self, json: &str) -> Result<String, String> {
