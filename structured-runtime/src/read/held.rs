@@ -51,6 +51,35 @@ const GUIDED: &[&str] = &[
     "$schema",
 ];
 
+/// The visits of a `Visitor` building a `serde_json::Value` that take a scalar as the `Value`
+/// it is (for the readers below the schema's guidance, one shape of code).
+macro_rules! scalars_as_values {
+    () => {
+        fn visit_bool<E: serde::de::Error>(self, b: bool) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::Bool(b))
+        }
+        fn visit_i64<E: serde::de::Error>(self, n: i64) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::from(n))
+        }
+        fn visit_u64<E: serde::de::Error>(self, n: u64) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::from(n))
+        }
+        fn visit_f64<E: serde::de::Error>(self, n: f64) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::from(n))
+        }
+        fn visit_str<E: serde::de::Error>(self, s: &str) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::String(s.to_owned()))
+        }
+        fn visit_string<E: serde::de::Error>(self, s: String) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::String(s))
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<serde_json::Value, E> {
+            Ok(serde_json::Value::Null)
+        }
+    };
+}
+pub(crate) use scalars_as_values;
+
 /// Whether the schema at `node` takes any value and coercion leaves any value as it is (it
 /// asserts nothing: `{}`, `true`, or words about the value only). A member of an object on the
 /// way that such a node judges is kept as its text, not as a value (`read::parts`).
@@ -282,27 +311,7 @@ impl<'de> Visitor<'de> for Guided<'_, '_, '_> {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    fn visit_bool<E: de::Error>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-    fn visit_i64<E: de::Error>(self, n: i64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
-    fn visit_u64<E: de::Error>(self, n: u64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
-    fn visit_f64<E: de::Error>(self, n: f64) -> Result<Value, E> {
-        Ok(Value::from(n))
-    }
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_owned()))
-    }
-    fn visit_string<E: de::Error>(self, s: String) -> Result<Value, E> {
-        Ok(Value::String(s))
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
+    scalars_as_values!();
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let guide = guide(self.held.node);
         if self.refuses(guide.as_ref(), JsonType::Array) {
