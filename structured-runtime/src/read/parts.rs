@@ -1286,6 +1286,10 @@ impl Walk<'_> {
                 .get(&pointer(keys))
                 .and_then(|range| self.json.get(range.clone()));
             if let Some(text) = text {
+                // Room for about the whole text read at once: a member this long is most of it
+                // (else a byte after it would double the room).
+                let room = self.json.len().max(out.text.len() + text.len());
+                out.text.reserve_exact(room.saturating_sub(out.text.len()));
                 out.text.extend_from_slice(text.as_bytes());
                 return;
             }
