@@ -1479,10 +1479,10 @@ pub(crate) type Verdict<'c, 'a, T> = Result<(Rank, Judged<'c, 'a, T>), Unjudged>
 /// The candidate's JSON as `repair` reads it, when the options allow what it took (without
 /// repair, only a candidate read with no change to the value itself: text around it may be
 /// dropped); else the verdict that says why not.
-pub(crate) fn repaired_as_allowed<V>(
-    candidate: &Candidate<'_>,
+pub(crate) fn repaired_as_allowed<'t, V>(
+    candidate: &Candidate<'t>,
     options: &ParseOptions,
-    repair: fn(&str) -> Result<Repaired<V>, RepairError>,
+    repair: impl FnOnce(&'t str) -> Result<Repaired<V>, RepairError>,
 ) -> Result<Repaired<V>, Unjudged> {
     match repair(candidate.text) {
         Ok(r) if options.repair || r.is_extracted_only() => Ok(r),

@@ -43,7 +43,7 @@ use crate::read::parse::{
     invalid, object_root, parse_value, repaired_as_allowed, valid, value_from_json_text, Attempt,
     KeptNumbers, ParseError, ParseOptions, Parsed, Target, Unjudged, Untyped, Verdict,
 };
-use crate::read::repair::{inexact_number, repair_json, Repair, Repaired};
+use crate::read::repair::{inexact_number, repair_json, Repair, RepairError, Repaired};
 use crate::read::strict_de;
 use crate::read::Answer;
 use crate::read::Reshape;
@@ -394,6 +394,32 @@ impl InParts<'_> {
             as_text: walk.as_text,
         })
     }
+}
+
+/// [`repair_json`], the candidate's own text when it is already that (JSON as `serde_json` writes
+/// it, each key once, every number exact): a fitted value is then written beside the text read,
+/// not beside a copy of it.
+fn repaired_text(text: &str) -> Result<Repaired<std::borrow::Cow<'_, str>>, RepairError> {
+    if text.starts_with(['{', '['])
+        && inexact_number(text).is_none()
+        && strict_de::is_written_json(text)
+    {
+        return Ok(Repaired {
+            value: std::borrow::Cow::Borrowed(text),
+            repairs: Vec::new(),
+            truncated: false,
+        });
+    }
+    let Repaired {
+        value,
+        repairs,
+        truncated,
+    } = repair_json(text)?;
+    Ok(Repaired {
+        value: std::borrow::Cow::Owned(value),
+        repairs,
+        truncated,
+    })
 }
 
 /// The parts one text is read by: the schema's own, or those of the variants the text names.
@@ -1764,7 +1790,7 @@ impl Target for InParts<'_> {
             value: json,
             repairs,
             truncated,
-        } = repaired_as_allowed(candidate, options, repair_json)?;
+        } = repaired_as_allowed(candidate, options, repaired_text)?;
         let mut attempt = Attempt {
             candidate,
             repairs,
@@ -1793,7 +1819,7 @@ impl Target for InParts<'_> {
             return invalid(attempt, Value::Null, Violations(read.as_text));
         }
         if !read.changed {
-            return valid(attempt, json);
+            return valid(attempt, json.into_owned());
         }
         match String::from_utf8(out) {
             Ok(text) => valid(attempt, text),

@@ -149,41 +149,119 @@ pub(crate) fn value_from_str(json: &str) -> Result<(serde_json::Value, bool), St
 /// built (a repeated key, or anything `serde_json` refuses, is `None`). Memory: the text written
 /// and the keys of the objects open at once.
 pub(crate) fn json_from_str(json: &str) -> Option<String> {
-    let out = RefCell::new(Vec::with_capacity(json.len()));
+    let out = RefCell::new(Text::Written(Vec::with_capacity(json.len())));
     let mut de = serde_json::Deserializer::from_str(json);
     Transcode { out: &out }.deserialize(&mut de).ok()?;
     de.end().ok()?;
-    // serde_json writes UTF-8 only.
-    String::from_utf8(out.into_inner()).ok()
+    match out.into_inner() {
+        // serde_json writes UTF-8 only.
+        Text::Written(out) => String::from_utf8(out).ok(),
+        Text::Compared { .. } => None,
+    }
+}
+
+/// Whether `json` is already [`json_from_str`]'s text: one JSON value, no key given twice,
+/// written as `serde_json` writes it. Compared as it is read: nothing is written.
+pub(crate) fn is_written_json(json: &str) -> bool {
+    let out = RefCell::new(Text::Compared {
+        text: json.as_bytes(),
+        at: 0,
+        differs: None,
+    });
+    let mut de = serde_json::Deserializer::from_str(json);
+    let read = Transcode { out: &out }.deserialize(&mut de).is_ok() && de.end().is_ok();
+    matches!(out.into_inner(), Text::Compared { differs: None, at, .. } if read && at == json.len())
+}
+
+/// Where [`Transcode`] writes: a text, or a comparison with a text as it would be written.
+enum Text<'t> {
+    Written(Vec<u8>),
+    Compared {
+        text: &'t [u8],
+        /// How far the writing has gone.
+        at: usize,
+        /// Where it first wrote other than `text` (a comma taken back does not count).
+        differs: Option<usize>,
+    },
+}
+
+impl Text<'_> {
+    fn len(&self) -> usize {
+        match self {
+            Text::Written(out) => out.len(),
+            Text::Compared { at, .. } => *at,
+        }
+    }
+
+    fn truncate(&mut self, len: usize) {
+        match self {
+            Text::Written(out) => out.truncate(len),
+            Text::Compared { at, differs, .. } => {
+                *at = len.min(*at);
+                if differs.is_some_and(|d| d >= *at) {
+                    *differs = None;
+                }
+            }
+        }
+    }
+}
+
+impl std::io::Write for Text<'_> {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Text::Written(out) => out.extend_from_slice(buf),
+            Text::Compared { text, at, differs } => {
+                let end = at.saturating_add(buf.len());
+                if differs.is_none() && text.get(*at..end) != Some(buf) {
+                    *differs = Some(*at);
+                }
+                *at = end;
+            }
+        }
+        Ok(buf.len())
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
 }
 
 /// Writes each value read as `serde_json` writes it, refusing a key given twice in an object.
 #[derive(Clone, Copy)]
-struct Transcode<'o> {
-    out: &'o RefCell<Vec<u8>>,
+struct Transcode<'o, 't> {
+    out: &'o RefCell<Text<'t>>,
 }
 
-impl Transcode<'_> {
+impl Transcode<'_, '_> {
     fn push(&self, text: &[u8]) {
-        self.out.borrow_mut().extend_from_slice(text);
+        let _ = std::io::Write::write(&mut *self.out.borrow_mut(), text);
     }
     /// Writes `value` with serde_json's own writer, straight into the text.
     fn write<T: serde::Serialize + ?Sized>(&self, value: &T) {
         let mut out = self.out.borrow_mut();
         if serde_json::to_writer(&mut *out, value).is_err() {
-            out.extend_from_slice(b"null");
+            let _ = std::io::Write::write(&mut *out, b"null");
         }
     }
 }
 
-impl<'de> DeserializeSeed<'de> for Transcode<'_> {
+impl<'de> DeserializeSeed<'de> for Transcode<'_, '_> {
     type Value = ();
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        // Compared with a text already written otherwise: nothing more to learn.
+        if matches!(
+            &*self.out.borrow(),
+            Text::Compared {
+                differs: Some(_),
+                ..
+            }
+        ) {
+            return Err(de::Error::custom("written otherwise"));
+        }
         de.deserialize_any(self)
     }
 }
 
-impl<'de> Visitor<'de> for Transcode<'_> {
+impl<'de> Visitor<'de> for Transcode<'_, '_> {
     type Value = ();
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -1056,7 +1134,21 @@ mod tests {
         ] {
             let value: serde_json::Value = serde_json::from_str(json).unwrap();
             assert_eq!(json_from_str(json), Some(value.to_string()), "{json}");
+            // Not as written (spaces, an exponent), then as written.
+            assert!(!is_written_json(json), "{json}");
+            assert!(is_written_json(&value.to_string()), "{value}");
         }
+        // Written otherwise at its very end, or with text after it.
+        for json in [
+            r#"[1,2] "#,
+            "[1,2]]",
+            r#"{"a":1.0e0}"#,
+            "[]x",
+            r#"{"a":1}{}"#,
+        ] {
+            assert!(!is_written_json(json), "{json}");
+        }
+        assert!(is_written_json(r#"[[],{},[1],{"a":[]}]"#));
         let wide_repeat = wide.replacen("}", ", \"k3\": 0}", 1);
         // Both past the short list: the repeat is found when the object ends.
         let late_repeat = wide.replacen("}", ", \"k30\": 0, \"z\": 1}", 1);
@@ -1068,6 +1160,7 @@ mod tests {
             &format!("[{late_repeat}]"),
         ] {
             assert_eq!(json_from_str(repeated), None, "{repeated}");
+            assert!(!is_written_json(repeated), "{repeated}");
         }
     }
     use serde::Deserialize;
