@@ -23,6 +23,7 @@
 //! written and the rest, not a `Value` of the whole answer (about twenty times the text for an
 //! answer of many small objects).
 
+use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::collections::hash_map::Entry;
 use std::collections::HashMap;
@@ -115,6 +116,7 @@ fn read_json(
             parts,
             nested_from,
             gave_up: Cell::new(false),
+            compact: Cell::new(true),
         };
         let result = value_from_json_text(&target, text, StructuredOutputMode::None, options);
         if !target.gave_up.get() {
@@ -133,6 +135,9 @@ struct InParts<'s> {
     /// A candidate's lists could not be read in parts (coercion moved a list): the caller
     /// reads the answer whole instead.
     gave_up: Cell<bool>,
+    /// The text read is written as `serde_json` writes it (else what is copied from it into the
+    /// value's text is written so first).
+    compact: Cell<bool>,
 }
 
 /// Where a value sits with respect to the lists read in parts.
@@ -396,19 +401,22 @@ impl InParts<'_> {
     }
 }
 
-/// [`repair_json`], the candidate's own text when it is already that (JSON as `serde_json` writes
-/// it, each key once, every number exact): a fitted value is then written beside the text read,
-/// not beside a copy of it.
-fn repaired_text(text: &str) -> Result<Repaired<std::borrow::Cow<'_, str>>, RepairError> {
-    if text.starts_with(['{', '['])
-        && inexact_number(text).is_none()
-        && strict_de::is_written_json(text)
-    {
-        return Ok(Repaired {
-            value: std::borrow::Cow::Borrowed(text),
-            repairs: Vec::new(),
-            truncated: false,
-        });
+/// [`repair_json`], or the candidate's own text when it is JSON with each key once and every
+/// number exact (and whether it is written as `serde_json` writes it, as `repair_json`'s text
+/// is): a fitted value is then written beside the text read, not beside a copy of it.
+fn repaired_text(text: &str) -> Result<Repaired<(Cow<'_, str>, bool)>, RepairError> {
+    let as_written = |compact| Repaired {
+        value: (Cow::Borrowed(text), compact),
+        repairs: Vec::new(),
+        truncated: false,
+    };
+    if text.trim_start().starts_with(['{', '[']) && inexact_number(text).is_none() {
+        if strict_de::is_written_json(text) {
+            return Ok(as_written(true));
+        }
+        if strict_de::is_strict_json(text) {
+            return Ok(as_written(false));
+        }
     }
     let Repaired {
         value,
@@ -416,7 +424,7 @@ fn repaired_text(text: &str) -> Result<Repaired<std::borrow::Cow<'_, str>>, Repa
         truncated,
     } = repair_json(text)?;
     Ok(Repaired {
-        value: std::borrow::Cow::Owned(value),
+        value: (Cow::Owned(value), true),
         repairs,
         truncated,
     })
@@ -885,6 +893,7 @@ impl Walk<'_> {
             parts: inner,
             nested_from: self.target.nested_from,
             gave_up: Cell::new(false),
+            compact: Cell::new(self.target.compact.get()),
         };
         if self.writing {
             let fitted = self
@@ -894,13 +903,19 @@ impl Walk<'_> {
             let (repairs, fit) = (self.repairs, self.fit);
             let out = self.item_out(list, key).ok_or(())?;
             // Fitted again, written straight after what is written.
+            let compact = nested.compact.get();
             if !fitted
                 || !nested
                     .read(text, repairs, fit, Some(out))
                     .map_err(|_| ())?
                     .changed
             {
-                out.extend_from_slice(text.as_bytes());
+                if compact {
+                    out.extend_from_slice(text.as_bytes());
+                } else if !strict_de::write_compact(text, out) {
+                    self.stop = Some(Stop::GaveUp);
+                    return Err(());
+                }
             }
             return Ok(());
         }
@@ -1316,7 +1331,10 @@ impl Walk<'_> {
                 // (else a byte after it would double the room).
                 let room = self.json.len().max(out.text.len() + text.len());
                 out.text.reserve_exact(room.saturating_sub(out.text.len()));
-                out.text.extend_from_slice(text.as_bytes());
+                // (The text read is JSON with each key once: it always writes.)
+                if self.target.compact.get() || !strict_de::write_compact(text, &mut out.text) {
+                    out.text.extend_from_slice(text.as_bytes());
+                }
                 return;
             }
         }
@@ -1787,10 +1805,11 @@ impl Target for InParts<'_> {
         options: &ParseOptions,
     ) -> Verdict<'c, 'a, String> {
         let Repaired {
-            value: json,
+            value: (json, compact),
             repairs,
             truncated,
         } = repaired_as_allowed(candidate, options, repaired_text)?;
+        self.compact.set(compact);
         let mut attempt = Attempt {
             candidate,
             repairs,
@@ -1819,7 +1838,18 @@ impl Target for InParts<'_> {
             return invalid(attempt, Value::Null, Violations(read.as_text));
         }
         if !read.changed {
-            return valid(attempt, json.into_owned());
+            // The value's text is the text read, as `serde_json` writes it.
+            let text = match compact {
+                true => Some(json.into_owned()),
+                false => strict_de::json_from_str(&json),
+            };
+            return match text {
+                Some(text) => valid(attempt, text),
+                None => {
+                    self.gave_up.set(true);
+                    Err(Unjudged::Unread)
+                }
+            };
         }
         match String::from_utf8(out) {
             Ok(text) => valid(attempt, text),

@@ -156,7 +156,7 @@ pub(crate) fn json_from_str(json: &str) -> Option<String> {
     match out.into_inner() {
         // serde_json writes UTF-8 only.
         Text::Written(out) => String::from_utf8(out).ok(),
-        Text::Compared { .. } => None,
+        Text::Checked | Text::Compared { .. } => None,
     }
 }
 
@@ -173,9 +173,35 @@ pub(crate) fn is_written_json(json: &str) -> bool {
     matches!(out.into_inner(), Text::Compared { differs: None, at, .. } if read && at == json.len())
 }
 
-/// Where [`Transcode`] writes: a text, or a comparison with a text as it would be written.
+/// Whether `json` is one JSON value with no key given twice in an object (what
+/// [`json_from_str`] takes), however it is spaced. Nothing is written.
+pub(crate) fn is_strict_json(json: &str) -> bool {
+    let out = RefCell::new(Text::Checked);
+    let mut de = serde_json::Deserializer::from_str(json);
+    Transcode { out: &out }.deserialize(&mut de).is_ok() && de.end().is_ok()
+}
+
+/// Appends [`json_from_str`]'s text of `json` to `out`; `false` (and `out` as it was) when
+/// `json` is not one JSON value with each key once.
+pub(crate) fn write_compact(json: &str, out: &mut Vec<u8>) -> bool {
+    let start = out.len();
+    let text = RefCell::new(Text::Written(std::mem::take(out)));
+    let mut de = serde_json::Deserializer::from_str(json);
+    let read = Transcode { out: &text }.deserialize(&mut de).is_ok() && de.end().is_ok();
+    if let Text::Written(written) = text.into_inner() {
+        *out = written;
+    }
+    if !read {
+        out.truncate(start);
+    }
+    read
+}
+
+/// Where [`Transcode`] writes: a text, a comparison with a text as it would be written, or
+/// nowhere (the value is only checked).
 enum Text<'t> {
     Written(Vec<u8>),
+    Checked,
     Compared {
         text: &'t [u8],
         /// How far the writing has gone.
@@ -189,6 +215,7 @@ impl Text<'_> {
     fn len(&self) -> usize {
         match self {
             Text::Written(out) => out.len(),
+            Text::Checked => 0,
             Text::Compared { at, .. } => *at,
         }
     }
@@ -196,6 +223,7 @@ impl Text<'_> {
     fn truncate(&mut self, len: usize) {
         match self {
             Text::Written(out) => out.truncate(len),
+            Text::Checked => {}
             Text::Compared { at, differs, .. } => {
                 *at = len.min(*at);
                 if differs.is_some_and(|d| d >= *at) {
@@ -210,6 +238,7 @@ impl std::io::Write for Text<'_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
         match self {
             Text::Written(out) => out.extend_from_slice(buf),
+            Text::Checked => {}
             Text::Compared { text, at, differs } => {
                 let end = at.saturating_add(buf.len());
                 if differs.is_none() && text.get(*at..end) != Some(buf) {
@@ -1149,6 +1178,14 @@ mod tests {
             assert!(!is_written_json(json), "{json}");
         }
         assert!(is_written_json(r#"[[],{},[1],{"a":[]}]"#));
+        // Checked however it is spaced; written compact after what is there.
+        assert!(is_strict_json(" { \"a\" : [ 1 , 2 ] } "));
+        assert!(!is_strict_json(r#"{"a": 1, "a": 2}"#) && !is_strict_json("[1,]"));
+        let mut out = b"x".to_vec();
+        assert!(write_compact(" { \"a\" : [ 1 , 2.50 ] } ", &mut out));
+        assert_eq!(out, br#"x{"a":[1,2.5]}"#);
+        assert!(!write_compact(r#"{"a": 1, "a": 2}"#, &mut out));
+        assert_eq!(out, br#"x{"a":[1,2.5]}"#);
         let wide_repeat = wide.replacen("}", ", \"k3\": 0}", 1);
         // Both past the short list: the repeat is found when the object ends.
         let late_repeat = wide.replacen("}", ", \"k30\": 0, \"z\": 1}", 1);
