@@ -9,7 +9,9 @@
 //! Guidance follows only schemas that judge a member by its declared property (or
 //! `additionalProperties`) alone and an item by `items` alone; anywhere else the value is held
 //! as read. Coercion moves no such container (it wraps only what is not a list, where a list is
-//! taken), so a report on a stand-in is at the place it was noted.
+//! taken), so a report on a stand-in is at the place it was noted; and the text read has each
+//! key once (the strict reader refuses a repeat, the repairer keeps the last), so no other value
+//! takes a stand-in's place.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
