@@ -469,6 +469,18 @@ fn an_enum_variant_holding_the_bulk_is_read_in_parts() {
             .or_else(|| value.pointer("/action/Batch/rows"));
         assert_eq!(held.and_then(Value::as_array).map(Vec::len), Some(100_000));
     }
+    // A tag that names no variant: refused in the `anyOf`'s one violation, still in parts.
+    let answer = format!(r#"{{"kind":"nothing","rows":{fitted_rows}}}"#);
+    let (peak, _, read) = cost(|| parse_value_json(&answer, &tagged, &ParseOptions::default()));
+    assert_within(peak, 3, answer.len());
+    let Err(ParseError::Invalid { violations, .. }) = read else {
+        panic!("refused: {read:?}");
+    };
+    assert_eq!(violations.len(), 1, "{violations}");
+    assert_eq!(
+        (violations[0].path.as_str(), violations[0].found.as_str()),
+        ("", "an object with 2 properties")
+    );
 }
 
 #[derive(StructuredOutput, serde::Deserialize, Debug)]

@@ -50,7 +50,9 @@ use crate::read::Answer;
 use crate::read::Reshape;
 use crate::schema::node::Node;
 use crate::schema::parts::{Holds, Parts, Point};
-use crate::schema::validate::{Preview, Rule, Violation, Violations, MAX_VIOLATIONS};
+use crate::schema::validate::{
+    preview_object, Preview, Rule, Violation, Violations, MAX_VIOLATIONS,
+};
 use crate::schema::validation::{canonical, repeat_of, undeclared_member};
 use crate::schema::{Path, Pointer, ResponseSchema, Segment};
 
@@ -260,6 +262,7 @@ impl InParts<'_> {
             item_stand_ins: RefCell::default(),
             json,
             free: HashMap::new(),
+            unnamed: Vec::new(),
         };
         // As written first: a value that fits is not changed at all.
         let judged = RefCell::new(walk(false));
@@ -759,6 +762,9 @@ struct Walk<'p> {
     stop: Option<Stop>,
     /// Containers the rest holds as empty stand-ins (refused whatever they hold).
     rest_stand_ins: RefCell<StandIns>,
+    /// Where the value as fitted names no variant at a place where one was chosen: the one
+    /// violation each reports, in place of anything below it.
+    unnamed: Vec<Violation>,
     /// The text read.
     json: &'p str,
     /// Members of objects on the way that their schema takes whatever they are (and coercion
@@ -1209,11 +1215,15 @@ impl Walk<'_> {
             self.rest_stand_ins
                 .borrow()
                 .restore(&mut [], &mut recoveries.list);
-            // Where a variant was chosen, the value must name it (and no other) as fitted: else
-            // the `anyOf` there says why not in other words than the variant's; read whole.
-            if !parts.names_chosen(document, rest) {
+            // Where a variant was chosen, the value names it (and no other) as fitted, or none:
+            // then the `anyOf` there says so in one violation, nothing below it reported (the
+            // listing full, which violations it dropped is not known: read whole). Naming
+            // another variant, it is explained as that one: read whole.
+            let unnamed = parts.unnamed(document, rest).ok_or(Stop::GaveUp)?;
+            if !unnamed.is_empty() && self.violations.len() >= MAX_VIOLATIONS {
                 return Err(Stop::GaveUp);
             }
+            self.unnamed = unnamed;
             for list in 0..parts.len() {
                 let at = pointer(parts.keys(list));
                 if parts.holds(list) == Holds::Members {
@@ -1291,6 +1301,30 @@ impl Walk<'_> {
                 _ if count > 0 => return Err(Stop::GaveUp),
                 _ => {}
             }
+        }
+        if !self.unnamed.is_empty() {
+            let mut unnamed = std::mem::take(&mut self.unnamed);
+            // The object's members read one at a time (and kept) are among those it shows.
+            for u in &mut unnamed {
+                let held = u.path.get(rest).and_then(Value::as_object).map(Map::len);
+                let apart: usize = (0..parts.len())
+                    .filter(|&l| parts.holds(l) != Holds::Items && pointer(parts.keys(l)) == u.path)
+                    .filter_map(|l| self.lists.get(l))
+                    .map(|out| out.count - out.dropped)
+                    .sum();
+                if let (Some(held), true) = (held, apart > 0) {
+                    u.found = preview_object(held + apart);
+                }
+            }
+            let under = |v: &Violation| {
+                unnamed.iter().any(|u| {
+                    let (at, place) = (v.path.as_str(), u.path.as_str());
+                    at.strip_prefix(place)
+                        .is_some_and(|below| below.is_empty() || below.starts_with('/'))
+                })
+            };
+            self.violations.retain(|v| !under(v));
+            push_capped(&mut self.violations, Violations(unnamed));
         }
         Ok(())
     }

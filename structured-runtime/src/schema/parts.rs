@@ -441,6 +441,45 @@ impl Parts {
         node_at(document, &point.at)
     }
 
+    /// Where `rest` (the value with its lists emptied, fitted) names no variant at a place where
+    /// these parts chose one, among two or more variants that take objects: the one violation
+    /// the `anyOf` there reports (nothing below it is reported); none where the value names the
+    /// variant chosen or where only one variant takes objects (then its report is the chosen
+    /// variant's). `None` where the value names another variant (its report is that one's).
+    pub(crate) fn unnamed(&self, document: &Value, rest: &Value) -> Option<Vec<Violation>> {
+        let mut out = Vec::new();
+        for choice in &self.chosen {
+            let mut at = Pointer::root();
+            for key in &choice.point.keys {
+                at.push(key);
+            }
+            let value = at.get(rest)?;
+            let node = node_at(document, &choice.point.at)?;
+            let branches: Vec<Node<'_>> = node.any_of()?.collect();
+            let named: Vec<usize> = (0..branches.len())
+                .filter(|&i| branches.get(i).is_some_and(|b| b.tagged_for(value)))
+                .collect();
+            match named[..] {
+                [only] if only == choice.branch => continue,
+                [] => {}
+                _ => return None,
+            }
+            let objects = branches
+                .iter()
+                .filter(|b| b.target().types().allows(value))
+                .count();
+            if objects > 1 {
+                out.push(Violation {
+                    path: at,
+                    rule: Rule::AnyOf,
+                    expected: super::validation::no_branch(branches.len()),
+                    found: super::validate::preview_json(value),
+                });
+            }
+        }
+        Some(out)
+    }
+
     /// Whether `rest` (the value with its lists emptied, fitted) names, at each place where these
     /// parts chose a variant, that variant and no other: then the `anyOf` there takes the value
     /// exactly when the branch chosen does, and says why not in that branch's words.

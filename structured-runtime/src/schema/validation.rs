@@ -545,7 +545,7 @@ impl Explain {
             None => self.push(
                 path,
                 Rule::AnyOf,
-                format!("a value matching one of {} schemas", branches.len()),
+                no_branch(branches.len()),
                 preview_json(value),
             ),
         }
@@ -755,6 +755,11 @@ fn undeclared_found(key: &str) -> String {
 
 /// What a violation of `additionalProperties: false` at `node` says of member `key`: what was
 /// expected and what was found.
+/// What an `anyOf` of `branches` branches expected of a value none takes and none names.
+pub(crate) fn no_branch(branches: usize) -> String {
+    format!("a value matching one of {branches} schemas")
+}
+
 pub(crate) fn undeclared_member(node: Node<'_>, key: &str) -> (String, String) {
     (only_declared(node), undeclared_found(key))
 }
