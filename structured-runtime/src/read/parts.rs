@@ -44,7 +44,7 @@ use crate::read::parse::{
     invalid, object_root, parse_value, repaired_as_allowed, valid, value_from_json_text, Attempt,
     KeptNumbers, ParseError, ParseOptions, Parsed, Target, Unjudged, Untyped, Verdict,
 };
-use crate::read::repair::{inexact_number, repair_json, Repair, RepairError, Repaired};
+use crate::read::repair::{inexact_number, repaired_json, Repair, RepairError, Repaired};
 use crate::read::strict_de;
 use crate::read::Answer;
 use crate::read::Reshape;
@@ -404,7 +404,7 @@ impl InParts<'_> {
     }
 }
 
-/// [`repair_json`], or the candidate's own text when it is JSON with each key once and every
+/// [`crate::read::repair::repair_json`], or the candidate's own text when it is JSON with each key once and every
 /// number exact (and whether it is written as `serde_json` writes it, as `repair_json`'s text
 /// is): a fitted value is then written beside the text read, not beside a copy of it.
 fn repaired_text(text: &str) -> Result<Repaired<(Cow<'_, str>, bool)>, RepairError> {
@@ -421,11 +421,12 @@ fn repaired_text(text: &str) -> Result<Repaired<(Cow<'_, str>, bool)>, RepairErr
             return Ok(as_written(false));
         }
     }
+    // Not strict JSON as written (what `repair_json` tries first): the repairer's pass alone.
     let Repaired {
         value,
         repairs,
         truncated,
-    } = repair_json(text)?;
+    } = repaired_json(text)?;
     Ok(Repaired {
         value: (Cow::Owned(value), true),
         repairs,

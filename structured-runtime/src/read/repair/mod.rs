@@ -80,6 +80,12 @@ pub fn repair_json(text: &str) -> Result<Repaired<String>, RepairError> {
             });
         }
     }
+    repaired_json(text)
+}
+
+/// [`repair_json`] for a text already known not to be strict JSON as written: the repairer's
+/// pass alone (the strict reading is not tried again).
+pub(crate) fn repaired_json(text: &str) -> Result<Repaired<String>, RepairError> {
     let read = parser::Parser::<build::TextBuild>::new(text).document()?;
     Ok(Repaired {
         value: read.value.into_json(),
