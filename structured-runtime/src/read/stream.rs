@@ -112,6 +112,28 @@ struct Frame<'s> {
     /// A list whose items must differ (`uniqueItems`), kept without its items: each item's
     /// print and where it starts in the text.
     unique: Option<Unique>,
+    /// An object at an `anyOf` whose variant one of its members names.
+    variant: Option<Variant<'s>>,
+}
+
+/// An object at an `anyOf` whose branches that take objects each name their variant by a tag or
+/// by their one key ([`crate::schema::parts::decides`]: how derived enums with data are
+/// written). Its members are kept whole until one names a branch ([`Node::named_by_member`]:
+/// the tag's value read, or the variant's key); from then on they are read at that branch's
+/// nodes and judged as they complete, as in any object, and the members read before are judged
+/// at once. Such an object is refused by every other branch, so the `anyOf` takes it exactly
+/// when the branch named does, and its report is that branch's: the object's own check when it
+/// closes is the branch's own keywords. An object whose members name no branch is kept whole
+/// and judged against the `anyOf` when it closes.
+#[derive(Clone, Copy)]
+struct Variant<'s> {
+    /// The `anyOf`'s node.
+    at: Node<'s>,
+    /// The branch a member named.
+    chosen: Option<Node<'s>>,
+    /// The object's members are kept whole for a reason beside the variant (the value so far
+    /// is kept, or an enclosing check reads them).
+    kept_above: bool,
 }
 
 /// The items of a list that must differ, as a reader keeping no value notes them: a 64-bit
@@ -435,6 +457,8 @@ struct Facts {
     /// The `type` it allows, when `type` is all it asserts (its other keywords annotations):
     /// a scalar of that type then breaks none of its rules, with no further look.
     only_type: Option<Types>,
+    /// An object there names its variant by a member ([`Variant`]).
+    decides: bool,
 }
 
 impl Facts {
@@ -448,6 +472,7 @@ impl Facts {
         Facts {
             free_text: free_text(node),
             only_type,
+            decides: crate::schema::parts::decides(target),
         }
     }
 }
@@ -885,6 +910,8 @@ impl<'s> StreamReader<'s> {
                 // change; the final reading decides.
                 _ => return self.lose(),
             }
+            // The variant's key names it before its value is read.
+            self.name_variant(None);
             self.lex = Lex::Colon;
         } else {
             self.complete(Value::String(text));
@@ -989,6 +1016,13 @@ impl<'s> StreamReader<'s> {
                 let keep =
                     kept_above || (reads_members(node) && unique.is_none()) || !allows(node, kind);
                 let named = (!keep && b == b'{' && !reads_names(node)).then(|| Named::of(node));
+                let variant = node
+                    .filter(|n| b == b'{' && self.facts(*n).decides)
+                    .map(|n| Variant {
+                        at: n.target(),
+                        chosen: None,
+                        kept_above,
+                    });
                 self.frames.push(Frame {
                     path,
                     node,
@@ -998,6 +1032,7 @@ impl<'s> StreamReader<'s> {
                     dropped: 0,
                     named,
                     unique,
+                    variant,
                 });
                 self.lex = if b == b'{' {
                     Lex::FirstKey
@@ -1140,15 +1175,15 @@ impl<'s> StreamReader<'s> {
                 _ => None,
             });
         if let Some((at, node, key)) = undeclared {
-            let (expected, found) = crate::schema::validation::undeclared_member(node, &key);
-            let violation = Violation {
-                path: Pointer::root(),
-                rule: crate::schema::validate::Rule::AdditionalProperty,
-                expected,
-                found,
-            };
-            self.report(vec![violation], &at);
+            self.report(vec![undeclared_member(node, &key)], &at);
         }
+        // A string completing a member of an object whose variant is not named yet may be its
+        // tag.
+        let tag = value.is_string()
+            && self
+                .frames
+                .last()
+                .is_some_and(|f| f.variant.is_some_and(|v| v.chosen.is_none()));
         match self.frames.last_mut() {
             Some(Frame {
                 body: Body::Object(map, key),
@@ -1162,7 +1197,13 @@ impl<'s> StreamReader<'s> {
                             named.prints.insert(fingerprint(&key));
                         }
                         _ => {
+                            let last = tag.then(|| key.clone());
                             map.insert(key, if *keep { value } else { Value::Null });
+                            if let Some(key) = last {
+                                self.lex = Lex::After;
+                                self.name_variant(Some(&key));
+                                return;
+                            }
                         }
                     }
                 }
@@ -1180,6 +1221,88 @@ impl<'s> StreamReader<'s> {
             }
         }
         self.lex = Lex::After;
+    }
+
+    /// Whether a member of the innermost object names its variant ([`Variant`]), while none has:
+    /// the member `tag` just completed (its value read), or, `None`, the key whose value is read
+    /// next. Then that branch is chosen.
+    fn name_variant(&mut self, tag: Option<&str>) {
+        let Some(frame) = self.frames.last() else {
+            return;
+        };
+        let Some(variant) = frame.variant.filter(|v| v.chosen.is_none()) else {
+            return;
+        };
+        let Body::Object(map, slot) = &frame.body else {
+            return;
+        };
+        let member = match tag {
+            Some(key) => map.get_key_value(key).map(|(k, v)| (k.as_str(), Some(v))),
+            None => slot.as_deref().map(|k| (k, None)),
+        };
+        let Some((name, value)) = member else { return };
+        let branch = variant
+            .at
+            .any_of()
+            .and_then(|mut branches| branches.find(|b| b.named_by_member(name, value)));
+        if let Some(branch) = branch {
+            self.choose(branch);
+        }
+    }
+
+    /// The innermost object's members name `branch` of its `anyOf`: from here on they are read
+    /// at its nodes, and the members read before, kept whole, are judged by them now (each in
+    /// whole: they were read with no node). Then, unless something else reads them, they are no
+    /// longer kept.
+    fn choose(&mut self, branch: Node<'s>) {
+        let Some(frame) = self.frames.last_mut() else {
+            return;
+        };
+        let members = Members::of(Some(branch));
+        frame.members = members;
+        let Some(variant) = frame.variant.as_mut() else {
+            return;
+        };
+        variant.chosen = Some(branch);
+        let kept_above = variant.kept_above;
+        let Body::Object(map, _) = &mut frame.body else {
+            return;
+        };
+        let mut found = Vec::new();
+        for (key, value) in map.iter() {
+            let mut here = Vec::new();
+            if let Some(node) = members.undeclared(key) {
+                here.push(undeclared_member(node, key));
+            }
+            if let Some(node) = members.property(key) {
+                here.extend(crate::schema::validation::explain(node, value));
+            }
+            if !here.is_empty() {
+                found.push((frame.path.key(key), here));
+            }
+        }
+        let lean = !kept_above && !reads_members(Some(branch));
+        if lean {
+            frame.keep = false;
+            if !reads_names(Some(branch)) {
+                // Only the names `required` lists are kept; the others, as fingerprints.
+                let mut named = Named::of(Some(branch));
+                map.retain(|key, _| {
+                    let keep = named.keeps(key);
+                    if !keep {
+                        named.prints.insert(fingerprint(key));
+                    }
+                    keep
+                });
+                frame.named = Some(named);
+            }
+            for value in map.values_mut() {
+                *value = Value::Null;
+            }
+        }
+        for (at, violations) in found {
+            self.report(violations, &at);
+        }
     }
 
     /// Closes the innermost container with `b` (`}` or `]`).
@@ -1208,6 +1331,8 @@ impl<'s> StreamReader<'s> {
             .unique
             .and_then(|unique| self.first_repeat(unique.base, unique.items));
         let (path, node) = (frame.path, frame.node);
+        // An object whose members named a variant: that branch's own keywords are left.
+        let node = frame.variant.and_then(|v| v.chosen).or(node);
         self.check(node, &value, &path, frame.dropped);
         if let Some((i, item)) = repeat {
             let (expected, found) = crate::schema::validation::repeat_of(&item);
@@ -1330,6 +1455,19 @@ impl<'s> StreamReader<'s> {
                 self.violations.push(v);
             }
         }
+    }
+}
+
+/// The violation of a member `key` that the object at `node` does not declare and allows none
+/// beside its declared ones: refused as it completes (the object's own check, when it closes,
+/// would say the same).
+fn undeclared_member(node: Node<'_>, key: &str) -> Violation {
+    let (expected, found) = crate::schema::validation::undeclared_member(node, key);
+    Violation {
+        path: Pointer::root(),
+        rule: crate::schema::validate::Rule::AdditionalProperty,
+        expected,
+        found,
     }
 }
 

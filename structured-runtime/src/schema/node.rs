@@ -483,25 +483,49 @@ impl<'s> Node<'s> {
                     && node.enum_values().is_some_and(|e| e.contains(value))
             }
             Value::Object(map) => {
-                let by_tag = node.required().any(|name| {
-                    let tag = node.property(name).and_then(Node::single_value);
-                    tag.is_some_and(|tag| map.get(name) == Some(tag))
-                });
-                let mut names = node.required();
-                let by_key = match (names.next(), names.next()) {
-                    // The one property holds data, not a tag.
-                    (Some(only), None) => {
-                        node.closed()
-                            && node
-                                .property(only)
-                                .is_some_and(|p| p.single_value().is_none())
-                            && map.contains_key(only)
-                    }
-                    _ => false,
-                };
+                let by_tag = node
+                    .required()
+                    .any(|name| node.tag(name).is_some_and(|tag| map.get(name) == Some(tag)));
+                let by_key = node.key().is_some_and(|only| map.contains_key(only));
                 by_tag || by_key
             }
             _ => false,
+        }
+    }
+
+    /// Whether one member of an object, `name` holding `value` (`None`: its value not read
+    /// yet), is enough for this branch to be the one the object names ([`Node::tagged_for`]):
+    /// `name` is its tag and `value` the tag's value, or `name` is its one key. A reader that
+    /// sees an object's members one at a time (the stream) learns its variant from it.
+    pub fn named_by_member(self, name: &str, value: Option<&Value>) -> bool {
+        let node = self.target();
+        if !node.types().is_only(JsonType::Object) {
+            return false;
+        }
+        match value {
+            Some(value) => {
+                node.tag(name).is_some_and(|tag| tag == value) && node.required().any(|r| r == name)
+            }
+            None => node.key() == Some(name),
+        }
+    }
+
+    /// The one value property `name` allows, when it is a tag (of this object node, followed).
+    fn tag(self, name: &str) -> Option<&'s Value> {
+        self.property(name).and_then(Node::single_value)
+    }
+
+    /// The one key of a closed object requiring exactly that key, whose value is data, not a
+    /// tag (`{"Refund": {..}}`).
+    fn key(self) -> Option<&'s str> {
+        let mut names = self.required();
+        match (names.next(), names.next()) {
+            (Some(only), None) => (self.closed()
+                && self
+                    .property(only)
+                    .is_some_and(|p| p.single_value().is_none()))
+            .then_some(only),
+            _ => None,
         }
     }
 

@@ -913,7 +913,7 @@ fn find(node: Node<'_>, at: &Pointer, keys: &mut Vec<String>, search: &mut Searc
 /// different one in each; its other branches take no object. Then an object a branch names
 /// ([`Node::tagged_for`]) is refused by every other branch, and no object is named by two
 /// branches that could both take it.
-fn decides(node: Node<'_>) -> bool {
+pub(crate) fn decides(node: Node<'_>) -> bool {
     let Some(map) = node.map() else { return false };
     let beside = ["anyOf", "$defs", "definitions", "$schema"];
     if !map

@@ -1,0 +1,238 @@
+//! Objects at an `anyOf` whose variants are named by a tag or by their one key (how derived
+//! enums with data are written), streamed: once a member names the variant, the members are
+//! read at that branch's nodes and judged as they complete. Both stream readers (keeping the
+//! value or not) report the same, and what they report is what the validator of record says of
+//! the whole value: the same paths, a violation exactly when it finds one. Answers put the tag
+//! first, last or between, name a variant, another or none, break members or not, and add
+//! members no variant declares.
+
+use std::collections::BTreeSet;
+
+use proptest::prelude::*;
+use serde_json::{json, Value};
+use structured_runtime::{ResponseSchema, StreamReader, StreamStatus};
+
+fn schema() -> ResponseSchema {
+    let rows = json!({
+        "type": "array",
+        "items": {
+            "type": "object",
+            "properties": {"id": {"type": "integer", "minimum": 0}, "tag": {"type": "string"}},
+            "required": ["id"],
+            "additionalProperties": false
+        },
+        "maxItems": 3
+    });
+    let tagged = json!({"anyOf": [
+        {
+            "type": "object",
+            "properties": {"kind": {"type": "string", "enum": ["batch"]}, "rows": rows},
+            "required": ["kind", "rows"],
+            "additionalProperties": false
+        },
+        {
+            "type": "object",
+            "properties": {"kind": {"const": "wait"}, "reason": {"type": "string", "maxLength": 4}},
+            "required": ["kind"],
+            "minProperties": 1
+        },
+        {"type": "null"}
+    ]});
+    let keyed = json!({"anyOf": [
+        {
+            "type": "object",
+            "properties": {"Batch": {
+                "type": "object",
+                "properties": {"rows": rows},
+                "required": ["rows"],
+                "additionalProperties": false
+            }},
+            "required": ["Batch"],
+            "additionalProperties": false
+        },
+        {
+            "type": "object",
+            "properties": {"Wait": {"type": "integer", "minimum": 0}},
+            "required": ["Wait"],
+            "additionalProperties": false
+        },
+        {"type": "string", "enum": ["Stop"]}
+    ]});
+    ResponseSchema::new(
+        "variants",
+        json!({
+            "type": "object",
+            "properties": {
+                "action": tagged,
+                "steps": {"type": "array", "items": keyed},
+                "note": {"type": "string"}
+            },
+            "required": ["action"],
+            "additionalProperties": false
+        }),
+    )
+    .unwrap()
+}
+
+fn row() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (-2i64..5).prop_map(|id| json!({"id": id})),
+        Just(json!({"id": 1, "tag": "t"})),
+        Just(json!({"id": "1"})),
+        Just(json!({"tag": "t"})),
+        Just(json!({"id": 2, "x": 1})),
+    ]
+}
+
+fn rows() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        prop::collection::vec(row(), 0..5).prop_map(Value::Array),
+        Just(json!(3)),
+    ]
+}
+
+/// A tagged variant as an object text, its members in a chosen order.
+fn tagged() -> impl Strategy<Value = String> {
+    let tag = prop_oneof![
+        Just(Some(json!("batch"))),
+        Just(Some(json!("wait"))),
+        Just(Some(json!("stop"))),
+        Just(Some(json!(1))),
+        Just(None),
+    ];
+    (
+        tag,
+        rows(),
+        prop::option::of(prop_oneof![Just(json!("ok")), Just(json!("too long"))]),
+        any::<bool>(),
+        0usize..4,
+    )
+        .prop_map(|(tag, rows, reason, extra, at)| {
+            let mut members: Vec<(String, Value)> = vec![("rows".into(), rows)];
+            if let Some(reason) = reason {
+                members.push(("reason".into(), reason));
+            }
+            if extra {
+                members.push(("zz".into(), json!([1, {"a": 2}])));
+            }
+            if let Some(tag) = tag {
+                let at = at.min(members.len());
+                members.insert(at, ("kind".into(), tag));
+            }
+            object(&members)
+        })
+}
+
+/// A keyed variant, or a string, as text; and whether it names two variants.
+fn keyed() -> impl Strategy<Value = (String, bool)> {
+    let once = prop_oneof![
+        rows().prop_map(|rows| object(&[("Batch".into(), json!({"rows": rows}))])),
+        (-1i64..2).prop_map(|n| object(&[("Wait".into(), json!(n))])),
+        Just(object(&[("Other".into(), json!(1))])),
+        Just(object(&[("zz".into(), json!(1)), ("Wait".into(), json!(-1))])),
+        Just("\"Stop\"".to_string()),
+        Just("\"Go\"".to_string()),
+        Just("{}".to_string()),
+    ];
+    let twice = prop_oneof![
+        Just(object(&[("Wait".into(), json!(1)), ("Batch".into(), json!({"rows": []}))])),
+        Just(object(&[("Batch".into(), json!({"rows": [{"id": -1}]})), ("Wait".into(), json!(-1))])),
+    ];
+    prop_oneof![
+        8 => once.prop_map(|text| (text, false)),
+        1 => twice.prop_map(|text| (text, true)),
+    ]
+}
+
+fn object(members: &[(String, Value)]) -> String {
+    let inner: Vec<String> = members
+        .iter()
+        .map(|(k, v)| format!("{}:{v}", Value::String(k.clone())))
+        .collect();
+    format!("{{{}}}", inner.join(","))
+}
+
+/// An answer; and whether one of its objects names two variants.
+fn answer() -> impl Strategy<Value = (String, bool)> {
+    (
+        prop_oneof![tagged(), Just("null".to_string())],
+        prop::collection::vec(keyed(), 0..4),
+        any::<bool>(),
+    )
+        .prop_map(|(action, steps, note_first)| {
+            let twice = steps.iter().any(|(_, twice)| *twice);
+            let steps: Vec<String> = steps.into_iter().map(|(text, _)| text).collect();
+            let steps = format!("[{}]", steps.join(","));
+            let text = if note_first {
+                format!(r#"{{"note":"n","steps":{steps},"action":{action}}}"#)
+            } else {
+                format!(r#"{{"action":{action},"steps":{steps}}}"#)
+            };
+            (text, twice)
+        })
+}
+
+/// The paths a stream reports, chunk by chunk; and its last status.
+fn stream(reader: &mut StreamReader<'_>, text: &str, piece: usize) -> (Vec<String>, StreamStatus) {
+    let mut paths = Vec::new();
+    for chunk in text.as_bytes().chunks(piece) {
+        let progress = reader.feed(chunk);
+        paths.extend(progress.violations.iter().map(|v| v.path.to_string()));
+    }
+    (paths, reader.status())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_streamed_variant_is_judged_as_the_whole_value_is(
+        (text, twice) in answer(),
+        piece in 1usize..17,
+    ) {
+        let schema = schema();
+        let (full, status) = stream(&mut StreamReader::new(&schema), &text, piece);
+        let (lean, lean_status) = stream(&mut StreamReader::changes_only(&schema), &text, piece);
+        prop_assert_eq!(&full, &lean, "{}", text);
+        prop_assert_eq!(status, lean_status);
+        prop_assert_eq!(status, StreamStatus::Complete, "{}", text);
+        let value: Value = serde_json::from_str(&text).unwrap();
+        let whole: BTreeSet<String> = match schema.check_instance(&value) {
+            Ok(()) => BTreeSet::new(),
+            Err(violations) => violations.iter().map(|v| v.path.to_string()).collect(),
+        };
+        let streamed: BTreeSet<String> = full.iter().cloned().collect();
+        if twice {
+            // An object naming two variants is refused by every branch: the stream judges it by
+            // the variant named first in the text, the validator by the first branch that it
+            // names, so only the verdict is the same.
+            prop_assert!(!streamed.is_empty() && !whole.is_empty(), "{}", text);
+        } else {
+            prop_assert_eq!(streamed, whole, "{}", text);
+        }
+    }
+}
+
+/// Members read before the tag were read with no node: they are judged by the branch's nodes
+/// when the tag names it, and each member after it as it completes.
+#[test]
+fn members_read_before_the_tag_are_judged_when_it_comes() {
+    let schema = schema();
+    for mut reader in [
+        StreamReader::new(&schema),
+        StreamReader::changes_only(&schema),
+    ] {
+        let progress = reader.feed(br#"{"action": {"rows": [{"id": -1}], "zz": 1, "#);
+        assert!(progress.violations.is_empty());
+        let progress = reader.feed(br#""kind": "batch", "#);
+        let paths: Vec<String> = progress
+            .violations
+            .iter()
+            .map(|v| v.path.to_string())
+            .collect();
+        assert_eq!(paths, ["/action/rows/0/id", "/action/zz"]);
+        // After the tag, a member is judged as it completes.
+        let progress = reader.feed(br#""zy": 2, "#);
+        assert_eq!(progress.violations[0].path, "/action/zy");
+    }
+}
