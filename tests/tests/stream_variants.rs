@@ -2,14 +2,15 @@
 //! enums with data are written), streamed: once a member names the variant, the members are
 //! read at that branch's nodes and judged as they complete. Both stream readers (keeping the
 //! value or not) report the same, and what they report is what the validator of record says of
-//! the whole value: the same paths, a violation exactly when it finds one. Answers put the tag
-//! first, last or between, name a variant, another or none, break members or not, and add
-//! members no variant declares.
+//! the whole value: the same violations, each saying the same. Answers put the tag first, last
+//! or between, name a variant, another or none, break members or not, add members no variant
+//! declares, and nest variants in variants (two enums calling each other).
 
 use std::collections::BTreeSet;
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
+use structured_runtime::schema::Pointer;
 use structured_runtime::{ResponseSchema, StreamReader, StreamStatus};
 
 fn schema() -> ResponseSchema {
@@ -23,21 +24,29 @@ fn schema() -> ResponseSchema {
         },
         "maxItems": 3
     });
-    let tagged = json!({"anyOf": [
-        {
-            "type": "object",
-            "properties": {"kind": {"type": "string", "enum": ["batch"]}, "rows": rows},
-            "required": ["kind", "rows"],
-            "additionalProperties": false
-        },
-        {
-            "type": "object",
-            "properties": {"kind": {"const": "wait"}, "reason": {"type": "string", "maxLength": 4}},
-            "required": ["kind"],
-            "minProperties": 1
-        },
-        {"type": "null"}
-    ]});
+    let tagged = |then: &str, wait: Value| {
+        json!({"anyOf": [
+            {
+                "type": "object",
+                "properties": {
+                    "kind": {"type": "string", "enum": ["batch"]},
+                    "rows": rows,
+                    "then": {"$ref": then}
+                },
+                "required": ["kind", "rows"],
+                "additionalProperties": false
+            },
+            wait,
+            {"type": "null"}
+        ]})
+    };
+    let wait = json!({
+        "type": "object",
+        "properties": {"kind": {"const": "wait"}, "reason": {"type": "string", "maxLength": 4}},
+        "required": ["kind"]
+    });
+    let mut counted = wait.clone();
+    counted["minProperties"] = json!(1);
     let keyed = json!({"anyOf": [
         {
             "type": "object",
@@ -62,8 +71,14 @@ fn schema() -> ResponseSchema {
         "variants",
         json!({
             "type": "object",
+            // Two enums calling each other: one whose variants' checks read the names of all
+            // their members, one whose read only the names they require.
+            "$defs": {
+                "action": tagged("#/$defs/plain", counted),
+                "plain": tagged("#/$defs/action", wait)
+            },
             "properties": {
-                "action": tagged,
+                "action": {"$ref": "#/$defs/action"},
                 "steps": {"type": "array", "items": keyed},
                 "note": {"type": "string"}
             },
@@ -91,8 +106,15 @@ fn rows() -> impl Strategy<Value = Value> {
     ]
 }
 
-/// A tagged variant as an object text, its members in a chosen order.
+/// A tagged variant as an object text, its members in a chosen order; the batch variant's
+/// `then` holding another, down to four deep (a tag written last at each depth is read again
+/// within the readers judging the depths above).
 fn tagged() -> impl Strategy<Value = String> {
+    flat(Just(None)).prop_recursive(4, 8, 1, |inner| flat(prop::option::of(inner)))
+}
+
+/// A tagged variant whose `then` is `then`.
+fn flat(then: impl Strategy<Value = Option<String>>) -> impl Strategy<Value = String> {
     let tag = prop_oneof![
         Just(Some(json!("batch"))),
         Just(Some(json!("wait"))),
@@ -105,10 +127,14 @@ fn tagged() -> impl Strategy<Value = String> {
         rows(),
         prop::option::of(prop_oneof![Just(json!("ok")), Just(json!("too long"))]),
         any::<bool>(),
-        0usize..4,
+        0usize..5,
+        then,
     )
-        .prop_map(|(tag, rows, reason, extra, at)| {
+        .prop_map(|(tag, rows, reason, extra, at, then)| {
             let mut members: Vec<(String, Value)> = vec![("rows".into(), rows)];
+            if let Some(then) = then {
+                members.push(("then".into(), serde_json::from_str(&then).unwrap()));
+            }
             if let Some(reason) = reason {
                 members.push(("reason".into(), reason));
             }
@@ -129,14 +155,23 @@ fn keyed() -> impl Strategy<Value = (String, bool)> {
         rows().prop_map(|rows| object(&[("Batch".into(), json!({"rows": rows}))])),
         (-1i64..2).prop_map(|n| object(&[("Wait".into(), json!(n))])),
         Just(object(&[("Other".into(), json!(1))])),
-        Just(object(&[("zz".into(), json!(1)), ("Wait".into(), json!(-1))])),
+        Just(object(&[
+            ("zz".into(), json!(1)),
+            ("Wait".into(), json!(-1))
+        ])),
         Just("\"Stop\"".to_string()),
         Just("\"Go\"".to_string()),
         Just("{}".to_string()),
     ];
     let twice = prop_oneof![
-        Just(object(&[("Wait".into(), json!(1)), ("Batch".into(), json!({"rows": []}))])),
-        Just(object(&[("Batch".into(), json!({"rows": [{"id": -1}]})), ("Wait".into(), json!(-1))])),
+        Just(object(&[
+            ("Wait".into(), json!(1)),
+            ("Batch".into(), json!({"rows": []}))
+        ])),
+        Just(object(&[
+            ("Batch".into(), json!({"rows": [{"id": -1}]})),
+            ("Wait".into(), json!(-1))
+        ])),
     ];
     prop_oneof![
         8 => once.prop_map(|text| (text, false)),
@@ -172,14 +207,24 @@ fn answer() -> impl Strategy<Value = (String, bool)> {
         })
 }
 
-/// The paths a stream reports, chunk by chunk; and its last status.
-fn stream(reader: &mut StreamReader<'_>, text: &str, piece: usize) -> (Vec<String>, StreamStatus) {
-    let mut paths = Vec::new();
+/// What a stream reports, chunk by chunk (each violation's path, and all it says); and its
+/// last status.
+fn stream(
+    reader: &mut StreamReader<'_>,
+    text: &str,
+    piece: usize,
+) -> (Vec<(String, String)>, StreamStatus) {
+    let mut found = Vec::new();
     for chunk in text.as_bytes().chunks(piece) {
         let progress = reader.feed(chunk);
-        paths.extend(progress.violations.iter().map(|v| v.path.to_string()));
+        found.extend(
+            progress
+                .violations
+                .iter()
+                .map(|v| (v.path.to_string(), v.to_string())),
+        );
     }
-    (paths, reader.status())
+    (found, reader.status())
 }
 
 proptest! {
@@ -199,9 +244,9 @@ proptest! {
         let value: Value = serde_json::from_str(&text).unwrap();
         let whole: BTreeSet<String> = match schema.check_instance(&value) {
             Ok(()) => BTreeSet::new(),
-            Err(violations) => violations.iter().map(|v| v.path.to_string()).collect(),
+            Err(violations) => violations.iter().map(|v| v.to_string()).collect(),
         };
-        let streamed: BTreeSet<String> = full.iter().cloned().collect();
+        let streamed: BTreeSet<String> = full.iter().map(|(_, said)| said.clone()).collect();
         if twice {
             // An object naming two variants is refused by every branch: the stream judges it by
             // the variant named first in the text, the validator by the first branch that it
@@ -215,6 +260,59 @@ proptest! {
 
 /// Members read before the tag were read with no node: they are judged by the branch's nodes
 /// when the tag names it, and each member after it as it completes.
+/// Variants whose tags come last, each in the member of the one above: each depth is read
+/// again by a reader of its own, up to the bound, and whole past it; every depth reports what
+/// the validator of record says.
+#[test]
+fn tags_written_last_at_every_depth_are_judged_at_every_depth() {
+    let schema = schema();
+    for depth in [1, 3, 9, 12] {
+        let mut text = r#"{"rows":[{"id":-1}],"kind":"batch"}"#.to_string();
+        for level in 0..depth {
+            text = format!(
+                r#"{{"rows":[{{"id":{level}}},{{"id":-1}}],"then":{text},"kind":"batch"}}"#
+            );
+        }
+        let text = format!(r#"{{"action":{text}}}"#);
+        let whole: BTreeSet<String> =
+            match schema.check_instance(&serde_json::from_str(&text).unwrap()) {
+                Ok(()) => BTreeSet::new(),
+                Err(violations) => violations.iter().map(|v| v.to_string()).collect(),
+            };
+        for mut reader in [
+            StreamReader::new(&schema),
+            StreamReader::changes_only(&schema),
+        ] {
+            let (found, status) = stream(&mut reader, &text, 7);
+            assert_eq!(status, StreamStatus::Complete);
+            let streamed: BTreeSet<String> = found.into_iter().map(|(_, said)| said).collect();
+            assert_eq!(streamed, whole, "{depth}");
+        }
+        // One row broken at each depth.
+        assert_eq!(whole.len(), depth + 1, "{whole:?}");
+    }
+}
+
+#[test]
+fn a_name_read_before_the_tag_is_still_known_after_it() {
+    let schema = schema();
+    let text =
+        br#"{"action": {"kind": "batch", "rows": [], "then": {"zz": 1, "kind": "wait", "zz": 2}}}"#;
+    for piece in [1, 5, 200] {
+        let mut full = StreamReader::new(&schema);
+        let mut lean = StreamReader::changes_only(&schema);
+        for chunk in text.chunks(piece) {
+            let status = full.feed(chunk).status;
+            assert_eq!(status, lean.feed(chunk).status, "{piece}");
+        }
+        // The key given twice: the stream stops where it stands; the final reading decides.
+        assert_eq!(lean.status(), StreamStatus::Unreadable);
+    }
+    let mut lean = StreamReader::changes_only(&schema);
+    lean.feed(br#"{"action": {"kind": "batch", "rows": [], "then": {"zz": [1], "kind": "wait", "#);
+    assert!(lean.is_complete(&Pointer::parse("/action/then/zz").unwrap()));
+}
+
 #[test]
 fn members_read_before_the_tag_are_judged_when_it_comes() {
     let schema = schema();

@@ -45,6 +45,16 @@ use crate::schema::{Pointer, ResponseSchema};
 /// Starts over at a later opener at most this often (a brace in the prose before the JSON).
 const MAX_RESTARTS: u32 = 16;
 
+/// A member read before its object's variant was named is judged by a reader of its own
+/// ([`StreamReader::judge_text`]) within at most this many others. Each reads its member's text
+/// again, so a stream's text is read at most this many times more; a variant whose tag comes
+/// after its bulk inside the members of this many others written the same way is read whole.
+const MAX_JUDGES_WITHIN: u8 = 8;
+
+/// The pieces a reader judging a member is fed: what it reports of each piece is all it holds
+/// beside the text.
+const JUDGE_PIECE: usize = 64 * 1024;
+
 /// Objects and lists nested deeper than this are refused where the limit is crossed: the
 /// reader's own limit ([`crate::read::repair::MAX_DEPTH`]), so the stream and the final reading
 /// agree, and the work and memory a stream costs stay linear in its length.
@@ -118,14 +128,19 @@ struct Frame<'s> {
 
 /// An object at an `anyOf` whose branches that take objects each name their variant by a tag or
 /// by their one key ([`crate::schema::parts::decides`]: how derived enums with data are
-/// written). Its members are kept whole until one names a branch ([`Node::named_by_member`]:
-/// the tag's value read, or the variant's key); from then on they are read at that branch's
-/// nodes and judged as they complete, as in any object, and the members read before are judged
-/// at once. Such an object is refused by every other branch, so the `anyOf` takes it exactly
-/// when the branch named does, and its report is that branch's: the object's own check when it
-/// closes is the branch's own keywords. An object whose members name no branch is kept whole
-/// and judged against the `anyOf` when it closes.
-#[derive(Clone, Copy)]
+/// written). Such an object is refused by every other branch, so the `anyOf` takes it exactly
+/// when the branch it names does, and its report is that branch's.
+///
+/// Until a member names a branch ([`Node::named_by_member`]: the tag's value read, or the
+/// variant's key) its members are read with no node, judged by nothing and kept by nothing but
+/// where their text lies. Once one does, the members read before are judged by the branch's
+/// nodes, each read again from its text by a reader of its own ([`StreamReader::judge_text`]),
+/// and the later ones are read at the branch's nodes and judged as they complete, as in any
+/// object; the object's own check when it closes is the branch's own keywords. A tag written
+/// after the bulk thus costs a second reading of it, not its value held. An object whose
+/// members name no branch is refused by every branch: among two or more that take objects, in
+/// the `anyOf`'s one violation, which shows only how many members it has. When only one branch
+/// takes objects it judges every object, and is chosen when the object opens.
 struct Variant<'s> {
     /// The `anyOf`'s node.
     at: Node<'s>,
@@ -134,6 +149,44 @@ struct Variant<'s> {
     /// The object's members are kept whole for a reason beside the variant (the value so far
     /// is kept, or an enclosing check reads them).
     kept_above: bool,
+    /// Where each member read before a branch was named lies in the text: its key's opening
+    /// quote, its value's first byte and the end of its value.
+    before: Vec<(usize, usize, usize)>,
+    /// Where the key of the member being read starts, and its value.
+    key_from: usize,
+    value_from: usize,
+}
+
+impl<'s> Variant<'s> {
+    /// An object opening at the `anyOf` `at`: its branch chosen now when only one takes objects.
+    fn at(at: Node<'s>, kept_above: bool) -> Variant<'s> {
+        let mut objects = at
+            .any_of()
+            .into_iter()
+            .flatten()
+            .filter(|b| b.target().types().contains(JsonType::Object));
+        let chosen = match (objects.next(), objects.next()) {
+            (Some(only), None) => Some(only),
+            _ => None,
+        };
+        Variant {
+            at,
+            chosen,
+            kept_above,
+            before: Vec::new(),
+            key_from: 0,
+            value_from: 0,
+        }
+    }
+
+    fn open(&self) -> bool {
+        self.chosen.is_none()
+    }
+
+    /// The branch the member `name` (holding `value`; `None`: not read yet) names.
+    fn named_by(&self, name: &str, value: Option<&Value>) -> Option<Node<'s>> {
+        self.at.any_of()?.find(|b| b.named_by_member(name, value))
+    }
 }
 
 /// The items of a list that must differ, as a reader keeping no value notes them: a 64-bit
@@ -273,8 +326,9 @@ fn unique_by_prints(node: Option<Node<'_>>) -> bool {
 }
 
 /// Where a container's members find their schema nodes, looked up once when it opens (not
-/// per member): its node with `$ref` followed, unless it has `anyOf` (a branch is chosen by
-/// the whole value's check, so members are left to it).
+/// per member): its node with `$ref` followed. Not at a node with `anyOf`: a branch is chosen
+/// by the whole value's check, so members are left to it (or to the branch a variant's member
+/// names).
 #[derive(Clone, Copy, Default)]
 struct Members<'s> {
     node: Option<Node<'s>>,
@@ -287,8 +341,9 @@ struct Members<'s> {
 }
 
 impl<'s> Members<'s> {
+    /// The members' nodes of a container at `node`, which has no `anyOf` (its branch chosen).
     fn of(node: Option<Node<'s>>) -> Self {
-        let Some(node) = node.map(Node::target).filter(|n| !n.has("anyOf")) else {
+        let Some(node) = node.map(Node::target) else {
             return Members::default();
         };
         let additional = match node.additional() {
@@ -412,6 +467,14 @@ enum Lex {
 /// ```
 pub struct StreamReader<'s> {
     schema: &'s ResponseSchema,
+    /// The node the value read is judged at: the schema's root, or, for a reader judging a
+    /// member read again ([`StreamReader::judge_text`]), the member's.
+    root_node: Node<'s>,
+    /// How many readers judging a member read again this one is inside.
+    within: u8,
+    /// How far into `text` to read now: all of it, but for a reader judging a member read
+    /// again, which reads its piece of the text it borrows.
+    until: usize,
     /// The value so far is kept ([`StreamReader::value`]); else only the changes say it.
     keep_value: bool,
     /// What the root may open with: `{`, `[`, either, or neither (read whole at the end).
@@ -457,8 +520,13 @@ struct Facts {
     /// The `type` it allows, when `type` is all it asserts (its other keywords annotations):
     /// a scalar of that type then breaks none of its rules, with no further look.
     only_type: Option<Types>,
+    /// Its target has `anyOf`: a branch is chosen by the whole value's check.
+    any_of: bool,
     /// An object there names its variant by a member ([`Variant`]).
     decides: bool,
+    /// There, some branch taking objects has an own check that reads its members' values, or
+    /// all their names: an object there keeps them until its branch is named.
+    variant_keeps: (bool, bool),
 }
 
 impl Facts {
@@ -469,10 +537,30 @@ impl Facts {
             (!asserts_more && node.map().is_some_and(|own| !own.contains_key("$ref")))
                 .then(|| target.types())
         });
+        let objects = || {
+            target
+                .any_of()
+                .into_iter()
+                .flatten()
+                .filter(|b| b.target().types().contains(JsonType::Object))
+        };
+        // (A branch choosing among branches of its own is judged whole.)
+        let decides =
+            crate::schema::parts::decides(target) && !objects().any(|b| b.target().has("anyOf"));
+        let variant_keeps = if decides {
+            (
+                objects().any(|b| reads_members(Some(b))),
+                objects().any(|b| reads_names(Some(b))),
+            )
+        } else {
+            (false, false)
+        };
         Facts {
             free_text: free_text(node),
             only_type,
-            decides: crate::schema::parts::decides(target),
+            any_of: target.has("anyOf"),
+            decides,
+            variant_keeps,
         }
     }
 }
@@ -517,6 +605,9 @@ impl<'s> StreamReader<'s> {
         let lists = types.contains(JsonType::Array) || either;
         StreamReader {
             schema,
+            root_node: Node::root(schema.schema()),
+            within: 0,
+            until: usize::MAX,
             keep_value: true,
             openers: (objects, lists),
             text: Vec::new(),
@@ -765,7 +856,7 @@ impl<'s> StreamReader<'s> {
     }
 
     fn run(&mut self) {
-        while self.read < self.text.len() {
+        while self.read < self.text.len().min(self.until) {
             if self.lex == Lex::Seeking {
                 self.seek();
                 continue;
@@ -911,7 +1002,7 @@ impl<'s> StreamReader<'s> {
                 _ => return self.lose(),
             }
             // The variant's key names it before its value is read.
-            self.name_variant(None);
+            self.name_variant_by_key();
             self.lex = Lex::Colon;
         } else {
             self.complete(Value::String(text));
@@ -928,6 +1019,9 @@ impl<'s> StreamReader<'s> {
             Lex::Key | Lex::FirstKey if space => true,
             Lex::FirstKey if b == b'}' => self.close(b'}'),
             Lex::Key | Lex::FirstKey if b == b'"' => {
+                if let Some(variant) = self.frames.last_mut().and_then(|f| f.variant.as_mut()) {
+                    variant.key_from = self.read - 1;
+                }
                 self.token.push(b);
                 self.lex = Lex::Str {
                     key: true,
@@ -971,9 +1065,15 @@ impl<'s> StreamReader<'s> {
     }
 
     fn begin_value(&mut self, b: u8) -> bool {
-        // An item of a list kept as prints starts here (its first byte was just read).
-        if let Some(unique) = self.frames.last_mut().and_then(|f| f.unique.as_mut()) {
-            unique.next = self.read.saturating_sub(1);
+        // An item of a list kept as prints, or a member of an object at a variant, starts here
+        // (its first byte was just read).
+        if let Some(frame) = self.frames.last_mut() {
+            if let Some(unique) = frame.unique.as_mut() {
+                unique.next = self.read.saturating_sub(1);
+            }
+            if let Some(variant) = frame.variant.as_mut() {
+                variant.value_from = self.read.saturating_sub(1);
+            }
         }
         match b {
             b'{' | b'[' => {
@@ -997,7 +1097,6 @@ impl<'s> StreamReader<'s> {
                     });
                     self.changed = true;
                 }
-                let members = Members::of(node);
                 let kind = if b == b'{' {
                     JsonType::Object
                 } else {
@@ -1005,6 +1104,21 @@ impl<'s> StreamReader<'s> {
                 };
                 let kept_above =
                     self.keep_value || self.frames.last().is_some_and(|parent| parent.keep);
+                let facts = node.map(|n| self.facts(n));
+                let variant = node
+                    .filter(|_| b == b'{' && facts.is_some_and(|f| f.decides))
+                    .map(|n| Variant::at(n.target(), kept_above));
+                // The node the members are read at, and the one whose own check reads them: an
+                // object at a variant is read at its branch once chosen, before at none; under
+                // another `anyOf` the members are left to the check of the whole value.
+                let undecided = variant.as_ref().is_some_and(Variant::open);
+                let (members_at, judged) = match &variant {
+                    Some(variant) => (variant.chosen, variant.chosen),
+                    None if facts.is_some_and(|f| f.any_of) => (None, node),
+                    None => (node, node),
+                };
+                let variant_keeps = facts.map_or((true, true), |f| f.variant_keeps);
+                let members = Members::of(members_at);
                 let unique =
                     (!kept_above && b == b'[' && allows(node, kind) && unique_by_prints(node))
                         .then(|| Unique {
@@ -1013,16 +1127,22 @@ impl<'s> StreamReader<'s> {
                             next: 0,
                             too_long: false,
                         });
-                let keep =
-                    kept_above || (reads_members(node) && unique.is_none()) || !allows(node, kind);
-                let named = (!keep && b == b'{' && !reads_names(node)).then(|| Named::of(node));
-                let variant = node
-                    .filter(|n| b == b'{' && self.facts(*n).decides)
-                    .map(|n| Variant {
-                        at: n.target(),
-                        chosen: None,
-                        kept_above,
-                    });
+                let keep = kept_above
+                    || (unique.is_none()
+                        && if undecided {
+                            variant_keeps.0
+                        } else {
+                            reads_members(judged)
+                        })
+                    || !allows(node, kind);
+                let reads_all_names = || {
+                    if undecided {
+                        variant_keeps.1
+                    } else {
+                        reads_names(judged)
+                    }
+                };
+                let named = (!keep && b == b'{' && !reads_all_names()).then(|| Named::of(judged));
                 self.frames.push(Frame {
                     path,
                     node,
@@ -1095,7 +1215,7 @@ impl<'s> StreamReader<'s> {
     /// Where the next value goes, and its schema node.
     fn next_place(&self) -> (Pointer, Option<Node<'s>>) {
         match self.frames.last() {
-            None => (Pointer::root(), Some(Node::root(self.schema.schema()))),
+            None => (Pointer::root(), Some(self.root_node)),
             Some(frame) => match &frame.body {
                 Body::Object(_, key) => {
                     let key = key.as_deref().unwrap_or_default();
@@ -1177,13 +1297,23 @@ impl<'s> StreamReader<'s> {
         if let Some((at, node, key)) = undeclared {
             self.report(vec![undeclared_member(node, &key)], &at);
         }
-        // A string completing a member of an object whose variant is not named yet may be its
-        // tag.
-        let tag = value.is_string()
-            && self
-                .frames
-                .last()
-                .is_some_and(|f| f.variant.is_some_and(|v| v.chosen.is_none()));
+        // A member of an object whose variant is not named yet: where it lies is noted, and it
+        // may be the tag.
+        let mut named_now = None;
+        let read = self.read;
+        if let Some(Frame {
+            variant: Some(variant),
+            body: Body::Object(_, Some(key)),
+            ..
+        }) = self.frames.last_mut()
+        {
+            if variant.open() {
+                variant
+                    .before
+                    .push((variant.key_from, variant.value_from, read));
+                named_now = variant.named_by(key, Some(&value));
+            }
+        }
         match self.frames.last_mut() {
             Some(Frame {
                 body: Body::Object(map, key),
@@ -1197,13 +1327,7 @@ impl<'s> StreamReader<'s> {
                             named.prints.insert(fingerprint(&key));
                         }
                         _ => {
-                            let last = tag.then(|| key.clone());
                             map.insert(key, if *keep { value } else { Value::Null });
-                            if let Some(key) = last {
-                                self.lex = Lex::After;
-                                self.name_variant(Some(&key));
-                                return;
-                            }
                         }
                     }
                 }
@@ -1221,87 +1345,139 @@ impl<'s> StreamReader<'s> {
             }
         }
         self.lex = Lex::After;
+        if let Some(branch) = named_now {
+            self.choose(branch);
+        }
     }
 
-    /// Whether a member of the innermost object names its variant ([`Variant`]), while none has:
-    /// the member `tag` just completed (its value read), or, `None`, the key whose value is read
-    /// next. Then that branch is chosen.
-    fn name_variant(&mut self, tag: Option<&str>) {
-        let Some(frame) = self.frames.last() else {
-            return;
+    /// The key just read in the innermost object, its value not read yet, names its variant
+    /// ([`Variant`]; none had): that branch is chosen, and the value is read at its node.
+    fn name_variant_by_key(&mut self) {
+        let branch = match self.frames.last() {
+            Some(Frame {
+                variant: Some(variant),
+                body: Body::Object(_, Some(key)),
+                ..
+            }) if variant.open() => variant.named_by(key, None),
+            _ => None,
         };
-        let Some(variant) = frame.variant.filter(|v| v.chosen.is_none()) else {
-            return;
-        };
-        let Body::Object(map, slot) = &frame.body else {
-            return;
-        };
-        let member = match tag {
-            Some(key) => map.get_key_value(key).map(|(k, v)| (k.as_str(), Some(v))),
-            None => slot.as_deref().map(|k| (k, None)),
-        };
-        let Some((name, value)) = member else { return };
-        let branch = variant
-            .at
-            .any_of()
-            .and_then(|mut branches| branches.find(|b| b.named_by_member(name, value)));
         if let Some(branch) = branch {
             self.choose(branch);
         }
     }
 
-    /// The innermost object's members name `branch` of its `anyOf`: from here on they are read
-    /// at its nodes, and the members read before, kept whole, are judged by them now (each in
-    /// whole: they were read with no node). Then, unless something else reads them, they are no
-    /// longer kept.
+    /// The innermost object's members name `branch` of its `anyOf` ([`Variant`]): from here on
+    /// they are read at its nodes; the members read before are judged by them now, each read
+    /// again from its text, and only what the branch's own check reads of them is kept.
     fn choose(&mut self, branch: Node<'s>) {
         let Some(frame) = self.frames.last_mut() else {
             return;
         };
-        let members = Members::of(Some(branch));
-        frame.members = members;
         let Some(variant) = frame.variant.as_mut() else {
             return;
         };
         variant.chosen = Some(branch);
-        let kept_above = variant.kept_above;
-        let Body::Object(map, _) = &mut frame.body else {
-            return;
-        };
-        let mut found = Vec::new();
-        for (key, value) in map.iter() {
-            let mut here = Vec::new();
-            if let Some(node) = members.undeclared(key) {
-                here.push(undeclared_member(node, key));
+        let before = std::mem::take(&mut variant.before);
+        let keep = variant.kept_above || reads_members(Some(branch));
+        let members = Members::of(Some(branch));
+        frame.members = members;
+        frame.keep = keep;
+        let path = frame.path.clone();
+        // The members' names were kept as fingerprints only (their values by nothing).
+        let was_named = frame.named.is_some();
+        // Names the branch's check reads: those `required` lists (or all of them).
+        let mut named = (!keep && !reads_names(Some(branch))).then(|| Named::of(Some(branch)));
+        if let Body::Object(map, _) = &mut frame.body {
+            if !keep {
+                map.values_mut().for_each(|v| *v = Value::Null);
             }
-            if let Some(node) = members.property(key) {
-                here.extend(crate::schema::validation::explain(node, value));
-            }
-            if !here.is_empty() {
-                found.push((frame.path.key(key), here));
-            }
-        }
-        let lean = !kept_above && !reads_members(Some(branch));
-        if lean {
-            frame.keep = false;
-            if !reads_names(Some(branch)) {
-                // Only the names `required` lists are kept; the others, as fingerprints.
-                let mut named = Named::of(Some(branch));
+            if let Some(named) = named.as_mut() {
+                // Members kept by name until now: each name the branch does not require, as
+                // its fingerprint only.
                 map.retain(|key, _| {
-                    let keep = named.keeps(key);
-                    if !keep {
+                    let keeps = named.keeps(key);
+                    if !keeps {
                         named.prints.insert(fingerprint(key));
                     }
-                    keep
+                    keeps
                 });
-                frame.named = Some(named);
-            }
-            for value in map.values_mut() {
-                *value = Value::Null;
+                if let Some(earlier) = frame.named.take() {
+                    named.prints.extend(earlier.prints);
+                }
             }
         }
-        for (at, violations) in found {
-            self.report(violations, &at);
+        frame.named = named;
+        let mut required = Vec::new();
+        for (key_from, value_from, to) in before {
+            let key = self
+                .text
+                .get(key_from..value_from)
+                .and_then(|text| {
+                    serde_json::Deserializer::from_slice(text)
+                        .into_iter::<String>()
+                        .next()
+                })
+                .and_then(Result::ok)
+                .unwrap_or_default();
+            let mut found = Vec::new();
+            if let Some(node) = members.undeclared(&key) {
+                found.push(undeclared_member(node, &key));
+            }
+            if let Some(node) = members.property(&key) {
+                found.extend(self.judge_text(node, value_from, to));
+            }
+            let at = path.key(&key);
+            self.report(found, &at);
+            // A name kept only as a fingerprint until now that the branch's check reads (every
+            // branch's check reads only the names it requires, or the names would be kept).
+            if was_named && branch.target().required().any(|r| r == key) {
+                required.push(key);
+            }
+        }
+        if let Some(Frame {
+            body: Body::Object(map, _),
+            ..
+        }) = self.frames.last_mut()
+        {
+            for key in required {
+                map.insert(key, Value::Null);
+            }
+        }
+    }
+
+    /// The violations of the value whose text lies at `from..to`, read at `node`: as a reader
+    /// reading it there from the start reports them. A container is read by a reader of its own
+    /// keeping no value, lent this reader's text and reading it a piece at a time (what it
+    /// reports of each piece is all it holds beside its containers); a scalar, or a container
+    /// inside more than [`MAX_JUDGES_WITHIN`] such readers, is read whole.
+    fn judge_text(&mut self, node: Node<'s>, from: usize, to: usize) -> Vec<Violation> {
+        let container = matches!(self.text.get(from), Some(b'{' | b'['));
+        if container && to <= self.text.len() && self.within < MAX_JUDGES_WITHIN {
+            let mut judge = StreamReader {
+                root_node: node,
+                openers: (true, true),
+                within: self.within + 1,
+                text: std::mem::take(&mut self.text),
+                start: from,
+                read: from,
+                lex: Lex::Value,
+                ..StreamReader::changes_only(self.schema)
+            };
+            let mut found = Vec::new();
+            while judge.read < to && !matches!(judge.lex, Lex::Done | Lex::Lost | Lex::TooDeep) {
+                judge.until = judge.read.saturating_add(JUDGE_PIECE).min(to);
+                judge.run();
+                found.append(&mut judge.violations);
+                judge.changes.clear();
+                judge.completed.clear();
+            }
+            self.text = std::mem::take(&mut judge.text);
+            return found;
+        }
+        let text = self.text.get(from..to).unwrap_or_default();
+        match serde_json::from_slice::<Value>(text) {
+            Ok(value) => crate::schema::validation::explain(node, &value),
+            Err(_) => Vec::new(),
         }
     }
 
@@ -1331,9 +1507,27 @@ impl<'s> StreamReader<'s> {
             .unique
             .and_then(|unique| self.first_repeat(unique.base, unique.items));
         let (path, node) = (frame.path, frame.node);
-        // An object whose members named a variant: that branch's own keywords are left.
-        let node = frame.variant.and_then(|v| v.chosen).or(node);
-        self.check(node, &value, &path, frame.dropped);
+        match frame.variant {
+            // An object whose members named a variant: that branch's own keywords are left.
+            Some(Variant {
+                chosen: Some(branch),
+                ..
+            }) => self.check(Some(branch), &value, &path, frame.dropped),
+            // Naming none, it is refused by every branch.
+            Some(Variant { at, .. }) => {
+                let members = value.as_object().map_or(0, Map::len)
+                    + frame.named.as_ref().map_or(0, |n| n.prints.len());
+                let branches = at.any_of().map_or(0, Iterator::count);
+                let violation = Violation {
+                    path: Pointer::root(),
+                    rule: crate::schema::validate::Rule::AnyOf,
+                    expected: crate::schema::validation::no_branch(branches),
+                    found: crate::schema::validate::preview_object(members),
+                };
+                self.report(vec![violation], &path);
+            }
+            None => self.check(node, &value, &path, frame.dropped),
+        }
         if let Some((i, item)) = repeat {
             let (expected, found) = crate::schema::validation::repeat_of(&item);
             let at = path.index(i);
