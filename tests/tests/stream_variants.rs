@@ -18,7 +18,11 @@ fn schema() -> ResponseSchema {
         "type": "array",
         "items": {
             "type": "object",
-            "properties": {"id": {"type": "integer", "minimum": 0}, "tag": {"type": "string"}},
+            // (`items` beside a string's type judges nothing: a list there is refused whole.)
+            "properties": {
+                "id": {"type": "integer", "minimum": 0},
+                "tag": {"type": "string", "items": {"type": "integer"}}
+            },
             "required": ["id"],
             "additionalProperties": false
         },
@@ -96,6 +100,10 @@ fn row() -> impl Strategy<Value = Value> {
         Just(json!({"id": "1"})),
         Just(json!({"tag": "t"})),
         Just(json!({"id": 2, "x": 1})),
+        // Containers where a number goes: the type and their size are reported.
+        Just(json!({"id": [1, 2, {"a": [3]}]})),
+        Just(json!({"id": {"a": 1, "b": [2]}})),
+        Just(json!({"id": 1, "tag": ["x", 2]})),
     ]
 }
 

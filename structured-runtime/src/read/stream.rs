@@ -39,7 +39,7 @@ use crate::read::strict_de::{fingerprint, Fingerprints};
 use crate::schema::checks::asserts_nothing;
 use crate::schema::node::{Additional, JsonType, Node, Types};
 use crate::schema::pointer::edit_at;
-use crate::schema::validate::{Violation, MAX_VIOLATIONS};
+use crate::schema::validate::{preview_list, preview_object, Violation, MAX_VIOLATIONS};
 use crate::schema::{Pointer, ResponseSchema};
 
 /// Starts over at a later opener at most this often (a brace in the prose before the JSON).
@@ -124,6 +124,9 @@ struct Frame<'s> {
     unique: Option<Unique>,
     /// An object at an `anyOf` whose variant one of its members names.
     variant: Option<Variant<'s>>,
+    /// Of a kind its node does not allow: its members are read at no node and kept by nothing,
+    /// and its report, when it closes, is its type and how many members it has.
+    refused: bool,
 }
 
 /// An object at an `anyOf` whose branches that take objects each name their variant by a tag or
@@ -249,13 +252,10 @@ const READ_NAMES: &[&str] = &[
     "dependentRequired",
 ];
 
-/// Whether `node` lets a value be of `kind`: when it does not, the report of the value shows
-/// its members (how many), so they are kept.
-fn allows(node: Option<Node<'_>>, kind: JsonType) -> bool {
-    node.is_none_or(|node| {
-        let types = node.target().types();
-        types.is_empty() || types.contains(kind)
-    })
+/// Whether a node allowing `types` (its target's `type`) lets a value be of `kind`: when it
+/// does not, the report of the value is its type and how many members it has.
+fn allows(types: Option<Types>, kind: JsonType) -> bool {
+    types.is_none_or(|types| types.is_empty() || types.contains(kind))
 }
 
 /// Whether the own check of an object at `node` reads its members' names.
@@ -522,6 +522,8 @@ struct Facts {
     only_type: Option<Types>,
     /// Its target has `anyOf`: a branch is chosen by the whole value's check.
     any_of: bool,
+    /// Its target's `type`.
+    types: Types,
     /// An object there names its variant by a member ([`Variant`]).
     decides: bool,
     /// There, some branch taking objects has an own check that reads its members' values, or
@@ -559,6 +561,7 @@ impl Facts {
             free_text: free_text(node),
             only_type,
             any_of: target.has("anyOf"),
+            types: target.types(),
             decides,
             variant_keeps,
         }
@@ -1112,29 +1115,34 @@ impl<'s> StreamReader<'s> {
                 // object at a variant is read at its branch once chosen, before at none; under
                 // another `anyOf` the members are left to the check of the whole value.
                 let undecided = variant.as_ref().is_some_and(Variant::open);
+                // A container of a kind its node does not allow (and no branch to choose): its
+                // report is its type and how many members it has, whatever they are.
+                let allowed = allows(facts.map(|f| f.types), kind);
+                let refused = !allowed && !facts.is_some_and(|f| f.any_of);
                 let (members_at, judged) = match &variant {
                     Some(variant) => (variant.chosen, variant.chosen),
-                    None if facts.is_some_and(|f| f.any_of) => (None, node),
+                    None if refused || facts.is_some_and(|f| f.any_of) => (None, node),
                     None => (node, node),
                 };
                 let variant_keeps = facts.map_or((true, true), |f| f.variant_keeps);
                 let members = Members::of(members_at);
                 let unique =
-                    (!kept_above && b == b'[' && allows(node, kind) && unique_by_prints(node))
-                        .then(|| Unique {
+                    (!kept_above && b == b'[' && allowed && unique_by_prints(node)).then(|| {
+                        Unique {
                             base: self.read.saturating_sub(1),
                             items: Vec::new(),
                             next: 0,
                             too_long: false,
-                        });
+                        }
+                    });
                 let keep = kept_above
                     || (unique.is_none()
+                        && !refused
                         && if undecided {
                             variant_keeps.0
                         } else {
                             reads_members(judged)
-                        })
-                    || !allows(node, kind);
+                        });
                 let reads_all_names = || {
                     if undecided {
                         variant_keeps.1
@@ -1153,6 +1161,7 @@ impl<'s> StreamReader<'s> {
                     named,
                     unique,
                     variant,
+                    refused,
                 });
                 self.lex = if b == b'{' {
                     Lex::FirstKey
@@ -1522,9 +1531,29 @@ impl<'s> StreamReader<'s> {
                     path: Pointer::root(),
                     rule: crate::schema::validate::Rule::AnyOf,
                     expected: crate::schema::validation::no_branch(branches),
-                    found: crate::schema::validate::preview_object(members),
+                    found: preview_object(members),
                 };
                 self.report(vec![violation], &path);
+            }
+            // Its own check on what is kept of it (nothing, unless kept for another reason),
+            // its size given back: the type is all that is said of it.
+            None if frame.refused => {
+                let members = match &value {
+                    Value::Array(items) => preview_list(items.len() + frame.dropped),
+                    Value::Object(map) => preview_object(
+                        map.len() + frame.named.as_ref().map_or(0, |n| n.prints.len()),
+                    ),
+                    _ => String::new(),
+                };
+                let mut found = node
+                    .map(|node| crate::schema::validation::explain_own(node, &value, 0))
+                    .unwrap_or_default();
+                for v in &mut found {
+                    if v.path.is_root() && v.rule == crate::schema::validate::Rule::Type {
+                        v.found.clone_from(&members);
+                    }
+                }
+                self.report(found, &path);
             }
             None => self.check(node, &value, &path, frame.dropped),
         }
