@@ -2,7 +2,9 @@
 //! and the promise of a stream holds: what is shown only grows, the changes rebuild what is
 //! shown, and a value shown as complete is the whole answer's when it reads as written. A
 //! reader keeping no value (`StreamReader::changes_only`) reports what the one keeping it
-//! reports, chunk by chunk.
+//! reports, chunk by chunk. On a schema of enums with data (variants named by a tag, nested in
+//! each other), both readers report exactly the violations the validator of record finds in the
+//! whole value, when the bytes are one JSON object.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -15,8 +17,8 @@ use serde_json::Value;
 use structured_examples::HeartbeatDecision;
 use structured_runtime::provider::wire::{Expect, StreamDecoder, WireApi};
 use structured_runtime::{
-    parse_value, ParseOptions, Provenance, StreamReader, StreamStatus, StructuredOutput,
-    StructuredOutputMode,
+    parse_value, ParseOptions, Provenance, ResponseSchema, StreamReader, StreamStatus,
+    StructuredOutput, StructuredOutputMode,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -77,6 +79,7 @@ fuzz_target!(|data: &[u8]| {
             }
         }
     }
+    variants_agree(seed, text);
     // The same bytes as each API's stream: no panic, and the deltas are text.
     for api in [
         WireApi::OpenAiChat,
@@ -103,6 +106,78 @@ fuzz_target!(|data: &[u8]| {
         }
     }
 });
+
+/// An enum with data tagged inside (`kind`), whose variant holds rows and another of itself.
+fn variants() -> &'static ResponseSchema {
+    static SCHEMA: std::sync::OnceLock<ResponseSchema> = std::sync::OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let row = serde_json::json!({
+            "type": "object",
+            "properties": {"id": {"type": "integer", "minimum": 0}, "tag": {"type": "string"}},
+            "required": ["id"],
+            "additionalProperties": false
+        });
+        let schema = serde_json::json!({
+            "type": "object",
+            "$defs": {"act": {"anyOf": [
+                {
+                    "type": "object",
+                    "properties": {
+                        "kind": {"enum": ["rows"]},
+                        "rows": {"type": "array", "items": row, "maxItems": 3},
+                        "then": {"$ref": "#/$defs/act"}
+                    },
+                    "required": ["kind", "rows"],
+                    "additionalProperties": false
+                },
+                {
+                    "type": "object",
+                    "properties": {"kind": {"const": "wait"}, "for": {"type": "integer"}},
+                    "required": ["kind"],
+                    "minProperties": 1
+                },
+                {"type": "null"}
+            ]}},
+            "properties": {"act": {"$ref": "#/$defs/act"}, "note": {"type": "string"}},
+            "required": ["act"],
+            "additionalProperties": false
+        });
+        ResponseSchema::new("variants", schema).expect("a valid schema")
+    })
+}
+
+/// Both stream readers on the enum schema report the same, and, when the bytes are one JSON
+/// object read to its end, exactly what the validator of record finds in it.
+fn variants_agree(seed: u8, text: &[u8]) {
+    let schema = variants();
+    let mut full = StreamReader::new(schema);
+    let mut lean = StreamReader::changes_only(schema);
+    let mut said = Vec::new();
+    for chunk in text.chunks(1 + usize::from(seed) % 13) {
+        let a = full.feed(chunk);
+        let (violations, status) = (a.violations.to_vec(), a.status);
+        let b = lean.feed(chunk);
+        assert_eq!(violations, b.violations);
+        assert_eq!(status, b.status);
+        said.extend(violations.iter().map(ToString::to_string));
+    }
+    if full.status() != StreamStatus::Complete {
+        return;
+    }
+    let Ok(Value::Object(value)) = serde_json::from_slice::<Value>(text) else {
+        return;
+    };
+    let whole: Vec<String> = match schema.check_instance(&Value::Object(value)) {
+        Ok(()) => Vec::new(),
+        Err(found) => found.iter().map(ToString::to_string).collect(),
+    };
+    if whole.len() < 20 {
+        let (mut said, mut whole) = (said, whole);
+        said.sort();
+        whole.sort();
+        assert_eq!(said, whole, "{}", String::from_utf8_lossy(text));
+    }
+}
 
 /// How deeply `value` nests (a scalar is 1).
 fn depth(value: &Value) -> usize {
