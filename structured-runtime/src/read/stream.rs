@@ -637,8 +637,10 @@ impl<'s> StreamReader<'s> {
     /// chunk gives ([`StreamProgress::changes`]), the way to follow a long answer. The reader
     /// then holds the text received and the containers being read, each completed member of a
     /// list only counted and of an object only named (unless a check of the schema reads
-    /// their values: an `enum` of objects, repeated items, an `anyOf`), so its memory stays
-    /// about the answer's size. Every check, violation and completion is reported as by
+    /// their values: an `enum` of objects, an `anyOf` whose branches a member does not name
+    /// as an enum's tag or key does), so its memory stays about the answer's size. An object
+    /// at an enum with data is read at its variant's nodes once its tag or key is read; members
+    /// read before the tag are kept as where their text lies and read again from it then. Every check, violation and completion is reported as by
     /// [`StreamReader::new`]; [`StreamReader::value`] is `null`, [`StreamReader::partial`]
     /// `None`, and [`StreamReader::is_complete`] takes any path inside a completed member as
     /// complete.
