@@ -234,10 +234,40 @@ impl Store {
         spec: &JobSpec,
         items: impl IntoIterator<Item = Result<JobItem, BatchError>>,
     ) -> Result<Store, BatchError> {
-        let mut store = Store::connect(path.as_ref(), true)?;
-        if store.has_job()? {
-            return Err(BatchError::Exists(store.path.clone()));
+        let path = path.as_ref();
+        if path.exists() {
+            let store = Store::connect(path, false)?;
+            if store.has_job()? {
+                return Err(BatchError::Exists(store.path.clone()));
+            }
+            // A store without its job (as a run stopped while making one used to leave it):
+            // it holds nothing, and the new one takes its place.
+            drop(store);
+            remove_store_files(path);
         }
+        // Made beside it, under a name of its own, and put in its place whole: a run stopped
+        // while making it leaves no store without its job (a later run makes it again).
+        let making = making_path(path);
+        remove_store_files(&making);
+        let made = Store::fill(&making, spec, items).and_then(|store| {
+            // Closed first: its log is written into the file, which then holds everything.
+            store.conn.close().map_err(|(_, e)| BatchError::from(e))?;
+            place(&making, path)
+        });
+        if made.is_err() {
+            remove_store_files(&making);
+        }
+        made?;
+        Store::open(path)
+    }
+
+    /// A store at `path` (new) holding the job: what it asks and its items.
+    fn fill(
+        path: &Path,
+        spec: &JobSpec,
+        items: impl IntoIterator<Item = Result<JobItem, BatchError>>,
+    ) -> Result<Store, BatchError> {
+        let mut store = Store::connect(path, true)?;
         let tx = store.conn.transaction()?;
         {
             let mut put = tx.prepare("INSERT INTO job (key, value) VALUES (?1, ?2)")?;
@@ -709,6 +739,40 @@ impl Store {
     }
 }
 
+/// Where a store for `path` is made before it is put in place: `path` with `.making` after it.
+fn making_path(path: &Path) -> std::path::PathBuf {
+    let mut name = path.as_os_str().to_owned();
+    name.push(".making");
+    name.into()
+}
+
+/// Removes a store file and the files SQLite keeps beside it (its log and shared memory), where
+/// they are.
+fn remove_store_files(path: &Path) {
+    for end in ["", "-wal", "-shm", "-journal"] {
+        let mut name = path.as_os_str().to_owned();
+        name.push(end);
+        let _ = std::fs::remove_file(std::path::PathBuf::from(name));
+    }
+}
+
+/// Puts the store made at `made` at `path`, unless a store has appeared there meanwhile (then
+/// that one is kept): linked in place, which fails where a file is, then its making name
+/// removed. Where links are not had, moved in place.
+fn place(made: &Path, path: &Path) -> Result<(), BatchError> {
+    let placed = match std::fs::hard_link(made, path) {
+        Ok(()) => {
+            let _ = std::fs::remove_file(made);
+            Ok(())
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            return Err(BatchError::Exists(path.display().to_string()));
+        }
+        Err(_) => std::fs::rename(made, path),
+    };
+    placed.map_err(|e| BatchError::Store(format!("`{}`: {e}", path.display())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -753,6 +817,56 @@ mod tests {
         };
         store.finish(seq, &finished).unwrap();
         assert_eq!(store.status().unwrap().reasked, 1);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A store is there with its job or not at all: a job whose items cannot all be read
+    /// leaves no file (a run stopped while making one leaves only the file it was made in,
+    /// which the next run makes again); a store left without its job is made again in place.
+    #[test]
+    fn a_store_is_made_whole_or_not_at_all() {
+        let dir = std::env::temp_dir().join(format!("structured-whole-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("job.db");
+        let spec = JobSpec {
+            schema: crate::ResponseSchema::new(
+                "n",
+                serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}},
+                                   "required": ["n"], "additionalProperties": false}),
+            )
+            .unwrap(),
+            prompt: "{input}".into(),
+            max_tokens: None,
+            prices: None,
+        };
+        let item = |input: Option<&str>| {
+            Ok(crate::batch::JobItem {
+                input: input.map(str::to_owned),
+                ..Default::default()
+            })
+        };
+        // The second item has no input: refused, and nothing is left.
+        let refused = Store::create(&path, &spec, [item(Some("x")), item(None)]);
+        assert!(
+            matches!(refused, Err(BatchError::Item { line: 2, .. })),
+            "{refused:?}"
+        );
+        assert!(!path.exists());
+        assert!(!making_path(&path).exists());
+        // What a stopped run leaves: its making file, half made; and a store without its job.
+        std::fs::write(making_path(&path), b"half a store").unwrap();
+        drop(Store::connect(&path, true).unwrap());
+        assert!(matches!(Store::open(&path), Err(BatchError::NoJob(_))));
+        let store = Store::create(&path, &spec, [item(Some("x"))]).unwrap();
+        assert_eq!(store.status().unwrap().total, 1);
+        assert!(!making_path(&path).exists());
+        drop(store);
+        assert!(matches!(
+            Store::create(&path, &spec, [item(Some("y"))]),
+            Err(BatchError::Exists(_))
+        ));
+        assert_eq!(Store::open(&path).unwrap().status().unwrap().total, 1);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
