@@ -152,9 +152,15 @@ struct Variant<'s> {
     /// The object's members are kept whole for a reason beside the variant (the value so far
     /// is kept, or an enclosing check reads them).
     kept_above: bool,
-    /// Where each member read before a branch was named lies in the text: its key's opening
-    /// quote, its value's first byte and the end of its value.
-    before: Vec<(usize, usize, usize)>,
+    /// Where the object starts in the text.
+    base: usize,
+    /// Where each member read before a branch was named lies, from the object's start: its
+    /// key's opening quote, its value's first byte and the end of its value (12 bytes a member).
+    before: Vec<[u32; 3]>,
+    /// A member read before the branch was named ends more than 4 GiB after the object starts:
+    /// the members are no longer noted, and the stream leaves those and the object's own
+    /// keywords to the final reading.
+    too_far: bool,
     /// Where the key of the member being read starts, and its value.
     key_from: usize,
     value_from: usize,
@@ -162,7 +168,7 @@ struct Variant<'s> {
 
 impl<'s> Variant<'s> {
     /// An object opening at the `anyOf` `at`: its branch chosen now when only one takes objects.
-    fn at(at: Node<'s>, kept_above: bool) -> Variant<'s> {
+    fn at(at: Node<'s>, kept_above: bool, base: usize) -> Variant<'s> {
         let mut objects = at
             .any_of()
             .into_iter()
@@ -176,9 +182,30 @@ impl<'s> Variant<'s> {
             at,
             chosen,
             kept_above,
+            base,
             before: Vec::new(),
+            too_far: false,
             key_from: 0,
             value_from: 0,
+        }
+    }
+
+    /// Notes where a member read before the branch was named lies (it ends at `to`).
+    fn note(&mut self, to: usize) {
+        if self.too_far {
+            return;
+        }
+        let from_base = |at: usize| u32::try_from(at.saturating_sub(self.base)).ok();
+        match (
+            from_base(self.key_from),
+            from_base(self.value_from),
+            from_base(to),
+        ) {
+            (Some(key), Some(value), Some(end)) => self.before.push([key, value, end]),
+            _ => {
+                self.too_far = true;
+                self.before = Vec::new();
+            }
         }
     }
 
@@ -1112,7 +1139,7 @@ impl<'s> StreamReader<'s> {
                 let facts = node.map(|n| self.facts(n));
                 let variant = node
                     .filter(|_| b == b'{' && facts.is_some_and(|f| f.decides))
-                    .map(|n| Variant::at(n.target(), kept_above));
+                    .map(|n| Variant::at(n.target(), kept_above, self.read.saturating_sub(1)));
                 // The node the members are read at, and the one whose own check reads them: an
                 // object at a variant is read at its branch once chosen, before at none; under
                 // another `anyOf` the members are left to the check of the whole value.
@@ -1319,9 +1346,7 @@ impl<'s> StreamReader<'s> {
         }) = self.frames.last_mut()
         {
             if variant.open() {
-                variant
-                    .before
-                    .push((variant.key_from, variant.value_from, read));
+                variant.note(read);
                 named_now = variant.named_by(key, Some(&value));
             }
         }
@@ -1389,6 +1414,7 @@ impl<'s> StreamReader<'s> {
         };
         variant.chosen = Some(branch);
         let before = std::mem::take(&mut variant.before);
+        let base = variant.base;
         let keep = variant.kept_above || reads_members(Some(branch));
         let members = Members::of(Some(branch));
         frame.members = members;
@@ -1403,6 +1429,10 @@ impl<'s> StreamReader<'s> {
                 map.values_mut().for_each(|v| *v = Value::Null);
             }
             if let Some(named) = named.as_mut() {
+                // The names noted so far are kept (moved, not copied).
+                if let Some(earlier) = frame.named.take() {
+                    named.prints = earlier.prints;
+                }
                 // Members kept by name until now: each name the branch does not require, as
                 // its fingerprint only.
                 map.retain(|key, _| {
@@ -1412,14 +1442,17 @@ impl<'s> StreamReader<'s> {
                     }
                     keeps
                 });
-                if let Some(earlier) = frame.named.take() {
-                    named.prints.extend(earlier.prints);
-                }
             }
         }
         frame.named = named;
         let mut required = Vec::new();
-        for (key_from, value_from, to) in before {
+        // (Members not noted, past 4 GiB, are left to the final reading: [`Variant::too_far`].)
+        for [key_from, value_from, to] in before {
+            let (key_from, value_from, to) = (
+                base + key_from as usize,
+                base + value_from as usize,
+                base + to as usize,
+            );
             let key = self
                 .text
                 .get(key_from..value_from)
@@ -1519,11 +1552,17 @@ impl<'s> StreamReader<'s> {
             .and_then(|unique| self.first_repeat(unique.base, unique.items));
         let (path, node) = (frame.path, frame.node);
         match frame.variant {
-            // An object whose members named a variant: that branch's own keywords are left.
+            // An object whose members named a variant: that branch's own keywords are left
+            // (unless its members before the tag were left to the final reading: then these too).
             Some(Variant {
                 chosen: Some(branch),
+                too_far,
                 ..
-            }) => self.check(Some(branch), &value, &path, frame.dropped),
+            }) => {
+                if !too_far {
+                    self.check(Some(branch), &value, &path, frame.dropped);
+                }
+            }
             // Naming none, it is refused by every branch.
             Some(Variant { at, .. }) => {
                 let members = value.as_object().map_or(0, Map::len)
