@@ -777,13 +777,9 @@ fn place(made: &Path, path: &Path) -> Result<(), BatchError> {
 mod tests {
     use super::*;
 
-    #[test]
-    fn a_store_made_before_items_kept_their_attempts_opens_and_counts_them() {
-        let dir = std::env::temp_dir().join(format!("structured-store-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("old.db");
-        let spec = JobSpec {
+    /// A job reading a count.
+    fn spec() -> JobSpec {
+        JobSpec {
             schema: crate::ResponseSchema::new(
                 "n",
                 serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}},
@@ -793,7 +789,16 @@ mod tests {
             prompt: "{input}".into(),
             max_tokens: None,
             prices: None,
-        };
+        }
+    }
+
+    #[test]
+    fn a_store_made_before_items_kept_their_attempts_opens_and_counts_them() {
+        let dir = std::env::temp_dir().join(format!("structured-store-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("old.db");
+        let spec = spec();
         let item = crate::batch::JobItem {
             input: Some("x".into()),
             ..Default::default()
@@ -829,17 +834,7 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("job.db");
-        let spec = JobSpec {
-            schema: crate::ResponseSchema::new(
-                "n",
-                serde_json::json!({"type": "object", "properties": {"n": {"type": "integer"}},
-                                   "required": ["n"], "additionalProperties": false}),
-            )
-            .unwrap(),
-            prompt: "{input}".into(),
-            max_tokens: None,
-            prices: None,
-        };
+        let spec = spec();
         let item = |input: Option<&str>| {
             Ok(crate::batch::JobItem {
                 input: input.map(str::to_owned),
