@@ -418,10 +418,7 @@ fn an_enum_variant_holding_the_bulk_is_read_in_parts() {
         "required": ["note", "action"],
         "additionalProperties": false
     });
-    let rows: Vec<String> = (0..100_000)
-        .map(|i| format!(r#"{{"id":{i},"tag":"t{}"}}"#, i % 7))
-        .collect();
-    let rows = format!("[{}]", rows.join(","));
+    let rows = rows_text(100_000);
     let fitted_rows = rows
         .replace(r#"{"id":"#, r#"{"id":""#)
         .replace(r#","tag""#, r#"","tag""#);
@@ -483,6 +480,14 @@ fn an_enum_variant_holding_the_bulk_is_read_in_parts() {
     );
 }
 
+/// A list of `n` rows as compact text (`{"id":0,"tag":"t0"},...`): the bulk of the enum tests.
+fn rows_text(n: usize) -> String {
+    let rows: Vec<String> = (0..n)
+        .map(|i| format!(r#"{{"id":{i},"tag":"t{}"}}"#, i % 7))
+        .collect();
+    format!("[{}]", rows.join(","))
+}
+
 #[derive(StructuredOutput, serde::Deserialize, Debug)]
 #[allow(dead_code)]
 struct Row {
@@ -532,10 +537,7 @@ struct Holder {
 #[test]
 fn derived_enums_holding_the_bulk_are_read_in_parts() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let rows: Vec<String> = (0..100_000)
-        .map(|i| format!(r#"{{"id":{i},"tag":"t{}"}}"#, i % 7))
-        .collect();
-    let rows = format!("[{}]", rows.join(","));
+    let rows = rows_text(100_000);
     for (schema, answer) in [
         (
             Internal::schema(),
@@ -569,10 +571,7 @@ fn derived_enums_holding_the_bulk_are_read_in_parts() {
 #[test]
 fn derived_enums_holding_the_bulk_are_streamed_by_their_variant() {
     let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
-    let rows: Vec<String> = (0..100_000)
-        .map(|i| format!(r#"{{"id":{i},"tag":"t{}"}}"#, i % 7))
-        .collect();
-    let rows = format!("[{}]", rows.join(","));
+    let rows = rows_text(100_000);
     let broken = rows.replacen(r#"{"id":5,"#, r#"{"id":-5,"#, 1);
     for (schema, answer, at) in [
         (

@@ -777,6 +777,14 @@ fn place(made: &Path, path: &Path) -> Result<(), BatchError> {
 mod tests {
     use super::*;
 
+    /// An empty directory of this test run's own, named `name`.
+    fn scratch(name: &str) -> std::path::PathBuf {
+        let dir = std::env::temp_dir().join(format!("structured-{name}-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        dir
+    }
+
     /// A job reading a count.
     fn spec() -> JobSpec {
         JobSpec {
@@ -794,9 +802,7 @@ mod tests {
 
     #[test]
     fn a_store_made_before_items_kept_their_attempts_opens_and_counts_them() {
-        let dir = std::env::temp_dir().join(format!("structured-store-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("store");
         let path = dir.join("old.db");
         let spec = spec();
         let item = crate::batch::JobItem {
@@ -830,9 +836,7 @@ mod tests {
     /// which the next run makes again); a store left without its job is made again in place.
     #[test]
     fn a_store_is_made_whole_or_not_at_all() {
-        let dir = std::env::temp_dir().join(format!("structured-whole-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
+        let dir = scratch("whole");
         let path = dir.join("job.db");
         let spec = spec();
         let item = |input: Option<&str>| {

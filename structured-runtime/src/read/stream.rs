@@ -166,14 +166,18 @@ struct Variant<'s> {
     value_from: usize,
 }
 
+/// The branches of the `anyOf` at `at` that take objects.
+fn object_branches<'s>(at: Node<'s>) -> impl Iterator<Item = Node<'s>> {
+    at.any_of()
+        .into_iter()
+        .flatten()
+        .filter(|b| b.target().types().contains(JsonType::Object))
+}
+
 impl<'s> Variant<'s> {
     /// An object opening at the `anyOf` `at`: its branch chosen now when only one takes objects.
     fn at(at: Node<'s>, kept_above: bool, base: usize) -> Variant<'s> {
-        let mut objects = at
-            .any_of()
-            .into_iter()
-            .flatten()
-            .filter(|b| b.target().types().contains(JsonType::Object));
+        let mut objects = object_branches(at);
         let chosen = match (objects.next(), objects.next()) {
             (Some(only), None) => Some(only),
             _ => None,
@@ -534,12 +538,13 @@ pub struct StreamReader<'s> {
     /// at most [`MAX_VIOLATIONS`] are listed in a stream.
     violated: HashSet<Pointer>,
     changed: bool,
-    /// What each schema node met so far says about a string or scalar read at it, worked out
-    /// once per node (by its address in the schema this reader borrows).
+    /// What each schema node met so far says about a value read at it, worked out once per node
+    /// (by its address in the schema this reader borrows).
     facts: HashMap<usize, Facts, BuildHasherDefault<AddressHasher>>,
 }
 
-/// What a schema node says about a scalar read at it, worked out once.
+/// What a schema node says about a value read at it (a scalar, or a container opening), worked
+/// out once.
 #[derive(Clone, Copy)]
 struct Facts {
     /// A string there may be shown before it ends ([`free_text`]).
@@ -566,13 +571,7 @@ impl Facts {
             (!asserts_more && node.map().is_some_and(|own| !own.contains_key("$ref")))
                 .then(|| target.types())
         });
-        let objects = || {
-            target
-                .any_of()
-                .into_iter()
-                .flatten()
-                .filter(|b| b.target().types().contains(JsonType::Object))
-        };
+        let objects = || object_branches(target);
         // (A branch choosing among branches of its own is judged whole.)
         let decides =
             crate::schema::parts::decides(target) && !objects().any(|b| b.target().has("anyOf"));
@@ -1153,7 +1152,8 @@ impl<'s> StreamReader<'s> {
                     None if refused || facts.is_some_and(|f| f.any_of) => (None, node),
                     None => (node, node),
                 };
-                let variant_keeps = facts.map_or((true, true), |f| f.variant_keeps);
+                // (A frame at a variant has its node's facts.)
+                let variant_keeps = facts.map_or((false, false), |f| f.variant_keeps);
                 let members = Members::of(members_at);
                 let unique =
                     (!kept_above && b == b'[' && allowed && unique_by_prints(node)).then(|| {
