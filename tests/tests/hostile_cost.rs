@@ -480,6 +480,23 @@ fn an_enum_variant_holding_the_bulk_is_read_in_parts() {
     );
 }
 
+/// What `structured stream`'s reader (keeping no value) reports of `answer` fed 4 bytes at a
+/// time: each violation's path and what it found.
+fn streamed(schema: &ResponseSchema, answer: &str) -> Vec<(String, String)> {
+    let mut reader = StreamReader::changes_only(schema);
+    let mut reported = Vec::new();
+    for chunk in answer.as_bytes().chunks(4) {
+        let progress = reader.feed(chunk);
+        reported.extend(
+            progress
+                .violations
+                .iter()
+                .map(|v| (v.path.as_str().to_owned(), v.found.clone())),
+        );
+    }
+    reported
+}
+
 /// A list of `n` rows as compact text (`{"id":0,"tag":"t0"},...`): the bulk of the enum tests.
 fn rows_text(n: usize) -> String {
     let rows: Vec<String> = (0..n)
@@ -605,20 +622,8 @@ fn derived_enums_holding_the_bulk_are_streamed_by_their_variant() {
             "/action/rows/5/id",
         ),
     ] {
-        let (peak, _, paths) = cost(|| {
-            let mut reader = StreamReader::changes_only(schema);
-            let mut paths = Vec::new();
-            for chunk in answer.as_bytes().chunks(4) {
-                let progress = reader.feed(chunk);
-                paths.extend(
-                    progress
-                        .violations
-                        .iter()
-                        .map(|v| v.path.as_str().to_owned()),
-                );
-            }
-            paths
-        });
+        let (peak, _, reported) = cost(|| streamed(schema, &answer));
+        let paths: Vec<String> = reported.into_iter().map(|(path, _)| path).collect();
         assert_within(peak, 3, answer.len());
         assert_eq!(paths, [at], "{}", schema.name());
         let Err(ParseError::Invalid { violations, .. }) =
@@ -716,20 +721,7 @@ fn bulk_where_a_scalar_goes_is_counted_not_held() {
             (at, found)
         );
         // Streamed: counted as it is read, its size in the same report.
-        let (peak, _, reported) = cost(|| {
-            let mut reader = StreamReader::changes_only(&schema);
-            let mut reported = Vec::new();
-            for chunk in answer.as_bytes().chunks(4) {
-                let progress = reader.feed(chunk);
-                reported.extend(
-                    progress
-                        .violations
-                        .iter()
-                        .map(|v| (v.path.as_str().to_owned(), v.found.clone())),
-                );
-            }
-            reported
-        });
+        let (peak, _, reported) = cost(|| streamed(&schema, &answer));
         assert_within(peak, 3, answer.len());
         assert_eq!(reported, [(at.to_owned(), found.to_owned())]);
     }
