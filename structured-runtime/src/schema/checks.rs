@@ -10,6 +10,8 @@ use std::io;
 
 use serde_json::Value;
 
+pub(crate) use super::node::asserts_nothing;
+pub use super::node::is_annotation;
 use super::node::{JsonType, Node};
 use super::pointer::Pointer;
 
@@ -186,12 +188,6 @@ pub enum SchemaError {
     },
 }
 
-/// Whether `keyword` is an extension annotation (`x-` and a name, as OpenAPI and code generators
-/// write them): kept in the schema, ignored by validation, never sent to a provider.
-pub fn is_annotation(keyword: &str) -> bool {
-    keyword.len() > 2 && keyword.starts_with("x-")
-}
-
 /// Every keyword of the JSON Schema drafts the validator implements (2020-12, 2019-09, 7, 6, 4):
 /// assertions, applicators, references and the annotations the drafts define. A keyword outside
 /// this list (and not an extension annotation) would be ignored by the validator, so it is
@@ -256,26 +252,8 @@ const KNOWN_KEYWORDS: &[&str] = &[
     "contentEncoding",
     "contentMediaType",
     "contentSchema",
-    // meta-data: `META_DATA`
+    // meta-data: `node::META_DATA`
 ];
-
-/// Keywords that say nothing of a value: the drafts' meta-data, and `$comment`.
-pub(crate) const META_DATA: &[&str] = &[
-    "title",
-    "description",
-    "default",
-    "examples",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "$comment",
-];
-
-/// Whether `keyword` asserts nothing about a value: meta-data ([`META_DATA`]) or an extension
-/// annotation ([`is_annotation`]). The one list every reader of schemas asks.
-pub(crate) fn asserts_nothing(keyword: &str) -> bool {
-    META_DATA.contains(&keyword) || is_annotation(keyword)
-}
 
 /// Keywords whose value is a reference.
 const REFERENCES: &[&str] = &["$ref", "$dynamicRef", "$recursiveRef"];

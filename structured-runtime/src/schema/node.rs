@@ -11,6 +11,30 @@ use serde_json::{Map, Value};
 
 use super::pointer::Pointer;
 
+/// Whether `keyword` is an extension annotation (`x-` and a name, as OpenAPI and code generators
+/// write them): kept in the schema, ignored by validation, never sent to a provider.
+pub fn is_annotation(keyword: &str) -> bool {
+    keyword.len() > 2 && keyword.starts_with("x-")
+}
+
+/// Keywords that say nothing of a value: the drafts' meta-data, and `$comment`.
+const META_DATA: &[&str] = &[
+    "title",
+    "description",
+    "default",
+    "examples",
+    "deprecated",
+    "readOnly",
+    "writeOnly",
+    "$comment",
+];
+
+/// Whether `keyword` asserts nothing about a value: meta-data ([`META_DATA`]) or an extension
+/// annotation ([`is_annotation`]). The one list every reader of schemas asks.
+pub(crate) fn asserts_nothing(keyword: &str) -> bool {
+    META_DATA.contains(&keyword) || is_annotation(keyword)
+}
+
 /// Steps (children and `$ref` hops) a walk takes from the root at most. Deeper than any answer
 /// `serde_json` reads (128 levels) needs once `anyOf` and `$ref` hops are counted, and far less
 /// than a thread's stack allows.
@@ -380,15 +404,41 @@ impl<'s> Node<'s> {
         self.get("$ref").and_then(Value::as_str)
     }
 
-    /// The node that says what the value is: `$ref`s followed to a node without one. A node
-    /// without `$ref` is itself. Cycles stop at [`MAX_DEPTH`].
+    /// The node that says what the value is: `$ref`s followed, and each `allOf` of one schema
+    /// beside nothing that asserts (`{"allOf": [{"$ref": ..}], "description": ..}`, as code
+    /// generators wrap a reference), to a node that is neither. Any other node is itself.
+    /// Cycles stop at [`MAX_DEPTH`].
     pub fn resolve(self) -> Result<Node<'s>, RefError> {
         let mut node = self;
-        while let Some(reference) = node.get("$ref") {
-            let reference = reference.as_str().ok_or(RefError::NotLocal)?;
-            node = node.lookup(reference)?;
+        loop {
+            if let Some(reference) = node.get("$ref") {
+                let reference = reference.as_str().ok_or(RefError::NotLocal)?;
+                node = node.lookup(reference)?;
+            } else if let Some(only) = node.sole_all_of() {
+                if node.depth >= MAX_DEPTH {
+                    return Err(RefError::TooDeep);
+                }
+                node = node.child(only);
+            } else {
+                return Ok(node);
+            }
         }
-        Ok(node)
+    }
+
+    /// The one schema of an `allOf` of one, when nothing beside it asserts (the document's
+    /// definitions and draft may be there): the node says exactly what that schema says.
+    pub fn sole_all_of(self) -> Option<&'s Value> {
+        let map = self.map()?;
+        let [only] = map.get("allOf")?.as_array()?.as_slice() else {
+            return None;
+        };
+        map.keys()
+            .all(|k| {
+                k == "allOf"
+                    || matches!(k.as_str(), "$defs" | "definitions" | "$schema")
+                    || asserts_nothing(k)
+            })
+            .then_some(only)
     }
 
     /// [`Node::resolve`], or the node itself when a reference cannot be followed.

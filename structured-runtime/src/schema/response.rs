@@ -514,10 +514,12 @@ mod tests {
         assert_eq!(
             found,
             [
-                // The walk names the repeated item; the validator only the array.
+                // The walk names what it judges (the bound inside the `allOf`, the repeated
+                // item, where the validator names only the array) ...
+                ("/a".to_owned(), Rule::Range),
                 ("/c/1".to_owned(), Rule::UniqueItems),
                 ("/d".to_owned(), Rule::Length),
-                ("/a".to_owned(), Rule::Range),
+                // ... and the validator what the walk has no words for.
                 ("/b".to_owned(), Rule::Not),
             ]
         );

@@ -218,7 +218,7 @@ fn location(pointer: &str) -> Pointer {
 }
 
 /// Keywords the explanation walk judges exactly as the validator does, and annotations that
-/// judge nothing. A schema using any other (`oneOf`, `allOf`, `not`, `if`, `patternProperties`,
+/// judge nothing. A schema using any other (`oneOf`, `not`, `if`, `patternProperties`,
 /// `prefixItems`, `contains`, `multipleOf`, `dependentRequired`, ...) has its refusals listed
 /// by the validator too.
 const WALK_KEYWORDS: &[&str] = &[
@@ -241,6 +241,7 @@ const WALK_KEYWORDS: &[&str] = &[
     "maxItems",
     "uniqueItems",
     "anyOf",
+    "allOf",
     "$ref",
     "propertyNames",
     "minProperties",
@@ -331,8 +332,8 @@ fn from_validator(error: &jsonschema::ValidationError<'_>, path: Pointer) -> Vio
 
 /// Every violation of `instance` against `node` that the walk can name, each with its pointer.
 /// Covers `type`, `enum`, `const`, the bounds, the lengths, `properties`, `required`,
-/// `additionalProperties`, `items`, the item counts, `anyOf`, `format`, `pattern` and local
-/// `$ref`s; the rest is left to the validator.
+/// `additionalProperties`, `items`, the item counts, `anyOf`, `allOf`, `format`, `pattern` and
+/// local `$ref`s; the rest is left to the validator.
 pub(crate) fn explain(node: Node<'_>, instance: &Value) -> Vec<Violation> {
     explain_at(node, instance, &Path::root())
 }
@@ -447,6 +448,15 @@ impl Explain {
     ) {
         if let Some(target) = node.reference().and_then(|r| node.lookup(r).ok()) {
             self.node(target, value, path);
+        }
+        // Every schema of an `allOf` judges the value: its violations are all of theirs.
+        for schema in s
+            .get("allOf")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            self.node(node.child(schema), value, path);
         }
         if let Some(branches) = node.any_of() {
             let branches: Vec<Node<'_>> = branches.collect();
