@@ -9,8 +9,10 @@
 //! are emptied against the schema without them. Maps and the members an object does not
 //! declare are read the same way, a member at a time (`crate::schema::parts` says when); where
 //! the object allows no such member, each is dropped with its warning (or refused) as it is
-//! read. Where the way passes an enum with data, a first look at the text finds the variant the
-//! value names (as coercion will choose it), and that variant's lists are read in parts.
+//! read. The way may pass through references (`$ref`, an `allOf` of one schema). Where it
+//! passes an enum with data, or an `anyOf` the kind of value decides (an optional list), a first
+//! look at the text finds the branch the value takes (as coercion will choose it), and that
+//! branch's lists are read in parts.
 //!
 //! The steps are those of every reading ([`crate::parse_value`]): the same candidates, the same
 //! repairs, the same coercion and the same verdicts of the validator of record, so the text,

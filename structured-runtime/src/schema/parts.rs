@@ -42,11 +42,20 @@
 //! them. Items whose prints are one are read again and compared by the validator
 //! ([`Parts::is_repeat`]).
 //!
-//! Where the way passes an enum with data (an `anyOf` of variants each naming itself by a tag
-//! or by its one key, see [`Point`]), which lists lie below depends on the variant: an object
-//! one variant names is refused by every other, so the `anyOf` takes it exactly when that
-//! variant does, and that variant's lists are the parts ([`Parts::decided`], chosen per answer
-//! as coercion chooses, and kept only when the value as fitted names that variant and no other).
+//! Where the way passes an `anyOf` whose branches the value's kind tells apart (one taking
+//! lists, one taking objects, scalars and `null` beside: an optional list, an `Option` of a
+//! struct) or an enum with data (variants each naming itself by a tag or by its one key, see
+//! [`Point`]), which lists lie below depends on the branch: a value one branch takes by its
+//! kind, or names, is refused by every other, so the `anyOf` takes it exactly when that branch
+//! does, and that branch's lists are the parts ([`Parts::decided`], chosen per answer as
+//! coercion chooses, and kept only when the value as fitted names that branch and no other).
+//!
+//! The way also passes through references: a `$ref`, or an `allOf` of one schema, beside
+//! nothing that asserts (how code generators write nested types). The rest's schema has the
+//! node it leads to written out in place, and the lists are taken out of that copy, so the node
+//! itself stays whole for every other place that refers to it. A schema where a reference names
+//! a node that changes (the root, or a node on the way, as a tree's `{"$ref": "#"}` does) is
+//! not read in parts: a value held in the rest would be judged by what is left of that node.
 //!
 //! An item (a member) judged alone whose own schema has such parts (a row holding a list) can be
 //! judged in parts itself: [`Parts::inner`], the same reading one level down, for an item that
@@ -158,12 +167,14 @@ pub(crate) struct Parts {
 /// Parts made for one choice of variants (`None`: nothing to read in parts then).
 type Made = (Vec<Option<usize>>, Option<Arc<Parts>>);
 
-/// A place on the way to lists where the schema chooses among variants: an `anyOf` whose
-/// object branches each name their variant by a tag (`{"kind": "batch", ..}`: one required
-/// property allowing one string, the same property in every branch) or by their one key
-/// (`{"Batch": {..}}`: an object allowing only that key), as enums with data are written
-/// ([`decides`]). An object a branch takes is refused by every other branch, so the `anyOf`
-/// takes it exactly when the branch it names does: below, that branch's lists are the parts.
+/// A place on the way to lists where the schema chooses among branches: an `anyOf` whose
+/// branches the kind of value tells apart (one takes lists, one objects: an optional list, an
+/// `Option` of a struct), or whose object branches each name their variant by a tag (`{"kind":
+/// "batch", ..}`: one required property allowing one string, the same property in every
+/// branch) or by their one key (`{"Batch": {..}}`: an object allowing only that key), as enums
+/// with data are written ([`decides`]). A value a branch takes by its kind or names is refused by
+/// every other branch, so the `anyOf` takes it exactly when that branch does: below, that
+/// branch's lists are the parts.
 #[derive(Debug, Clone)]
 pub(crate) struct Point {
     /// The property names from the base to the value.
@@ -265,12 +276,14 @@ impl Parts {
             points: Vec::new(),
             choices,
             chosen: Vec::new(),
+            inlined: Vec::new(),
         };
-        find(start, &base, &mut Vec::new(), &mut search);
+        find(start, &base, &base, &mut Vec::new(), &mut search);
         let Search {
             mut found,
             points,
             chosen,
+            inlined,
             ..
         } = search;
         found.truncate(*budget);
@@ -278,9 +291,16 @@ impl Parts {
         if found.is_empty() && points.is_empty() {
             return None;
         }
-        let mut rest_schema = document.clone();
+        let rest_schema = rest_document(document, &found, &inlined)?;
+        let mut rest_schema = rest_schema;
         let mut lists = Vec::with_capacity(found.len());
-        for Found { keys, at, holds } in found {
+        for Found {
+            keys,
+            at,
+            rest,
+            holds,
+        } in found
+        {
             let node = node_at(document, &at)?;
             let keyword = match holds {
                 Holds::Items => "items",
@@ -290,7 +310,7 @@ impl Parts {
                 Some(items) => Some(Compiled::at(document, items, &at.key(keyword)).ok()?),
                 None => None,
             };
-            let list = at.get_mut(&mut rest_schema)?.as_object_mut()?;
+            let list = rest.get_mut(&mut rest_schema)?.as_object_mut()?;
             // A list's rest is empty and its count compared here; an object's rest keeps the
             // members held there, judged by its `additionalProperties` still.
             if holds == Holds::Items {
@@ -417,12 +437,12 @@ impl Parts {
     /// declared property alone) and the variants chosen; `None` where it is not known to be the
     /// only one.
     pub(crate) fn held_node<'d>(&self, document: &'d Value, keys: &[String]) -> Option<Node<'d>> {
-        let mut node = self.base_node(document)?;
+        let mut node = way(self.base_node(document)?);
         for (depth, key) in keys.iter().enumerate() {
             if decides(node) {
                 let above = keys.get(..depth)?;
                 let choice = self.chosen.iter().find(|c| c.point.keys == above)?;
-                node = node.any_of()?.nth(choice.branch)?;
+                node = way(node.any_of()?.nth(choice.branch)?);
             }
             let on_the_way = node
                 .map()?
@@ -431,7 +451,7 @@ impl Parts {
             if !on_the_way {
                 return None;
             }
-            node = node.property(key)?;
+            node = way(node.property(key)?);
         }
         Some(node)
     }
@@ -444,8 +464,9 @@ impl Parts {
     /// Where `rest` (the value with its lists emptied, fitted) names no variant at a place where
     /// these parts chose one, among two or more variants that take objects: the one violation
     /// the `anyOf` there reports (nothing below it is reported); none where the value names the
-    /// variant chosen or where only one variant takes objects (then its report is the chosen
-    /// variant's). `None` where the value names another variant (its report is that one's).
+    /// variant chosen or where only the branch chosen takes its kind of value (then its report
+    /// is the chosen branch's). `None` where the value names another variant (its report is
+    /// that one's) or no branch, or one other than the chosen, takes its kind.
     pub(crate) fn unnamed(&self, document: &Value, rest: &Value) -> Option<Vec<Violation>> {
         let mut out = Vec::new();
         for choice in &self.chosen {
@@ -464,25 +485,31 @@ impl Parts {
                 [] => {}
                 _ => return None,
             }
-            let objects = branches
-                .iter()
-                .filter(|b| b.target().types().allows(value))
-                .count();
-            if objects > 1 {
-                out.push(Violation {
+            let takers: Vec<usize> = (0..branches.len())
+                .filter(|&i| {
+                    branches
+                        .get(i)
+                        .is_some_and(|b| b.target().types().allows(value))
+                })
+                .collect();
+            match takers[..] {
+                [only] if only == choice.branch => {}
+                [_, _, ..] => out.push(Violation {
                     path: at,
                     rule: Rule::AnyOf,
                     expected: super::validation::no_branch(branches.len()),
                     found: super::validate::preview_json(value),
-                });
+                }),
+                _ => return None,
             }
         }
         Some(out)
     }
 
     /// Whether `rest` (the value with its lists emptied, fitted) names, at each place where these
-    /// parts chose a variant, that variant and no other: then the `anyOf` there takes the value
-    /// exactly when the branch chosen does, and says why not in that branch's words.
+    /// parts chose a branch, that branch and no other (by its tag or key, or by being the only
+    /// branch taking its kind of value): then the `anyOf` there takes the value exactly when
+    /// the branch chosen does, and says why not in that branch's words.
     pub(crate) fn names_chosen(&self, document: &Value, rest: &Value) -> bool {
         self.chosen.iter().all(|choice| {
             let mut at = Pointer::root();
@@ -494,9 +521,16 @@ impl Parts {
                 return false;
             };
             node.any_of().is_some_and(|branches| {
-                branches
-                    .enumerate()
-                    .all(|(i, b)| b.tagged_for(value) == (i == choice.branch))
+                let (mut named, mut others_take, mut takes) = (false, false, false);
+                for (i, b) in branches.enumerate() {
+                    let (tagged, allows) = (b.tagged_for(value), b.target().types().allows(value));
+                    match i == choice.branch {
+                        true => (named, takes) = (tagged, allows),
+                        false if tagged => return false,
+                        false => others_take |= allows,
+                    }
+                }
+                takes && (named || !others_take)
             })
         })
     }
@@ -798,11 +832,163 @@ fn node_at<'d>(document: &'d Value, pointer: &Pointer) -> Option<Node<'d>> {
     }
 }
 
+/// Steps followed from one node on the way ([`followed`]), at most.
+const MAX_HOPS: usize = 16;
+
+/// Keywords beside a `$ref` (an `allOf` of one schema) that let the way go through it: the
+/// document's definitions and its draft, which say nothing of the value.
+const BESIDE_A_STEP: &[&str] = &["$defs", "definitions", "$schema"];
+
+/// The node `node` (at `at` in the document) stands for on the way to lists, when it is a
+/// reference (`{"$ref": "#/$defs/Page"}`) or an `allOf` of one schema (`{"allOf": [{"$ref":
+/// ..}], "description": ..}`) beside nothing that asserts: a value is valid against it exactly
+/// when it is valid against the node it leads to. Followed step by step to a node that is
+/// neither, with that node's pointer in the document; `None` when `node` is not such a step, or
+/// a reference cannot be followed, or there are more than [`MAX_HOPS`] steps.
+fn followed<'d>(node: Node<'d>, at: &Pointer) -> Option<(Node<'d>, Pointer)> {
+    let mut step: Option<(Node<'d>, Pointer)> = None;
+    for _ in 0..=MAX_HOPS {
+        let (here, here_at) = step.as_ref().map_or((node, at), |(n, p)| (*n, p));
+        let Some(map) = here.map() else { break };
+        let alone = |keyword: &str| {
+            map.keys()
+                .all(|k| k == keyword || asserts_nothing(k) || BESIDE_A_STEP.contains(&k.as_str()))
+        };
+        let next = match (here.reference(), map.get("allOf").and_then(Value::as_array)) {
+            (Some(reference), None) if alone("$ref") => {
+                let pointer = Pointer::from_fragment(reference)?;
+                (here.lookup(reference).ok()?, pointer)
+            }
+            (None, Some(only)) if only.len() == 1 && alone("allOf") => {
+                (here.child(only.first()?), here_at.key("allOf").index(0))
+            }
+            _ => return step,
+        };
+        step = Some(next);
+    }
+    None
+}
+
+/// An `anyOf` branch as a node that says what the value is: the branch, or the node its
+/// `$ref` (its `allOf` of one) leads to when nothing beside asserts, step by step
+/// ([`followed`]; the node [`Node::target`] gives, so every reader of branches agrees on it);
+/// `None` for a branch it cannot stand for.
+fn branch_node(branch: Node<'_>) -> Option<Node<'_>> {
+    if !branch.has("$ref") && branch.sole_all_of().is_none() {
+        return Some(branch);
+    }
+    let (node, _) = followed(branch, &Pointer::root())?;
+    std::ptr::eq(node.value(), branch.target().value()).then_some(node)
+}
+
+/// `node` as the way reads it: the node it leads to ([`followed`]), or itself.
+fn way(node: Node<'_>) -> Node<'_> {
+    followed(node, &Pointer::root()).map_or(node, |(node, _)| node)
+}
+
+/// Whether the branch `branch` takes objects or lists.
+fn takes_container(branch: Node<'_>) -> bool {
+    let types = branch.target().types();
+    types.contains(JsonType::Object) || types.contains(JsonType::Array)
+}
+
+/// The schema the rest of a value is judged by, before the lists are taken out of it:
+/// `document` with each reference on the way to a list written out in place (`inlined`, in the
+/// order met), so what is taken out is taken out of that copy. `None` when a reference in the
+/// document names a node that changes (the node of a list, or one above it on the way: a value
+/// held in the rest that refers to it is judged by the whole node, not by what is left of it),
+/// or the copies would outweigh the document.
+fn rest_document(
+    document: &Value,
+    found: &[Found],
+    inlined: &[(Pointer, Pointer)],
+) -> Option<Value> {
+    let below_a_list = |place: &Pointer| found.iter().any(|f| place.contains(&f.rest));
+    let mut rest = document.clone();
+    let mut budget = weight(document, usize::MAX);
+    let mut changed: Vec<&Pointer> = found.iter().map(|f| &f.rest).collect();
+    for (place, from) in inlined.iter().filter(|(place, _)| below_a_list(place)) {
+        let copy = node_at(document, from)?.value();
+        budget = budget.checked_sub(weight(copy, budget))?;
+        let Value::Object(mut copy) = copy.clone() else {
+            return None;
+        };
+        let slot = place.get_mut(&mut rest)?.as_object_mut()?;
+        for (keyword, value) in std::mem::take(slot) {
+            if keyword == "$ref" || keyword == "allOf" {
+                continue;
+            }
+            match copy.entry(keyword) {
+                serde_json::map::Entry::Vacant(entry) => {
+                    entry.insert(value);
+                }
+                // Two sets of definitions at one place: references into them would change.
+                serde_json::map::Entry::Occupied(entry)
+                    if BESIDE_A_STEP.contains(&entry.key().as_str()) =>
+                {
+                    return None;
+                }
+                // Two annotations: either says nothing.
+                serde_json::map::Entry::Occupied(_) => {}
+            }
+        }
+        *slot = copy;
+        changed.push(place);
+    }
+    let mut named = Vec::new();
+    references(Node::root(document), &mut named);
+    let refers_into = named
+        .iter()
+        .any(|target| changed.iter().any(|place| target.contains(place)));
+    (!refers_into).then_some(rest)
+}
+
+/// Every node a reference in the document names (`$ref`, `$dynamicRef`, `$recursiveRef`; one
+/// that is not a local pointer names the root).
+fn references(node: Node<'_>, out: &mut Vec<Pointer>) {
+    if node.too_deep() {
+        out.push(Pointer::root());
+        return;
+    }
+    if let Some(map) = node.map() {
+        for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
+            if let Some(reference) = map.get(keyword) {
+                let named = reference.as_str().and_then(Pointer::from_fragment);
+                out.push(named.unwrap_or_else(Pointer::root));
+            }
+        }
+    }
+    for child in node.children() {
+        references(child.node, out);
+    }
+}
+
+/// How many JSON values `value` holds, counted up to `limit` (then `limit + 1`).
+fn weight(value: &Value, limit: usize) -> usize {
+    let mut count = 0usize;
+    let mut stack = vec![value];
+    while let Some(value) = stack.pop() {
+        count += 1;
+        if count > limit {
+            break;
+        }
+        match value {
+            Value::Array(items) => stack.extend(items),
+            Value::Object(members) => stack.extend(members.values()),
+            _ => {}
+        }
+    }
+    count
+}
+
 /// A list (an object's members) found judged in parts.
 struct Found {
     keys: Vec<String>,
     /// Its schema's pointer in the document.
     at: Pointer,
+    /// Where its schema lies in the rest's schema: the same place, or below a reference
+    /// written out in place ([`Search::inlined`]).
+    rest: Pointer,
     holds: Holds,
 }
 
@@ -812,15 +998,34 @@ struct Search<'c> {
     points: Vec<Point>,
     choices: &'c [(Vec<String>, usize)],
     chosen: Vec<Choice>,
+    /// The references followed on the way, in the order met (one above before one below): where
+    /// each lies in the rest's schema, and the document's node it names. The rest's schema has
+    /// that node written out there, so the lists below it are taken out of the copy, never out
+    /// of the node other references name.
+    inlined: Vec<(Pointer, Pointer)>,
 }
 
 /// Collects in `search` the lists below `node` (reached through `keys`, at `at` in the
 /// document) judged in parts, and the places where a variant not chosen may lead to more.
-fn find(node: Node<'_>, at: &Pointer, keys: &mut Vec<String>, search: &mut Search<'_>) {
-    let Some(map) = node.map() else { return };
+fn find(
+    node: Node<'_>,
+    at: &Pointer,
+    rest: &Pointer,
+    keys: &mut Vec<String>,
+    search: &mut Search<'_>,
+) {
     if search.found.len() >= MAX_LISTS || keys.len() > MAX_LIST_DEPTH {
         return;
     }
+    let (node, at) = match followed(node, at) {
+        Some((node, target)) => {
+            search.inlined.push((rest.clone(), target.clone()));
+            (node, target)
+        }
+        None => (node, at.clone()),
+    };
+    let at = &at;
+    let Some(map) = node.map() else { return };
     if decides(node) {
         let point = Point {
             keys: keys.clone(),
@@ -829,8 +1034,9 @@ fn find(node: Node<'_>, at: &Pointer, keys: &mut Vec<String>, search: &mut Searc
         let chosen = search.choices.iter().find(|(k, _)| k == keys).map(|c| c.1);
         let branch = chosen.and_then(|b| Some((b, node.any_of()?.nth(b)?)));
         match branch {
-            Some((b, branch)) if branch.types().contains(JsonType::Object) => {
-                find(branch, &at.key("anyOf").index(b), keys, search);
+            Some((b, branch)) if takes_container(branch) => {
+                let (at, rest) = (at.key("anyOf").index(b), rest.key("anyOf").index(b));
+                find(branch, &at, &rest, keys, search);
                 search.chosen.push(Choice { point, branch: b });
             }
             _ => search.points.push(point),
@@ -845,6 +1051,7 @@ fn find(node: Node<'_>, at: &Pointer, keys: &mut Vec<String>, search: &mut Searc
         search.found.push(Found {
             keys: keys.clone(),
             at: at.clone(),
+            rest: rest.clone(),
             holds,
         })
     };
@@ -873,10 +1080,11 @@ fn find(node: Node<'_>, at: &Pointer, keys: &mut Vec<String>, search: &mut Searc
     if !only(OBJECT_KEYWORDS) {
         return;
     }
-    let properties = at.key("properties");
+    let (properties, rest_properties) = (at.key("properties"), rest.key("properties"));
     for (name, child) in node.properties() {
         keys.push(name.to_owned());
-        find(child, &properties.key(name), keys, search);
+        let (at, rest) = (properties.key(name), rest_properties.key(name));
+        find(child, &at, &rest, keys, search);
         keys.pop();
     }
     let types = node.types();
@@ -902,17 +1110,20 @@ fn find(node: Node<'_>, at: &Pointer, keys: &mut Vec<String>, search: &mut Searc
     search.found.push(Found {
         keys: keys.clone(),
         at: at.clone(),
+        rest: rest.clone(),
         holds,
     });
 }
 
-/// Whether `node` is a place where the value's variant decides (a [`Point`]): only an `anyOf`
-/// (and words about it), whose branches that take objects are written out in place, allow
-/// only objects, and either each require one property allowing one string, the same property
-/// with a different string in each (a tag), or each allow exactly one key, required, a
-/// different one in each; its other branches take no object. Then an object a branch names
-/// ([`Node::tagged_for`]) is refused by every other branch, and no object is named by two
-/// branches that could both take it.
+/// Whether `node` is a place where the value decides the branch (a [`Point`]): only an `anyOf`
+/// (and words about it), each branch written out in place or a reference alone
+/// ([`branch_node`]), each declaring its `type`, at most one taking lists, and either at most
+/// one taking objects or each of those naming its variant: allowing only objects, and either
+/// each requiring one property allowing one string, the same property with a different string
+/// in each (a tag), or each allowing exactly one key, required, a different one in each. Then a
+/// list is refused by every branch but the one taking lists, an object by every branch but the
+/// one taking objects or the one it names ([`Node::tagged_for`]), and no object is named by
+/// two branches that could both take it.
 pub(crate) fn decides(node: Node<'_>) -> bool {
     let Some(map) = node.map() else { return false };
     let beside = ["anyOf", "$defs", "definitions", "$schema"];
@@ -925,19 +1136,31 @@ pub(crate) fn decides(node: Node<'_>) -> bool {
     let Some(branches) = node.any_of() else {
         return false;
     };
-    let (mut tag, mut by_key) = (None::<&str>, false);
-    let mut named: Vec<&str> = Vec::new();
+    let (mut objects, mut lists) = (Vec::new(), 0usize);
     for branch in branches {
-        let target = branch.target();
+        let Some(target) = branch_node(branch) else {
+            return false;
+        };
         let types = target.types();
         if !types.declared() || types.malformed() {
             return false;
         }
-        if !types.contains(JsonType::Object) {
-            continue;
+        lists += usize::from(types.contains(JsonType::Array));
+        if types.contains(JsonType::Object) {
+            objects.push(target);
         }
-        if !types.is_only(JsonType::Object) || branch.has("$ref") || target.has("patternProperties")
-        {
+    }
+    lists <= 1
+        && (objects.len() == 1 || (objects.is_empty() && lists == 1) || names_variants(&objects))
+}
+
+/// Whether the object branches `objects` (two or more) each name their variant: allowing only
+/// objects, by a tag or by their one key, each a different one ([`decides`]).
+fn names_variants(objects: &[Node<'_>]) -> bool {
+    let (mut tag, mut by_key) = (None::<&str>, false);
+    let mut named: Vec<&str> = Vec::new();
+    for target in objects {
+        if !target.types().is_only(JsonType::Object) || target.has("patternProperties") {
             return false;
         }
         let mut tags = target
@@ -973,7 +1196,7 @@ pub(crate) fn decides(node: Node<'_>) -> bool {
         }
         named.push(name);
     }
-    !named.is_empty()
+    named.len() >= 2
 }
 
 /// Whether any node of the document sets a base URI or an anchor.
@@ -1230,6 +1453,50 @@ mod tests {
     }
 
     #[test]
+    fn references_on_the_way_are_written_out_and_what_they_name_is_kept_whole() {
+        let rows = json!({"type": "array", "items": {"type": "integer"}, "maxItems": 3});
+        let doc = json!({
+            "type": "object",
+            "properties": {
+                "rows": {"$ref": "#/$defs/Rows", "description": "by reference"},
+                "more": {"allOf": [{"$ref": "#/$defs/Rows"}]},
+                // Not on the way: held in the rest, judged by the whole `Rows`.
+                "held": {"anyOf": [{"$ref": "#/$defs/Rows"}, {"type": "string"}], "not": {"const": 0}}
+            },
+            "$defs": {"Rows": rows}
+        });
+        let parts = Parts::of(&doc).expect("lists reached through references");
+        let lists: Vec<&[String]> = (0..parts.len()).map(|l| parts.keys(l)).collect();
+        // (The root's other members are a part too.)
+        assert_eq!(
+            lists,
+            [&["rows".to_owned()][..], &["more".to_owned()][..], &[][..]]
+        );
+        let rest = |held: Value| parts.check_rest(&json!({"rows": [], "more": [], "held": held}));
+        assert!(rest(json!([1, 2])).is_ok());
+        assert!(rest(json!(["x"])).is_err());
+        assert!(rest(json!([1, 2, 3, 4])).is_err());
+        // The lists' own counts are taken out of the copies written in place.
+        assert!(parts.rest_is_valid(&json!({"rows": [], "more": []})));
+        assert!(parts
+            .check_count(0, 4, Pointer::root())
+            .is_some_and(|v| v.rule == Rule::Items));
+
+        // A reference naming a node on the way (here the root) would judge a value held in the
+        // rest by what is left of it: such a schema is read whole.
+        let back = json!({
+            "type": "object",
+            "properties": {"rows": rows, "again": {"$ref": "#"}}
+        });
+        assert!(Parts::of(&back).is_none());
+        let into = json!({
+            "type": "object",
+            "properties": {"rows": rows, "again": {"$ref": "#/properties/rows"}}
+        });
+        assert!(Parts::of(&into).is_none());
+    }
+
+    #[test]
     fn an_enum_s_variant_decides_which_lists_are_parts() {
         let scores = json!({"type": "array", "items": {"type": "number"}});
         let tag = |kind: &str, data: &str| {
@@ -1277,6 +1544,17 @@ mod tests {
             |branches: Value| decides(Node::root(&json!({"anyOf": branches, "$defs": defs})));
         assert!(decides(json!([tag("a", "rows"), tag("b", "rows")])));
         assert!(decides(json!([keyed("A"), keyed("B"), {"type": "string"}])));
+        // A variant written elsewhere, named by a reference alone.
+        assert!(decides(
+            json!([tag("a", "rows"), {"$ref": "#/$defs/b", "description": "b"}])
+        ));
+        // One branch taking lists, one taking objects (named or not), beside others: the kind of
+        // value decides.
+        assert!(decides(json!([scores, {"type": "null"}])));
+        assert!(decides(
+            json!([{"type": ["object", "null"]}, scores, {"type": "string"}])
+        ));
+        assert!(decides(json!([{"type": "object"}, {"type": "integer"}])));
         for branches in [
             // Two variants named alike.
             json!([tag("a", "rows"), tag("a", "cols")]),
@@ -1290,9 +1568,13 @@ mod tests {
             json!([tag("a", "rows"), {"type": ["object", "null"]}]),
             // A tag that is not a string, or two tags.
             json!([tag("a", "rows"), {"type": "object", "properties": {"kind": {"const": 1}}, "required": ["kind"]}]),
-            // A variant written elsewhere.
-            json!([tag("a", "rows"), {"$ref": "#/$defs/b"}]),
-            // Only branches that take no object.
+            // A reference beside a keyword that asserts, or one that cannot be followed.
+            json!([tag("a", "rows"), {"$ref": "#/$defs/b", "minProperties": 1}]),
+            json!([tag("a", "rows"), {"$ref": "#/$defs/none"}]),
+            // Two branches taking lists, or one of unknown type.
+            json!([scores, {"type": "array"}]),
+            json!([scores, {"items": {"type": "string"}}]),
+            // Only branches that take neither objects nor lists.
             json!([{"type": "null"}, {"type": "string"}]),
         ] {
             assert!(!decides(branches.clone()), "{branches}");
