@@ -79,12 +79,29 @@ fn schema() -> ResponseSchema {
             // their members, one whose read only the names they require.
             "$defs": {
                 "action": tagged("#/$defs/plain", counted),
-                "plain": tagged("#/$defs/action", wait)
+                "plain": tagged("#/$defs/action", wait),
+                // As code generators write schemas: an optional list (the kind of value decides
+                // the branch), of items that are an object (by reference, wrapped in an `allOf`)
+                // or a string.
+                "page": {"anyOf": [
+                    {"allOf": [{"$ref": "#/$defs/body"}], "description": "a page"},
+                    {"type": "string", "maxLength": 3}
+                ]},
+                "body": {
+                    "type": "object",
+                    "properties": {"n": {"type": "integer", "minimum": 0}, "rows": rows},
+                    "required": ["n"],
+                    "additionalProperties": false
+                }
             },
             "properties": {
                 "action": {"$ref": "#/$defs/action"},
                 "steps": {"type": "array", "items": keyed},
-                "note": {"type": "string"}
+                "note": {"type": "string"},
+                "pages": {"anyOf": [
+                    {"type": "array", "items": {"$ref": "#/$defs/page"}, "maxItems": 3},
+                    {"type": "null"}
+                ], "default": null}
             },
             "required": ["action"],
             "additionalProperties": false
@@ -112,6 +129,29 @@ fn rows() -> impl Strategy<Value = Value> {
         prop::collection::vec(row(), 0..5).prop_map(Value::Array),
         Just(json!(3)),
     ]
+}
+
+/// An item of the optional list: an object, a string, or what neither branch takes.
+fn page() -> impl Strategy<Value = Value> {
+    prop_oneof![
+        (rows(), -1i64..2).prop_map(|(rows, n)| json!({"n": n, "rows": rows})),
+        rows().prop_map(|rows| json!({"rows": rows, "n": 1, "zz": [1]})),
+        Just(json!({"rows": []})),
+        Just(json!("abc")),
+        Just(json!("toolong")),
+        Just(json!([1, {"a": [2]}])),
+        Just(json!(7)),
+    ]
+}
+
+/// The optional list: given, `null`, or something neither branch takes.
+fn pages() -> impl Strategy<Value = Option<Value>> {
+    prop::option::of(prop_oneof![
+        4 => prop::collection::vec(page(), 0..5).prop_map(Value::Array),
+        1 => Just(Value::Null),
+        1 => Just(json!({"a": [1, 2]})),
+        1 => Just(json!("x")),
+    ])
 }
 
 /// A tagged variant as an object text, its members in a chosen order; the batch variant's
@@ -201,15 +241,17 @@ fn answer() -> impl Strategy<Value = (String, bool)> {
         prop_oneof![tagged(), Just("null".to_string())],
         prop::collection::vec(keyed(), 0..4),
         any::<bool>(),
+        pages(),
     )
-        .prop_map(|(action, steps, note_first)| {
+        .prop_map(|(action, steps, note_first, pages)| {
             let twice = steps.iter().any(|(_, twice)| *twice);
             let steps: Vec<String> = steps.into_iter().map(|(text, _)| text).collect();
             let steps = format!("[{}]", steps.join(","));
+            let pages = pages.map_or(String::new(), |pages| format!(r#","pages":{pages}"#));
             let text = if note_first {
-                format!(r#"{{"note":"n","steps":{steps},"action":{action}}}"#)
+                format!(r#"{{"note":"n","steps":{steps},"action":{action}{pages}}}"#)
             } else {
-                format!(r#"{{"action":{action},"steps":{steps}}}"#)
+                format!(r#"{{"action":{action}{pages},"steps":{steps}}}"#)
             };
             (text, twice)
         })

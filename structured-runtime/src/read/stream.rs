@@ -166,6 +166,13 @@ struct Variant<'s> {
     value_from: usize,
 }
 
+/// The branch of the `anyOf` at `at` that takes lists, if any (where the kind of value decides
+/// the branch, at most one does).
+fn list_branch(at: Node<'_>) -> Option<Node<'_>> {
+    at.any_of()?
+        .find(|b| b.target().types().contains(JsonType::Array))
+}
+
 /// The branches of the `anyOf` at `at` that take objects.
 fn object_branches<'s>(at: Node<'s>) -> impl Iterator<Item = Node<'s>> {
     at.any_of()
@@ -337,12 +344,14 @@ fn reads_members(node: Option<Node<'_>>) -> bool {
 fn reads_members_beside(node: Option<Node<'_>>, beside: &[&str]) -> bool {
     let Some(node) = node else { return false };
     let needs = |n: Node<'_>| {
+        // (A reference, or an `allOf` of one schema, says what its target says.)
+        let step = |k: &str| k == "$ref" || (k == "allOf" && n.sole_all_of().is_some());
         n.map().is_some_and(|keywords| {
             keywords.keys().any(|k| {
-                k != "$ref"
-                    && !READ_WITHOUT_MEMBERS.contains(&k.as_str())
-                    && !beside.contains(&k.as_str())
-                    && !asserts_nothing(k)
+                !(step(k)
+                    || READ_WITHOUT_MEMBERS.contains(&k.as_str())
+                    || beside.contains(&k.as_str())
+                    || asserts_nothing(k))
             })
         })
     };
@@ -573,8 +582,10 @@ impl Facts {
         });
         let objects = || object_branches(target);
         // (A branch choosing among branches of its own is judged whole.)
-        let decides =
-            crate::schema::parts::decides(target) && !objects().any(|b| b.target().has("anyOf"));
+        let decides = crate::schema::parts::decides(target)
+            && !objects()
+                .chain(list_branch(target))
+                .any(|b| b.target().has("anyOf"));
         let variant_keeps = if decides {
             (
                 objects().any(|b| reads_members(Some(b))),
@@ -1146,23 +1157,35 @@ impl<'s> StreamReader<'s> {
                 // A container of a kind its node does not allow (and no branch to choose): its
                 // report is its type and how many members it has, whatever they are.
                 let allowed = allows(facts.map(|f| f.types), kind);
-                let refused = !allowed && !facts.is_some_and(|f| f.any_of);
-                let (members_at, judged) = match &variant {
-                    Some(variant) => (variant.chosen, variant.chosen),
-                    None if refused || facts.is_some_and(|f| f.any_of) => (None, node),
-                    None => (node, node),
+                // A list where the kind of value decides the branch: read at the one branch
+                // taking lists, as its node; refused when none does.
+                let list_at = match (b, node, facts) {
+                    (b'[', Some(node), Some(facts)) if facts.decides => {
+                        Some(list_branch(node.target()))
+                    }
+                    _ => None,
+                };
+                let refused =
+                    (!allowed && !facts.is_some_and(|f| f.any_of)) || matches!(list_at, Some(None));
+                let (members_at, judged) = match (&variant, list_at) {
+                    (Some(variant), _) => (variant.chosen, variant.chosen),
+                    (None, Some(Some(branch))) => (Some(branch), Some(branch)),
+                    (None, _) if refused || facts.is_some_and(|f| f.any_of) => (None, node),
+                    (None, _) => (node, node),
+                };
+                let node = match list_at {
+                    Some(Some(branch)) => Some(branch),
+                    _ => node,
                 };
                 // (A frame at a variant has its node's facts.)
                 let variant_keeps = facts.map_or((false, false), |f| f.variant_keeps);
                 let members = Members::of(members_at);
-                let unique =
-                    (!kept_above && b == b'[' && allowed && unique_by_prints(node)).then(|| {
-                        Unique {
-                            base: self.read.saturating_sub(1),
-                            items: Vec::new(),
-                            next: 0,
-                            too_long: false,
-                        }
+                let unique = (!kept_above && b == b'[' && !refused && unique_by_prints(judged))
+                    .then(|| Unique {
+                        base: self.read.saturating_sub(1),
+                        items: Vec::new(),
+                        next: 0,
+                        too_long: false,
                     });
                 let keep = kept_above
                     || (unique.is_none()
@@ -1590,7 +1613,9 @@ impl<'s> StreamReader<'s> {
                     .map(|node| crate::schema::validation::explain_own(node, &value, 0))
                     .unwrap_or_default();
                 for v in &mut found {
-                    if v.path.is_root() && v.rule == crate::schema::validate::Rule::Type {
+                    use crate::schema::validate::Rule;
+                    // (Refused by its type, or by every branch of an `anyOf`.)
+                    if v.path.is_root() && matches!(v.rule, Rule::Type | Rule::AnyOf) {
                         v.found.clone_from(&members);
                     }
                 }
