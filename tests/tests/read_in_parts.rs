@@ -211,12 +211,46 @@ fn schemas() -> Vec<ResponseSchema> {
             },
             "required": ["rows"]
         }),
-        // An enum with data whose variants are references, as a member.
+        // An enum with data whose variants are references, as a member (a `oneOf`: no value
+        // matches two of them).
         json!({
             "type": "object",
-            "properties": {"pet": {"anyOf": [{"$ref": "#/$defs/Batch"}, {"$ref": "#/$defs/Wait"}]}},
+            "properties": {"pet": {"oneOf": [{"$ref": "#/$defs/Batch"}, {"$ref": "#/$defs/Wait"}]}},
             "required": ["pet"],
             "$defs": {"Batch": tagged_batch, "Wait": tagged_wait}
+        }),
+        // An enum with data tagged by its key as a `oneOf`, in draft 7 (as `schemars` writes it).
+        json!({
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {
+                "note": {"type": "string"},
+                "action": {"$ref": "#/definitions/Action"}
+            },
+            "required": ["note", "action"],
+            "additionalProperties": false,
+            "definitions": {
+                "Action": {"oneOf": [
+                    {"type": "string", "enum": ["Stop"]},
+                    {
+                        "type": "object",
+                        "properties": {"Batch": {
+                            "type": "object",
+                            "properties": {"scores": {"type": "array", "items": {"type": "number", "maximum": 100}}},
+                            "required": ["scores"],
+                            "additionalProperties": false
+                        }},
+                        "required": ["Batch"],
+                        "additionalProperties": false
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"Wait": {"type": "integer"}},
+                        "required": ["Wait"],
+                        "additionalProperties": false
+                    }
+                ]}
+            }
         }),
     ]
     .into_iter()
@@ -376,7 +410,7 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                     Value::Array((0..len).map(|i| tagged(i + len)).collect())
                 }
             }
-            13 => {
+            13 | 18 => {
                 let len = rows.as_array().map_or(0, Vec::len);
                 let action = match len % 6 {
                     0 | 1 => json!({"Batch": {"scores": scores}}),
@@ -630,7 +664,7 @@ proptest! {
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(
-        (which, value) in (0usize..18).prop_flat_map(|s| (Just(s), value_for(s))),
+        (which, value) in (0usize..19).prop_flat_map(|s| (Just(s), value_for(s))),
         edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
             ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
             "\"k\": 123456789012345678901234567890, ",

@@ -51,7 +51,8 @@ fn schema() -> ResponseSchema {
     });
     let mut counted = wait.clone();
     counted["minProperties"] = json!(1);
-    let keyed = json!({"anyOf": [
+    // (A `oneOf`: no value matches two of its branches, so it reads as an `anyOf`.)
+    let keyed = json!({"oneOf": [
         {
             "type": "object",
             "properties": {"Batch": {

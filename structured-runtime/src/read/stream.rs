@@ -585,7 +585,7 @@ impl Facts {
         let decides = crate::schema::parts::decides(target)
             && !objects()
                 .chain(list_branch(target))
-                .any(|b| b.target().has("anyOf"));
+                .any(|b| b.target().any_of().is_some());
         let variant_keeps = if decides {
             (
                 objects().any(|b| reads_members(Some(b))),
@@ -597,7 +597,7 @@ impl Facts {
         Facts {
             free_text: free_text(node),
             only_type,
-            any_of: target.has("anyOf"),
+            any_of: target.any_of().is_some(),
             types: target.types(),
             decides,
             variant_keeps,
@@ -640,7 +640,7 @@ impl<'s> StreamReader<'s> {
     pub fn new(schema: &'s ResponseSchema) -> Self {
         let root = Node::root(schema.schema()).target();
         let types = root.types();
-        let either = root.has("anyOf");
+        let either = root.any_of().is_some() || root.has("oneOf");
         let objects = types.contains(JsonType::Object) || either || types.is_empty();
         let lists = types.contains(JsonType::Array) || either;
         StreamReader {
@@ -1590,11 +1590,11 @@ impl<'s> StreamReader<'s> {
             Some(Variant { at, .. }) => {
                 let members = value.as_object().map_or(0, Map::len)
                     + frame.named.as_ref().map_or(0, |n| n.prints.len());
-                let branches = at.any_of().map_or(0, Iterator::count);
+                let (rule, expected) = crate::schema::validation::no_branch(at);
                 let violation = Violation {
                     path: Pointer::root(),
-                    rule: crate::schema::validate::Rule::AnyOf,
-                    expected: crate::schema::validation::no_branch(branches),
+                    rule,
+                    expected,
                     found: preview_object(members),
                 };
                 self.report(vec![violation], &path);
@@ -1615,7 +1615,8 @@ impl<'s> StreamReader<'s> {
                 for v in &mut found {
                     use crate::schema::validate::Rule;
                     // (Refused by its type, or by every branch of an `anyOf`.)
-                    if v.path.is_root() && matches!(v.rule, Rule::Type | Rule::AnyOf) {
+                    if v.path.is_root() && matches!(v.rule, Rule::Type | Rule::AnyOf | Rule::OneOf)
+                    {
                         v.found.clone_from(&members);
                     }
                 }
@@ -1675,7 +1676,7 @@ impl<'s> StreamReader<'s> {
         // checked as it completed: only its own keywords are left. Under `anyOf` the members
         // were not checked, and the whole value is judged against the branches here, once.
         let members_checked =
-            (value.is_object() || value.is_array()) && !node.target().has("anyOf");
+            (value.is_object() || value.is_array()) && node.target().any_of().is_none();
         let found = if members_checked {
             crate::schema::validation::explain_own(node, value, dropped)
         } else {
@@ -1773,6 +1774,7 @@ fn free_text(node: Node<'_>) -> bool {
             "minLength",
             "maxLength",
             "anyOf",
+            "oneOf",
         ]
         .iter()
         .any(|k| node.has(k))

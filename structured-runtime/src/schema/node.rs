@@ -506,10 +506,106 @@ impl<'s> Node<'s> {
         }
     }
 
-    /// The `anyOf` branches, when the node has them.
+    /// The branches a value must match one of: the `anyOf`'s, or the `oneOf`'s when no value
+    /// can match two of them ([`Node::exclusive`]: then `oneOf` says what `anyOf` would, as
+    /// schemas written for enums with data use it).
     pub fn any_of(self) -> Option<impl Iterator<Item = Node<'s>>> {
-        let branches = self.get("anyOf")?.as_array()?;
+        let (_, branches) = self.branches()?;
         Some(branches.iter().map(move |b| self.child(b)))
+    }
+
+    /// The keyword [`Node::any_of`]'s branches are listed under (`anyOf` or `oneOf`), and the
+    /// list.
+    pub fn branches(self) -> Option<(&'static str, &'s [Value])> {
+        match self.get("anyOf") {
+            Some(any) => Some(("anyOf", any.as_array()?.as_slice())),
+            None => {
+                let one = self.get("oneOf")?.as_array()?;
+                Node::exclusive(one.iter().map(|b| self.child(b))).then_some(("oneOf", one))
+            }
+        }
+    }
+
+    /// Whether no value can match two of `branches`: each declares its `type` (references
+    /// followed), no two take one kind of scalar (an integer is a number), at most one takes
+    /// lists, and at most one takes objects or each of those names its variant
+    /// ([`Node::names_variants`]).
+    pub fn exclusive(branches: impl Iterator<Item = Node<'s>>) -> bool {
+        let mut taken: Vec<JsonType> = Vec::new();
+        let mut objects = Vec::new();
+        for branch in branches {
+            let target = branch.target();
+            let types = target.types();
+            if !types.declared() || types.malformed() {
+                return false;
+            }
+            let mut kinds: Vec<JsonType> = types
+                .iter()
+                .filter(|t| *t != JsonType::Object)
+                .map(|t| match t {
+                    JsonType::Integer => JsonType::Number,
+                    t => t,
+                })
+                .collect();
+            kinds.sort_unstable_by_key(|t| t.name());
+            kinds.dedup();
+            if kinds.iter().any(|k| taken.contains(k)) {
+                return false;
+            }
+            taken.extend(kinds);
+            if types.contains(JsonType::Object) {
+                objects.push(target);
+            }
+        }
+        objects.len() <= 1 || Node::names_variants(&objects)
+    }
+
+    /// Whether the object branches `objects` (two or more) each name their variant, so no object
+    /// is named by two that could both take it: each allows only objects and no
+    /// `patternProperties`, and either each requires one property allowing one string, the same
+    /// property with a different string in each (a tag), or each allows exactly one key,
+    /// required, a different one in each.
+    pub fn names_variants(objects: &[Node<'s>]) -> bool {
+        let (mut tag, mut by_key) = (None::<&str>, false);
+        let mut named: Vec<&str> = Vec::with_capacity(objects.len());
+        for target in objects {
+            if !target.types().is_only(JsonType::Object) || target.has("patternProperties") {
+                return false;
+            }
+            let mut tags = target
+                .required()
+                .filter_map(|name| Some((name, target.property(name)?.single_value()?)));
+            let name = match (tags.next(), tags.next()) {
+                (Some((name, Value::String(value))), None) => {
+                    if by_key || tag.is_some_and(|t| t != name) {
+                        return false;
+                    }
+                    tag = Some(name);
+                    value.as_str()
+                }
+                (None, _) => {
+                    let mut required = target.required();
+                    let (Some(only), None) = (required.next(), required.next()) else {
+                        return false;
+                    };
+                    if tag.is_some()
+                        || !target.closed()
+                        || target.properties().count() != 1
+                        || target.property(only).is_none()
+                    {
+                        return false;
+                    }
+                    by_key = true;
+                    only
+                }
+                _ => return false,
+            };
+            named.push(name);
+        }
+        let count = named.len();
+        named.sort_unstable();
+        named.dedup();
+        count >= 2 && named.len() == count
     }
 
     /// The one value a node allows (`const`, or an `enum` of one): a variant's tag.
@@ -730,6 +826,61 @@ mod tests {
         assert_eq!(x.depth(), 3);
         let y = root.property("y").unwrap().resolve();
         assert_eq!(y.unwrap_err(), RefError::NotLocal);
+    }
+
+    #[test]
+    fn an_all_of_of_one_schema_beside_words_is_that_schema() {
+        let doc = json!({
+            "$defs": {"n": {"type": "integer"}},
+            "properties": {
+                "a": {"allOf": [{"$ref": "#/$defs/n"}], "description": "wrapped"},
+                "b": {"allOf": [{"$ref": "#/$defs/n"}], "minimum": 1},
+                "c": {"allOf": [{"type": "string"}, {"maxLength": 2}]}
+            }
+        });
+        let root = Node::root(&doc);
+        let target = |name: &str| root.property(name).unwrap().target().value().clone();
+        assert_eq!(target("a"), json!({"type": "integer"}));
+        // Beside an assertion, or of two schemas: the node itself.
+        assert!(target("b").get("minimum").is_some());
+        assert!(target("c").get("allOf").is_some());
+        let cycle =
+            json!({"$defs": {"a": {"allOf": [{"$ref": "#/$defs/a"}]}}, "$ref": "#/$defs/a"});
+        assert_eq!(Node::root(&cycle).resolve().unwrap_err(), RefError::TooDeep);
+    }
+
+    #[test]
+    fn a_one_of_reads_as_an_any_of_when_no_value_matches_two_branches() {
+        let branches = |one_of: Value| {
+            let doc = json!({"oneOf": one_of, "$defs": {"n": {"type": "integer"}}});
+            Node::root(&doc).any_of().map(Iterator::count)
+        };
+        let tagged = |kind: &str| json!({"type": "object", "properties": {"kind": {"const": kind}}, "required": ["kind"]});
+        // Kinds apart, one taking objects; variants named by their tags; a reference.
+        assert_eq!(
+            branches(json!([{"type": "string"}, {"type": "object"}, {"type": "null"}])),
+            Some(3)
+        );
+        assert_eq!(
+            branches(json!([tagged("a"), tagged("b"), {"$ref": "#/$defs/n"}])),
+            Some(3)
+        );
+        for overlapping in [
+            // Two taking strings, or numbers (an integer is a number), or lists, or objects
+            // not named apart; a branch of no declared type.
+            json!([{"type": "string", "enum": ["a"]}, {"type": "string", "enum": ["b"]}]),
+            json!([{"type": "integer"}, {"type": "number"}]),
+            json!([{"$ref": "#/$defs/n"}, {"type": ["number", "null"]}]),
+            json!([{"type": "array"}, {"type": "array", "items": {"type": "string"}}]),
+            json!([tagged("a"), {"type": "object"}]),
+            json!([tagged("a"), tagged("a")]),
+            json!([{"type": "string"}, {"minimum": 1}]),
+        ] {
+            assert_eq!(branches(overlapping.clone()), None, "{overlapping}");
+        }
+        // An `anyOf` beside it is the one read.
+        let both = json!({"anyOf": [{"type": "null"}], "oneOf": [{"type": "string"}]});
+        assert_eq!(Node::root(&both).branches().map(|(k, _)| k), Some("anyOf"));
     }
 
     #[test]

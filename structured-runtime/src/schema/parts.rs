@@ -494,12 +494,15 @@ impl Parts {
                 .collect();
             match takers[..] {
                 [only] if only == choice.branch => {}
-                [_, _, ..] => out.push(Violation {
-                    path: at,
-                    rule: Rule::AnyOf,
-                    expected: super::validation::no_branch(branches.len()),
-                    found: super::validate::preview_json(value),
-                }),
+                [_, _, ..] => {
+                    let (rule, expected) = super::validation::no_branch(node);
+                    out.push(Violation {
+                        path: at,
+                        rule,
+                        expected,
+                        found: super::validate::preview_json(value),
+                    })
+                }
                 _ => return None,
             }
         }
@@ -1035,7 +1038,8 @@ fn find(
         let branch = chosen.and_then(|b| Some((b, node.any_of()?.nth(b)?)));
         match branch {
             Some((b, branch)) if takes_container(branch) => {
-                let (at, rest) = (at.key("anyOf").index(b), rest.key("anyOf").index(b));
+                let keyword = node.branches().map_or("anyOf", |(keyword, _)| keyword);
+                let (at, rest) = (at.key(keyword).index(b), rest.key(keyword).index(b));
                 find(branch, &at, &rest, keys, search);
                 search.chosen.push(Choice { point, branch: b });
             }
@@ -1116,7 +1120,7 @@ fn find(
 }
 
 /// Whether `node` is a place where the value decides the branch (a [`Point`]): only an `anyOf`
-/// (and words about it), each branch written out in place or a reference alone
+/// (or a `oneOf` no value matches two branches of, [`Node::any_of`]) and words about it, each branch written out in place or a reference alone
 /// ([`branch_node`]), each declaring its `type`, at most one taking lists, and either at most
 /// one taking objects or each of those naming its variant: allowing only objects, and either
 /// each requiring one property allowing one string, the same property with a different string
@@ -1126,7 +1130,10 @@ fn find(
 /// two branches that could both take it.
 pub(crate) fn decides(node: Node<'_>) -> bool {
     let Some(map) = node.map() else { return false };
-    let beside = ["anyOf", "$defs", "definitions", "$schema"];
+    let Some((keyword, _)) = node.branches() else {
+        return false;
+    };
+    let beside = [keyword, "$defs", "definitions", "$schema"];
     if !map
         .keys()
         .all(|k| beside.contains(&k.as_str()) || asserts_nothing(k))
@@ -1151,52 +1158,9 @@ pub(crate) fn decides(node: Node<'_>) -> bool {
         }
     }
     lists <= 1
-        && (objects.len() == 1 || (objects.is_empty() && lists == 1) || names_variants(&objects))
-}
-
-/// Whether the object branches `objects` (two or more) each name their variant: allowing only
-/// objects, by a tag or by their one key, each a different one ([`decides`]).
-fn names_variants(objects: &[Node<'_>]) -> bool {
-    let (mut tag, mut by_key) = (None::<&str>, false);
-    let mut named: Vec<&str> = Vec::new();
-    for target in objects {
-        if !target.types().is_only(JsonType::Object) || target.has("patternProperties") {
-            return false;
-        }
-        let mut tags = target
-            .required()
-            .filter_map(|name| Some((name, target.property(name)?.single_value()?)));
-        let name = match (tags.next(), tags.next()) {
-            (Some((name, Value::String(value))), None) => {
-                if by_key || tag.is_some_and(|t| t != name) {
-                    return false;
-                }
-                tag = Some(name);
-                value.as_str()
-            }
-            (None, _) => {
-                let mut required = target.required();
-                let (Some(only), None) = (required.next(), required.next()) else {
-                    return false;
-                };
-                if tag.is_some()
-                    || !target.closed()
-                    || target.properties().count() != 1
-                    || target.property(only).is_none()
-                {
-                    return false;
-                }
-                by_key = true;
-                only
-            }
-            _ => return false,
-        };
-        if named.contains(&name) {
-            return false;
-        }
-        named.push(name);
-    }
-    named.len() >= 2
+        && (objects.len() == 1
+            || (objects.is_empty() && lists == 1)
+            || Node::names_variants(&objects))
 }
 
 /// Whether any node of the document sets a base URI or an anchor.

@@ -528,6 +528,44 @@ mod tests {
             .is_ok());
     }
 
+    #[test]
+    fn a_one_of_whose_branches_exclude_each_other_is_explained_by_the_branch_taken() {
+        let schema = ResponseSchema::new(
+            "t",
+            json!({"type": "object", "properties": {
+                "a": {"oneOf": [
+                    {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]},
+                    {"type": "null"}
+                ]},
+                "b": {"oneOf": [{"type": "integer"}, {"minimum": 0}]}
+            }}),
+        )
+        .unwrap();
+        let report = |value: Value| {
+            let found = schema.check_instance(&value).unwrap_err();
+            found
+                .iter()
+                .map(|v| (v.path.as_str().to_owned(), v.rule, v.expected.clone()))
+                .collect::<Vec<_>>()
+        };
+        // The one branch taking objects says why; none taking strings: the `oneOf`'s own word.
+        assert_eq!(
+            report(json!({"a": {"n": "x"}})),
+            [("/a/n".to_owned(), Rule::Type, "an integer".to_owned())]
+        );
+        assert_eq!(
+            report(json!({"a": "x"})),
+            [(
+                "/a".to_owned(),
+                Rule::OneOf,
+                "a value matching one of 2 schemas".to_owned()
+            )]
+        );
+        // Branches a value may match both of: the validator's verdict, in its terms.
+        assert_eq!(report(json!({"b": 3}))[0].1, Rule::OneOf);
+        assert!(schema.check_instance(&json!({"a": null, "b": -1})).is_ok());
+    }
+
     /// `anyOf` branches that refer back to their own node: the validator calls that cycle
     /// valid, and the explanation walk (which runs on a refusal) stops at the cycle and within
     /// its budget, so both return.

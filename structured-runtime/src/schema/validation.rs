@@ -218,7 +218,7 @@ fn location(pointer: &str) -> Pointer {
 }
 
 /// Keywords the explanation walk judges exactly as the validator does, and annotations that
-/// judge nothing. A schema using any other (`oneOf`, `not`, `if`, `patternProperties`,
+/// judge nothing. A schema using any other (`not`, `if`, `patternProperties`,
 /// `prefixItems`, `contains`, `multipleOf`, `dependentRequired`, ...) has its refusals listed
 /// by the validator too.
 const WALK_KEYWORDS: &[&str] = &[
@@ -242,6 +242,8 @@ const WALK_KEYWORDS: &[&str] = &[
     "uniqueItems",
     "anyOf",
     "allOf",
+    // (only a `oneOf` no value can match two branches of: [`Node::any_of`] gives its branches)
+    "oneOf",
     "$ref",
     "propertyNames",
     "minProperties",
@@ -269,6 +271,9 @@ fn walk_explains(node: Node<'_>) -> bool {
                 "exclusiveMinimum" | "exclusiveMaximum" => value.is_number(),
                 "items" => value.is_object(),
                 "$ref" => value.as_str().is_some_and(|r| r.starts_with('#')),
+                "oneOf" => node
+                    .branches()
+                    .is_some_and(|(keyword, _)| keyword == "oneOf"),
                 _ => true,
             }
     });
@@ -460,7 +465,7 @@ impl Explain {
         }
         if let Some(branches) = node.any_of() {
             let branches: Vec<Node<'_>> = branches.collect();
-            self.any_of(&branches, value, path);
+            self.any_of(node, &branches, value, path);
         }
         let types = node.types();
         if !types.allows(value) {
@@ -500,7 +505,7 @@ impl Explain {
     /// takes its kind of value, else (untagged) the closest such branch — its own violations;
     /// otherwise one violation counting the branches. Only the best report so far is kept, so a
     /// wide `anyOf` costs one branch's report in memory, however many branches it has.
-    fn any_of(&mut self, branches: &[Node<'_>], value: &Value, path: &Path<'_>) {
+    fn any_of(&mut self, node: Node<'_>, branches: &[Node<'_>], value: &Value, path: &Path<'_>) {
         let tagged = Node::has_tags(branches);
         let mut named: Option<Vec<Violation>> = None;
         let mut same_type = 0usize;
@@ -552,12 +557,10 @@ impl Explain {
                 }
                 self.out.append(&mut violations)
             }
-            None => self.push(
-                path,
-                Rule::AnyOf,
-                no_branch(branches.len()),
-                preview_json(value),
-            ),
+            None => {
+                let (rule, expected) = no_branch(node);
+                self.push(path, rule, expected, preview_json(value))
+            }
         }
     }
 
@@ -763,13 +766,22 @@ fn undeclared_found(key: &str) -> String {
     format!("property {}", preview_str(key))
 }
 
-/// What a violation of `additionalProperties: false` at `node` says of member `key`: what was
-/// expected and what was found.
-/// What an `anyOf` of `branches` branches expected of a value none takes and none names.
-pub(crate) fn no_branch(branches: usize) -> String {
-    format!("a value matching one of {branches} schemas")
+/// What the `anyOf` (or `oneOf`, [`Node::any_of`]) at `node` reports of a value no branch takes
+/// and none names: its rule, and what it expected.
+pub(crate) fn no_branch(node: Node<'_>) -> (Rule, String) {
+    let (keyword, branches) = node.branches().unwrap_or(("anyOf", &[]));
+    let rule = match keyword {
+        "oneOf" => Rule::OneOf,
+        _ => Rule::AnyOf,
+    };
+    (
+        rule,
+        format!("a value matching one of {} schemas", branches.len()),
+    )
 }
 
+/// What a violation of `additionalProperties: false` at `node` says of member `key`: what was
+/// expected and what was found.
 pub(crate) fn undeclared_member(node: Node<'_>, key: &str) -> (String, String) {
     (only_declared(node), undeclared_found(key))
 }
