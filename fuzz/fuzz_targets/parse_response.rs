@@ -3,8 +3,9 @@
 //! (`read::parts::parse_value_json`, and with every item read in parts itself) says what the
 //! whole reading says, on schemas with a list, a map, members beside declared properties, a list
 //! whose items must differ, objects allowing no undeclared member with a list in a list, and an
-//! object allowing other members with lists below its declared ones (also read with defaults for
-//! missing and null values).
+//! object allowing other members with lists below its declared ones, schemas as code generators
+//! write them (references on the way, an optional list, a `oneOf` enum) and one referring back
+//! to its root (also read with defaults for missing and null values).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -189,6 +190,32 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
                 ]}},
                 "required": ["act"],
                 "additionalProperties": false
+            }),
+            // As code generators write schemas: the root a reference, an optional list, a
+            // reference wrapped in an `allOf` of one, an enum with data as a `oneOf`.
+            serde_json::json!({
+                "$ref": "#/$defs/Page",
+                "$defs": {
+                    "Row": row,
+                    "Act": {"oneOf": [
+                        {"type": "object", "properties": {"Rows": {"type": "array", "items": {"$ref": "#/$defs/Row"}}}, "required": ["Rows"], "additionalProperties": false},
+                        {"type": "string", "enum": ["stop"]}
+                    ]},
+                    "Page": {
+                        "type": "object",
+                        "properties": {
+                            "rows": {"anyOf": [{"type": "array", "items": {"$ref": "#/$defs/Row"}, "maxItems": 4}, {"type": "null"}]},
+                            "act": {"allOf": [{"$ref": "#/$defs/Act"}], "description": "what to do"}
+                        },
+                        "required": ["act"]
+                    }
+                }
+            }),
+            // A member referring back to the root (read whole: what is left of the root would
+            // judge it).
+            serde_json::json!({
+                "type": "object",
+                "properties": {"rows": {"type": "array", "items": row}, "again": {"$ref": "#"}}
             }),
         ]
         .into_iter()

@@ -3,7 +3,7 @@
 //! shown, and a value shown as complete is the whole answer's when it reads as written. A
 //! reader keeping no value (`StreamReader::changes_only`) reports what the one keeping it
 //! reports, chunk by chunk. On a schema of enums with data (variants named by a tag, nested in
-//! each other), both readers report exactly the violations the validator of record finds in the
+//! each other) and an optional list of a `oneOf`'s objects or strings, both readers report exactly the violations the validator of record finds in the
 //! whole value, when the bytes are one JSON object.
 #![no_main]
 
@@ -137,8 +137,27 @@ fn variants() -> &'static ResponseSchema {
                     "minProperties": 1
                 },
                 {"type": "null"}
-            ]}},
-            "properties": {"act": {"$ref": "#/$defs/act"}, "note": {"type": "string"}},
+            ]},
+            // An optional list of pages: objects (a reference wrapped in an `allOf`) or short
+            // strings, a `oneOf` no value matches two branches of.
+            "page": {"oneOf": [
+                {"allOf": [{"$ref": "#/$defs/body"}], "description": "a page"},
+                {"type": "string", "maxLength": 3}
+            ]},
+            "body": {
+                "type": "object",
+                "properties": {"n": {"type": "integer", "minimum": 0}, "rows": {"type": "array", "items": row}},
+                "required": ["n"],
+                "additionalProperties": false
+            }},
+            "properties": {
+                "act": {"$ref": "#/$defs/act"},
+                "note": {"type": "string"},
+                "pages": {"anyOf": [
+                    {"type": "array", "items": {"$ref": "#/$defs/page"}, "maxItems": 3},
+                    {"type": "null"}
+                ]}
+            },
             "required": ["act"],
             "additionalProperties": false
         });
