@@ -31,6 +31,24 @@ fn schemas() -> Vec<ResponseSchema> {
         "required": ["kind", "reason"],
         "additionalProperties": false
     });
+    // An enum's variants tagged by their one key.
+    let keyed_batch = json!({
+        "type": "object",
+        "properties": {"Batch": {
+            "type": "object",
+            "properties": {"scores": {"type": "array", "items": {"type": "number", "maximum": 100}}},
+            "required": ["scores"],
+            "additionalProperties": false
+        }},
+        "required": ["Batch"],
+        "additionalProperties": false
+    });
+    let keyed_wait = json!({
+        "type": "object",
+        "properties": {"Wait": {"type": "integer"}},
+        "required": ["Wait"],
+        "additionalProperties": false
+    });
     let row = json!({
         "type": "object",
         "properties": {
@@ -148,24 +166,7 @@ fn schemas() -> Vec<ResponseSchema> {
             "properties": {
                 "note": {"type": "string"},
                 "action": {"description": "what to do", "anyOf": [
-                    {
-                        "type": "object",
-                        "properties": {"Batch": {
-                            "type": "object",
-                            "properties": {"scores": {"type": "array", "items": {"type": "number", "maximum": 100}}},
-                            "required": ["scores"],
-                            "additionalProperties": false
-                        }},
-                        "required": ["Batch"],
-                        "additionalProperties": false
-                    },
-                    {
-                        "type": "object",
-                        "properties": {"Wait": {"type": "integer"}},
-                        "required": ["Wait"],
-                        "additionalProperties": false
-                    },
-                    {"type": "string", "enum": ["Stop"]}
+                    keyed_batch.clone(), keyed_wait.clone(), {"type": "string", "enum": ["Stop"]}
                 ]}
             },
             "required": ["note", "action"],
@@ -231,24 +232,7 @@ fn schemas() -> Vec<ResponseSchema> {
             "additionalProperties": false,
             "definitions": {
                 "Action": {"oneOf": [
-                    {"type": "string", "enum": ["Stop"]},
-                    {
-                        "type": "object",
-                        "properties": {"Batch": {
-                            "type": "object",
-                            "properties": {"scores": {"type": "array", "items": {"type": "number", "maximum": 100}}},
-                            "required": ["scores"],
-                            "additionalProperties": false
-                        }},
-                        "required": ["Batch"],
-                        "additionalProperties": false
-                    },
-                    {
-                        "type": "object",
-                        "properties": {"Wait": {"type": "integer"}},
-                        "required": ["Wait"],
-                        "additionalProperties": false
-                    }
+                    {"type": "string", "enum": ["Stop"]}, keyed_batch, keyed_wait
                 ]}
             }
         }),
