@@ -160,6 +160,60 @@ fn a_map_sent_as_entries_streams_in_the_schemas_shape_and_ends_as_the_plain_run(
     }
 }
 
+/// A map under a `oneOf` whose branches exclude each other (read as an `anyOf`): sent as entries,
+/// shown as a map (whole, once its branch completes), ending as the plain run does.
+#[test]
+fn a_map_under_an_exclusive_one_of_is_shown_and_read_back_as_a_map() {
+    let schema = structured_runtime::ResponseSchema::new(
+        "pick",
+        json!({
+            "type": "object",
+            "properties": {"pick": {"oneOf": [
+                {
+                    "type": "object",
+                    "properties": {"scores": {"type": "object", "additionalProperties": {"type": "number"}}},
+                    "required": ["scores"],
+                    "additionalProperties": false
+                },
+                {"type": "null"}
+            ]}},
+            "required": ["pick"],
+            "additionalProperties": false
+        }),
+    )
+    .unwrap();
+    let answer =
+        r#"{"pick": {"scores": [{"key": "math", "value": 0.9}, {"key": "art", "value": 0.4}]}}"#;
+    let whole = json!({"pick": {"scores": {"math": 0.9, "art": 0.4}}});
+    for piece in [1, 5, 64] {
+        let mut shown = Vec::new();
+        let out = block_on(
+            Ask::new(
+                &Recorded::new(&[answer], piece),
+                &ChatRequest::user("Pick?"),
+            )
+            .config(&stopping())
+            .stream(|event| {
+                if let StreamEvent::Partial { value, .. } = event {
+                    shown.push(value.clone());
+                }
+            })
+            .value(&schema),
+        )
+        .unwrap_or_else(|e| panic!("{piece}: {e}"));
+        assert_eq!(out.value, whole, "{piece}");
+        assert_eq!(out.provenance, Provenance::Clean);
+        assert_eq!(shown.last(), Some(&whole), "{piece}");
+        assert!(
+            shown.iter().all(|v| !v["pick"]["scores"].is_array()),
+            "{piece}: {shown:?}"
+        );
+        for pair in shown.windows(2) {
+            assert!(grows(&pair[0], &pair[1]), "{} then {}", pair[0], pair[1]);
+        }
+    }
+}
+
 /// A map written as a plain object is not what the enforced schema allows: the plain run reads
 /// it, as `Recovered` with a warning naming the place, never as `Clean`.
 #[test]

@@ -112,7 +112,8 @@ enum Place<'s> {
     Key(Pointer, Pointer),
     /// Inside the entry at this pointer (sent), whose key is not known yet.
     Waiting(Pointer),
-    /// Under an `anyOf` at this pointer (sent, then written), shown whole once complete.
+    /// Under an `anyOf` (a `oneOf` read as one, [`Node::any_of`]) at this pointer (sent, then
+    /// written), shown whole once complete.
     Branch(Pointer, Pointer, Node<'s>),
     /// Not shown (the wrapper of a wrapped root, an entry being opened, a repeated key's value).
     Hidden,
@@ -242,7 +243,7 @@ impl<'s> ReadBackStream<'s> {
             if here.too_deep() {
                 return Place::Hidden;
             }
-            if here.has("anyOf") {
+            if here.any_of().is_some() {
                 return Place::Branch(sent, written, here);
             }
             sent.push(&segment);
@@ -280,7 +281,7 @@ impl<'s> ReadBackStream<'s> {
         }
         match node.map(Node::target) {
             // A value choosing among branches is shown whole, once complete.
-            Some(here) if here.has("anyOf") => Place::Branch(sent, written, here),
+            Some(here) if here.any_of().is_some() => Place::Branch(sent, written, here),
             _ => Place::At(written, node),
         }
     }
