@@ -236,6 +236,25 @@ fn schemas() -> Vec<ResponseSchema> {
                 ]}
             }
         }),
+        // Maps whose keys are judged (`propertyNames`) and counted (as pydantic writes a dict
+        // with constrained keys): at the root, and as a member.
+        json!({
+            "type": "object",
+            "additionalProperties": {"type": "number", "maximum": 100},
+            "propertyNames": {"pattern": "^k[0-3]$"},
+            "minProperties": 1,
+            "maxProperties": 4
+        }),
+        json!({
+            "type": "object",
+            "properties": {"scores": {
+                "type": "object",
+                "additionalProperties": {"type": "number"},
+                "propertyNames": {"enum": ["k0", "k1", "k2"]},
+                "maxProperties": 2
+            }},
+            "required": ["scores"]
+        }),
     ]
     .into_iter()
     .map(|schema| {
@@ -315,13 +334,27 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                 json!({"title": "t", "meta": meta, "rows": rows})
             }
             2 => json!({"rows": rows, "meta": {"scores": scores, "by": "x"}}),
-            3 => Value::Object(
+            3 | 19 => Value::Object(
                 scores
                     .iter()
                     .enumerate()
                     .map(|(i, v)| (format!("k{i}"), v.clone()))
                     .collect(),
             ),
+            20 => {
+                // Now and then a key the names refuse, or one given in another case.
+                let len = rows.as_array().map_or(0, Vec::len);
+                let map: serde_json::Map<String, Value> = scores
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| match (i, len % 3) {
+                        (1, 1) => ("K1".to_owned(), v.clone()),
+                        (2, 2) => ("x".to_owned(), v.clone()),
+                        _ => (format!("k{i}"), v.clone()),
+                    })
+                    .collect();
+                json!({"scores": map})
+            }
             7 => json!({"title": "t", "scores": scores}),
             9 => Value::Array(scores),
             15 => {
@@ -604,7 +637,9 @@ fn outcome<T>(
             if violations.len() >= MAX_VIOLATIONS {
                 // A full report: the first found are listed, in each reading's own order; the
                 // counts (what the lists' own keywords say) are always among them.
-                let counts = violations.iter().filter(|v| v.rule == Rule::Items);
+                let counts = violations
+                    .iter()
+                    .filter(|v| matches!(v.rule, Rule::Items | Rule::Properties));
                 let mut kept: Vec<String> = counts.map(|v| v.to_string()).collect();
                 kept.push(format!("{} violations", violations.len()));
                 sorted(kept)
@@ -648,7 +683,7 @@ proptest! {
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(
-        (which, value) in (0usize..19).prop_flat_map(|s| (Just(s), value_for(s))),
+        (which, value) in (0usize..21).prop_flat_map(|s| (Just(s), value_for(s))),
         edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
             ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
             "\"k\": 123456789012345678901234567890, ",

@@ -102,7 +102,15 @@ fn schema() -> ResponseSchema {
                 "pages": {"anyOf": [
                     {"type": "array", "items": {"$ref": "#/$defs/page"}, "maxItems": 3},
                     {"type": "null"}
-                ], "default": null}
+                ], "default": null},
+                // A map whose names and count are judged (its names not kept).
+                "tally": {
+                    "type": "object",
+                    "additionalProperties": {"type": "integer", "minimum": 0},
+                    "propertyNames": {"pattern": "^[a-c]$"},
+                    "minProperties": 1,
+                    "maxProperties": 2
+                }
             },
             "required": ["action"],
             "additionalProperties": false
@@ -143,6 +151,36 @@ fn page() -> impl Strategy<Value = Value> {
         Just(json!([1, {"a": [2]}])),
         Just(json!(7)),
     ]
+}
+
+/// The map of tallies: names the pattern takes or not, values broken or not (never both at
+/// one member: the stream reports one violation per place), too few or too many.
+fn tally() -> impl Strategy<Value = Option<Value>> {
+    let member = prop_oneof![
+        (prop::sample::select(vec!["a", "b", "c"]), -1i64..2).prop_map(|(k, v)| (k, v)),
+        (prop::sample::select(vec!["d", "zz", "A"]), 0i64..2).prop_map(|(k, v)| (k, v)),
+    ];
+    prop::option::of(prop::collection::btree_map(
+        member.prop_map(|(k, _)| k),
+        -1i64..2,
+        0..4,
+    ))
+    .prop_map(|map| {
+        map.map(|map| {
+            Value::Object(
+                map.into_iter()
+                    .map(|(k, v)| {
+                        let v = if ["a", "b", "c"].contains(&k) {
+                            v
+                        } else {
+                            v.max(0)
+                        };
+                        (k.to_owned(), json!(v))
+                    })
+                    .collect(),
+            )
+        })
+    })
 }
 
 /// The optional list: given, `null`, or something neither branch takes.
@@ -243,12 +281,16 @@ fn answer() -> impl Strategy<Value = (String, bool)> {
         prop::collection::vec(keyed(), 0..4),
         any::<bool>(),
         pages(),
+        tally(),
     )
-        .prop_map(|(action, steps, note_first, pages)| {
+        .prop_map(|(action, steps, note_first, pages, tally)| {
             let twice = steps.iter().any(|(_, twice)| *twice);
             let steps: Vec<String> = steps.into_iter().map(|(text, _)| text).collect();
             let steps = format!("[{}]", steps.join(","));
-            let pages = pages.map_or(String::new(), |pages| format!(r#","pages":{pages}"#));
+            let mut pages = pages.map_or(String::new(), |pages| format!(r#","pages":{pages}"#));
+            if let Some(tally) = tally {
+                pages.push_str(&format!(r#","tally":{tally}"#));
+            }
             let text = if note_first {
                 format!(r#"{{"note":"n","steps":{steps},"action":{action}{pages}}}"#)
             } else {

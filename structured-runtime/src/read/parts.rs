@@ -815,6 +815,7 @@ impl Walk<'_> {
             return Ok(());
         }
         let fitting = self.fitting;
+        let document = self.target.schema.schema();
         if self.may_rename(list, key) {
             // Coercion may rename this member to one the object declares: read whole.
             self.stop = Some(Stop::GaveUp);
@@ -835,7 +836,14 @@ impl Walk<'_> {
                     stand_ins.restore(&mut violations.0, &mut []);
                     push_capped(&mut self.violations, violations);
                 }
-            } else if !parts.item_is_valid(list, &item) {
+                if let Some(refused) =
+                    key.and_then(|key| parts.check_name(document, list, key, path))
+                {
+                    push_capped(&mut self.violations, Violations(vec![refused]));
+                }
+            } else if !parts.item_is_valid(list, &item)
+                || key.is_some_and(|key| parts.check_name(document, list, key, path).is_some())
+            {
                 self.stop = Some(Stop::Misfit);
                 return Err(());
             }
@@ -1276,7 +1284,19 @@ impl Walk<'_> {
             let at = pointer(parts.keys(list));
             let count = self.lists.get(list).map_or(0, |l| l.count);
             match (parts.holds(list), at.get(rest)) {
-                (Holds::Members | Holds::Undeclared, Some(Value::Object(_))) => {}
+                (Holds::Members, Some(Value::Object(_))) => {
+                    // A map's property counts (its members are all read in parts).
+                    if let Some(violation) = parts.check_count(list, count, at) {
+                        if !self.fitting {
+                            return Err(Stop::Misfit);
+                        }
+                        if self.violations.len() >= MAX_VIOLATIONS {
+                            self.violations.pop();
+                        }
+                        self.violations.insert(0, violation);
+                    }
+                }
+                (Holds::Undeclared, Some(Value::Object(_))) => {}
                 (Holds::Items, Some(Value::Array(_))) => {
                     // Items that may be equal, or too few or many matching `contains`: judged
                     // once all are read (`Walk::over_items`).

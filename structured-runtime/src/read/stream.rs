@@ -283,12 +283,9 @@ impl<'s> Named<'s> {
 
 /// Keywords of an object's own check that read all its members' names (`required` reads only
 /// the names it lists).
-const READ_NAMES: &[&str] = &[
-    "propertyNames",
-    "minProperties",
-    "maxProperties",
-    "dependentRequired",
-];
+/// (`propertyNames` judges each name as its member completes, and the property counts are
+/// given the count of names not kept.)
+const READ_NAMES: &[&str] = &["dependentRequired"];
 
 /// Whether a node allowing `types` (its target's `type`) lets a value be of `kind`: when it
 /// does not, the report of the value is its type and how many members it has.
@@ -1358,6 +1355,18 @@ impl<'s> StreamReader<'s> {
         if let Some((at, node, key)) = undeclared {
             self.report(vec![undeclared_member(node, &key)], &at);
         }
+        if listing {
+            if let Some(Frame {
+                body: Body::Object(_, Some(key)),
+                members,
+                path,
+                ..
+            }) = self.frames.last()
+            {
+                let (members, at, key) = (*members, path.key(key), key.clone());
+                self.judge_name(members, &key, &at);
+            }
+        }
         // A member of an object whose variant is not named yet: where it lies is noted, and it
         // may be the tag.
         let mut named_now = None;
@@ -1490,11 +1499,13 @@ impl<'s> StreamReader<'s> {
             if let Some(node) = members.undeclared(&key) {
                 found.push(undeclared_member(node, &key));
             }
+
             if let Some(node) = members.property(&key) {
                 found.extend(self.judge_text(node, value_from, to));
             }
             let at = path.key(&key);
             self.report(found, &at);
+            self.judge_name(members, &key, &at);
             // A name kept only as a fingerprint until now that the branch's check reads (every
             // branch's check reads only the names it requires, or the names would be kept).
             if was_named && branch.target().required().any(|r| r == key) {
@@ -1574,6 +1585,8 @@ impl<'s> StreamReader<'s> {
             .unique
             .and_then(|unique| self.first_repeat(unique.base, unique.items));
         let (path, node) = (frame.path, frame.node);
+        // Members of an object not kept by name (their names judged as they completed) count.
+        let dropped = frame.dropped + frame.named.as_ref().map_or(0, |n| n.prints.len());
         match frame.variant {
             // An object whose members named a variant: that branch's own keywords are left
             // (unless its members before the tag were left to the final reading: then these too).
@@ -1583,7 +1596,7 @@ impl<'s> StreamReader<'s> {
                 ..
             }) => {
                 if !too_far {
-                    self.check(Some(branch), &value, &path, frame.dropped);
+                    self.check(Some(branch), &value, &path, dropped);
                 }
             }
             // Naming none, it is refused by every branch.
@@ -1622,7 +1635,7 @@ impl<'s> StreamReader<'s> {
                 }
                 self.report(found, &path);
             }
-            None => self.check(node, &value, &path, frame.dropped),
+            None => self.check(node, &value, &path, dropped),
         }
         if let Some((i, item)) = repeat {
             let (expected, found) = crate::schema::validation::repeat_of(&item);
@@ -1724,6 +1737,20 @@ impl<'s> StreamReader<'s> {
     }
 
     /// Reports `found` (violations at pointers below `path`), each path once, up to the cap.
+    /// The violation of member `key`'s name (at `at`) by its object's `propertyNames`, if any,
+    /// reported as the member completes: the object's own check does not read names again.
+    fn judge_name(&mut self, members: Members<'s>, key: &str, at: &Pointer) {
+        let names = members
+            .node
+            .and_then(|node| Some(node.child(node.get("propertyNames")?)));
+        if let Some(names) = names {
+            let root = crate::schema::Path::root();
+            if let Some(refused) = crate::schema::validation::name_violation(names, key, &root) {
+                self.report(vec![refused], at);
+            }
+        }
+    }
+
     fn report(&mut self, found: Vec<Violation>, path: &Pointer) {
         for mut v in found {
             v.path = path.join(&v.path);

@@ -14,8 +14,11 @@
 //!   counts taken out.
 //!
 //! A map is judged member by member the same way: an object whose schema asserts only `type`
-//! (an object) and `additionalProperties` (a schema, or nothing), so each member is valid
-//! exactly when it is valid against `additionalProperties` alone, and nothing reads its keys.
+//! (an object), `additionalProperties` (a schema, or nothing), `propertyNames` and the property
+//! counts, so each member is valid exactly when it is valid against `additionalProperties`
+//! alone and its key against `propertyNames` alone, and only the count of members is left (the
+//! names are judged in the explanation walk's words, so only where the walk has words for every
+//! refusal of `propertyNames`).
 //!
 //! An object with declared `properties` beside its other members (asserting only `type`,
 //! `properties`, `required` and `additionalProperties`) has its other members judged one at a
@@ -74,7 +77,7 @@ use super::checks::asserts_nothing;
 use super::node::{Additional, JsonType, Node};
 use super::pointer::{Path, Pointer};
 use super::validate::{preview_list, Rule, Violation, Violations};
-use super::validation::{item_count, Compiled, CONTAINS};
+use super::validation::{item_count, name_violation, property_count, Compiled, CONTAINS};
 
 /// Lists judged in parts, at most (a schema may declare many; the first found are enough).
 const MAX_LISTS: usize = 32;
@@ -111,14 +114,22 @@ const OVER_ITEMS: &[&str] = &[
 ];
 
 /// What an object may assert to be judged a member at a time (a map: every member is judged
-/// by `additionalProperties` alone, and nothing looks at the keys).
+/// by `additionalProperties` alone, each key by `propertyNames` alone, and only the count of
+/// members by the property counts, [`OVER_MEMBERS`]).
 const MAP_KEYWORDS: &[&str] = &[
     "type",
     "additionalProperties",
+    "propertyNames",
+    "minProperties",
+    "maxProperties",
     "$defs",
     "definitions",
     "$schema",
 ];
+
+/// What a map's own node asserts about its members as a whole or their keys, taken out of the
+/// rest and judged here (the keys one at a time, the count at the end).
+const OVER_MEMBERS: &[&str] = &["propertyNames", "minProperties", "maxProperties"];
 
 /// What an object with declared properties may assert to have its other members judged one at a
 /// time.
@@ -224,8 +235,11 @@ struct List {
     /// The validator of record for one item; `None`: any member is valid (a map without
     /// `additionalProperties`, or with `true`).
     items: Option<Compiled>,
-    /// The list's `minItems` and `maxItems`.
+    /// The list's `minItems` and `maxItems` (a map's `minProperties` and `maxProperties`).
     counts: Map<String, Value>,
+    /// A map's `propertyNames`, compiled alone, and its node's pointer in the document: each
+    /// member's key is judged by it.
+    names: Option<(Compiled, Pointer)>,
     /// Its items must differ (`uniqueItems`).
     unique: bool,
     /// Its `contains` and how many items must match it.
@@ -318,18 +332,30 @@ impl Parts {
             }
             let mut counts = Map::new();
             let mut over = Map::new();
-            if holds == Holds::Items {
-                for keyword in OVER_ITEMS {
-                    if let Some(value) = list.remove(*keyword) {
-                        over.insert((*keyword).to_owned(), value);
-                    }
+            let taken_out = match holds {
+                Holds::Items => OVER_ITEMS,
+                // (Only a map asserts these: an object with declared properties does not.)
+                Holds::Members if node.properties().next().is_none() => OVER_MEMBERS,
+                _ => &[],
+            };
+            for keyword in taken_out {
+                if let Some(value) = list.remove(*keyword) {
+                    over.insert((*keyword).to_owned(), value);
                 }
             }
-            for keyword in ["minItems", "maxItems"] {
+            for keyword in ["minItems", "maxItems", "minProperties", "maxProperties"] {
                 if let Some(value) = over.remove(keyword) {
                     counts.insert(keyword.to_owned(), value);
                 }
             }
+            let names = match over.get("propertyNames") {
+                Some(schema) => {
+                    let names_at = at.key("propertyNames");
+                    let compiled = Compiled::at(document, node.child(schema), &names_at).ok()?;
+                    Some((compiled, names_at))
+                }
+                None => None,
+            };
             let unique = over.get("uniqueItems") == Some(&Value::Bool(true));
             let contains = match node.get("contains") {
                 Some(schema) => {
@@ -365,6 +391,7 @@ impl Parts {
                 holds,
                 items,
                 counts,
+                names,
                 unique,
                 contains,
                 declared,
@@ -716,15 +743,51 @@ impl Parts {
         }
     }
 
-    /// The violation of list `list`'s item counts by `count` items, if any, at `at`.
+    /// The violation of list `list`'s item counts by `count` items (a map's property counts by
+    /// `count` members), if any, at `at`.
     pub(crate) fn check_count(&self, list: usize, count: usize, at: Pointer) -> Option<Violation> {
-        let (expected, found) = item_count(&self.lists.get(list)?.counts, count)?;
+        let counts = &self.lists.get(list)?.counts;
+        if let Some((expected, found)) = item_count(counts, count) {
+            return Some(Violation {
+                path: at,
+                rule: Rule::Items,
+                expected,
+                found,
+            });
+        }
+        let (expected, found) = property_count(counts, count)?;
         Some(Violation {
             path: at,
-            rule: Rule::Items,
+            rule: Rule::Properties,
             expected,
             found,
         })
+    }
+
+    /// The violation of member `key`'s name by part `list`'s `propertyNames` (a map's), if any:
+    /// at `path` (the member's), as the validator's verdict in the walk's words; `document` is
+    /// the schema these parts were made from.
+    pub(crate) fn check_name(
+        &self,
+        document: &Value,
+        list: usize,
+        key: &str,
+        path: &Path<'_>,
+    ) -> Option<Violation> {
+        let (names, at) = self.lists.get(list)?.names.as_ref()?;
+        let name = Value::String(key.to_owned());
+        if names.is_valid(&name) {
+            return None;
+        }
+        let node = node_at(document, at)?;
+        Some(
+            name_violation(node, key, path).unwrap_or_else(|| Violation {
+                path: path.to_pointer(),
+                rule: Rule::PropertyNames,
+                expected: "a property name `propertyNames` accepts".into(),
+                found: format!("property {}", super::validate::preview_str(key)),
+            }),
+        )
     }
 }
 
@@ -1077,7 +1140,16 @@ fn find(
         Additional::Absent | Additional::Allowed(true) | Additional::Schema(_) => true,
         Additional::Allowed(false) => false,
     };
-    if only(MAP_KEYWORDS) && members_judged && node.types().is_only(JsonType::Object) {
+    // (Its keys are judged one at a time in the walk's words: only where the walk has words
+    // for every refusal of `propertyNames`.)
+    let names_explained = node
+        .get("propertyNames")
+        .is_none_or(|names| super::validation::walk_explains(node.child(names)));
+    if only(MAP_KEYWORDS)
+        && members_judged
+        && names_explained
+        && node.types().is_only(JsonType::Object)
+    {
         found(Holds::Members);
         return;
     }

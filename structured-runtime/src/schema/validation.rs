@@ -257,7 +257,7 @@ const WALK_KEYWORDS: &[&str] = &[
 /// Whether the walk explains every refusal of the schema at `node`: each keyword is one it
 /// judges as the validator does, in the form it reads (numeric exclusive bounds, `items` and
 /// `additionalProperties` as schemas or `additionalProperties: false`). Walks each node once.
-fn walk_explains(node: Node<'_>) -> bool {
+pub(crate) fn walk_explains(node: Node<'_>) -> bool {
     if node.too_deep() {
         return false;
     }
@@ -351,11 +351,11 @@ fn explain_at(node: Node<'_>, instance: &Value, path: &Path<'_>) -> Vec<Violatio
 }
 
 /// The violations of `instance`'s own keywords at `node` (its type, enum, counts, `required`,
-/// undeclared keys, repeated items, ...), not its members': for a container whose members were
-/// each checked as they completed, so closing it costs its own size, not its whole depth.
-/// `node` must not choose among `anyOf` branches (a branch is judged by the whole value).
-/// `dropped`: items of a list counted but not held (a stream reader keeping no value), added
-/// to its count.
+/// undeclared keys, repeated items, ...), not its members' nor their names (`propertyNames`):
+/// for a container whose members were each checked as they completed, so closing it costs its
+/// own size, not its whole depth. `node` must not choose among `anyOf` branches (a branch is
+/// judged by the whole value). `dropped`: items of a list (members of an object) counted but
+/// not held (a stream reader keeping no value), added to its count.
 pub(crate) fn explain_own(node: Node<'_>, instance: &Value, dropped: usize) -> Vec<Violation> {
     let mut walk = Explain::new(true);
     walk.dropped = dropped;
@@ -375,7 +375,8 @@ struct Explain {
     own_only: bool,
     /// The budget ran out with nodes left to visit.
     spent: bool,
-    /// Items of the list being judged (own keywords only) not held, added to its count.
+    /// Items of the list (members of the object) being judged, own keywords only, not held:
+    /// added to its count.
     dropped: usize,
 }
 
@@ -389,6 +390,17 @@ impl Explain {
             spent: false,
             dropped: 0,
         }
+    }
+
+    /// Why `key` is not a name the `propertyNames` schema `names` accepts, as the walk words it:
+    /// what was expected and what was found (`None` when the walk finds no reason).
+    fn name(&mut self, names: Node<'_>, key: &str, path: &Path<'_>) -> Option<(String, String)> {
+        self.node(names, &Value::String(key.to_owned()), path);
+        let first = std::mem::take(&mut self.out).into_iter().next()?;
+        Some((
+            format!("a property name that is {}", first.expected),
+            format!("property {}", preview_str(key)),
+        ))
     }
 
     fn push(&mut self, path: &Path<'_>, rule: Rule, expected: String, found: String) {
@@ -667,37 +679,21 @@ impl Explain {
     }
 
     fn object(&mut self, node: Node<'_>, map: &serde_json::Map<String, Value>, path: &Path<'_>) {
-        let keywords = node.map();
-        let counted = keywords
-            .and_then(|k| outside(k, "minProperties", "maxProperties", || map.len() as u64));
-        if let Some((span, len)) = counted {
-            self.push(
-                path,
-                Rule::Properties,
-                format!("{span} entries"),
-                format!("{len} entries"),
-            );
+        let count = map.len() + if self.own_only { self.dropped } else { 0 };
+        if let Some((expected, found)) = node.map().and_then(|k| property_count(k, count)) {
+            self.push(path, Rule::Properties, expected, found);
         }
-        if let Some(names) = node.get("propertyNames").map(|n| node.child(n)) {
+        // (Its own keywords only: each member's name was judged as the member completed.)
+        let names = node.get("propertyNames").filter(|_| !self.own_only);
+        if let Some(names) = names.map(|n| node.child(n)) {
             for key in map.keys() {
-                let mut sub = Explain {
-                    out: Vec::new(),
-                    budget: self.budget,
-                    active: Vec::new(),
-                    own_only: false,
-                    spent: false,
-                    dropped: 0,
-                };
-                sub.node(names, &Value::String(key.clone()), path);
+                let mut sub = Explain::new(false);
+                sub.budget = self.budget;
+                let found = sub.name(names, key, path);
                 self.budget = sub.budget;
                 self.spent |= sub.spent;
-                if let Some(first) = sub.out.into_iter().next() {
-                    self.push(
-                        &path.key(key),
-                        Rule::PropertyNames,
-                        format!("a property name that is {}", first.expected),
-                        format!("property {}", preview_str(key)),
-                    );
+                if let Some((expected, found)) = found {
+                    self.push(&path.key(key), Rule::PropertyNames, expected, found);
                 }
             }
         }
@@ -831,6 +827,28 @@ pub(crate) fn canonical(value: &Value, depth: usize) -> String {
 /// A length or count keyword: a non-negative integer, written `2` or `2.0`.
 /// When `count` items break the item counts of the node `s` (`minItems`, `maxItems`): what was
 /// expected and what was found, in the walk's words.
+/// When `count` members break the property counts of the node `s` (`minProperties`,
+/// `maxProperties`): what was expected and what was found.
+pub(crate) fn property_count(
+    s: &serde_json::Map<String, Value>,
+    count: usize,
+) -> Option<(String, String)> {
+    outside(s, "minProperties", "maxProperties", || count as u64)
+        .map(|(span, len)| (format!("{span} entries"), format!("{len} entries")))
+}
+
+/// Why member `key` of an object is refused by its `propertyNames` (at `names`), in the walk's
+/// words, at `path` (the member's); `None` when the walk finds no reason.
+pub(crate) fn name_violation(names: Node<'_>, key: &str, path: &Path<'_>) -> Option<Violation> {
+    let (expected, found) = Explain::new(false).name(names, key, path)?;
+    Some(Violation {
+        path: path.to_pointer(),
+        rule: Rule::PropertyNames,
+        expected: capped(expected),
+        found: capped(found),
+    })
+}
+
 pub(crate) fn item_count(
     s: &serde_json::Map<String, Value>,
     count: usize,
