@@ -4,7 +4,8 @@
 //! whole reading says, on schemas with a list, a map, members beside declared properties, a list
 //! whose items must differ, objects allowing no undeclared member with a list in a list, and an
 //! object allowing other members with lists below its declared ones, schemas as code generators
-//! write them (references on the way, an optional list, a `oneOf` enum) and one referring back
+//! write them (references on the way, an optional list, a `oneOf` enum, a map whose keys are
+//! judged and counted) and one referring back
 //! to its root (also read with defaults for missing and null values).
 #![no_main]
 
@@ -210,6 +211,14 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
                         "required": ["act"]
                     }
                 }
+            }),
+            // A map whose keys are judged and counted.
+            serde_json::json!({
+                "type": "object",
+                "additionalProperties": {"type": "integer"},
+                "propertyNames": {"pattern": "^[a-z]+$"},
+                "minProperties": 1,
+                "maxProperties": 3
             }),
             // A member referring back to the root (read whole: what is left of the root would
             // judge it).
