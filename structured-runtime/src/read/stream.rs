@@ -37,7 +37,7 @@ use serde_json::{Map, Value};
 
 use crate::read::strict_de::{fingerprint, Fingerprints};
 use crate::schema::checks::asserts_nothing;
-use crate::schema::node::{Additional, JsonType, Node, Types};
+use crate::schema::node::{JsonType, Node, Types};
 use crate::schema::pointer::edit_at;
 use crate::schema::validate::{preview_list, preview_object, Violation, MAX_VIOLATIONS};
 use crate::schema::{Pointer, ResponseSchema};
@@ -373,30 +373,46 @@ struct Members<'s> {
     /// `additionalProperties` as a schema, when no `patternProperties` may cover a key (a key
     /// those cover is left to the final reading).
     additional: Option<Node<'s>>,
+    /// It allows no member it does not declare (`additionalProperties: false`), and no
+    /// `patternProperties` may cover a key.
+    closed: bool,
     prefix: &'s [Value],
     items: Option<Node<'s>>,
+    /// `propertyNames`: each member's name is judged by it as the member completes.
+    names: Option<Node<'s>>,
 }
 
 impl<'s> Members<'s> {
-    /// The members' nodes of a container at `node`, which has no `anyOf` (its branch chosen).
+    /// The members' nodes of a container at `node`, which has no `anyOf` (its branch chosen):
+    /// its keywords read in one pass (no lookup per keyword, none per member).
     fn of(node: Option<Node<'s>>) -> Self {
         let Some(node) = node.map(Node::target) else {
             return Members::default();
         };
-        let additional = match node.additional() {
-            Additional::Schema(values) if !node.has("patternProperties") => Some(values),
-            _ => None,
-        };
-        Members {
+        let mut members = Members {
             node: Some(node),
-            properties: node.get("properties").and_then(Value::as_object),
-            additional,
-            prefix: node
-                .get("prefixItems")
-                .and_then(Value::as_array)
-                .map_or(&[], Vec::as_slice),
-            items: node.items(),
+            ..Members::default()
+        };
+        let (mut additional, mut closed, mut patterns) = (None, false, false);
+        for (keyword, value) in node.map().into_iter().flatten() {
+            match keyword.as_str() {
+                "properties" => members.properties = value.as_object(),
+                "additionalProperties" => match value {
+                    Value::Bool(allowed) => closed = !allowed,
+                    schema => additional = Some(node.child(schema)),
+                },
+                "patternProperties" => patterns = true,
+                "prefixItems" => members.prefix = value.as_array().map_or(&[], Vec::as_slice),
+                "items" if value.is_object() || value.is_boolean() => {
+                    members.items = Some(node.child(value));
+                }
+                "propertyNames" => members.names = Some(node.child(value)),
+                _ => {}
+            }
         }
+        members.additional = additional.filter(|_| !patterns);
+        members.closed = closed && !patterns;
+        members
     }
 
     /// The node of member `key` (as [`Node::property`], else `additionalProperties`).
@@ -413,7 +429,7 @@ impl<'s> Members<'s> {
     fn undeclared(&self, key: &str) -> Option<Node<'s>> {
         let node = self.node?;
         let declared = self.properties.is_some_and(|p| p.contains_key(key));
-        (node.closed() && !declared && !node.has("patternProperties")).then_some(node)
+        (self.closed && !declared).then_some(node)
     }
 
     /// The node of item `index` (as [`Node::item`]).
@@ -1358,13 +1374,15 @@ impl<'s> StreamReader<'s> {
         if listing {
             if let Some(Frame {
                 body: Body::Object(_, Some(key)),
-                members,
+                members: Members {
+                    names: Some(names), ..
+                },
                 path,
                 ..
             }) = self.frames.last()
             {
-                let (members, at, key) = (*members, path.key(key), key.clone());
-                self.judge_name(members, &key, &at);
+                let (names, at, key) = (*names, path.key(key), key.clone());
+                self.judge_name(Some(names), &key, &at);
             }
         }
         // A member of an object whose variant is not named yet: where it lies is noted, and it
@@ -1505,7 +1523,7 @@ impl<'s> StreamReader<'s> {
             }
             let at = path.key(&key);
             self.report(found, &at);
-            self.judge_name(members, &key, &at);
+            self.judge_name(members.names, &key, &at);
             // A name kept only as a fingerprint until now that the branch's check reads (every
             // branch's check reads only the names it requires, or the names would be kept).
             if was_named && branch.target().required().any(|r| r == key) {
@@ -1688,8 +1706,7 @@ impl<'s> StreamReader<'s> {
         // A container whose members were given their nodes ([`Self::next_place`]) had each
         // checked as it completed: only its own keywords are left. Under `anyOf` the members
         // were not checked, and the whole value is judged against the branches here, once.
-        let members_checked =
-            (value.is_object() || value.is_array()) && node.target().any_of().is_none();
+        let members_checked = (value.is_object() || value.is_array()) && !self.facts(node).any_of;
         let found = if members_checked {
             crate::schema::validation::explain_own(node, value, dropped)
         } else {
@@ -1737,12 +1754,10 @@ impl<'s> StreamReader<'s> {
     }
 
     /// Reports `found` (violations at pointers below `path`), each path once, up to the cap.
-    /// The violation of member `key`'s name (at `at`) by its object's `propertyNames`, if any,
-    /// reported as the member completes: the object's own check does not read names again.
-    fn judge_name(&mut self, members: Members<'s>, key: &str, at: &Pointer) {
-        let names = members
-            .node
-            .and_then(|node| Some(node.child(node.get("propertyNames")?)));
+    /// The violation of member `key`'s name (at `at`) by its object's `propertyNames` (`names`),
+    /// if any, reported as the member completes: the object's own check does not read names
+    /// again.
+    fn judge_name(&mut self, names: Option<Node<'s>>, key: &str, at: &Pointer) {
         if let Some(names) = names {
             let root = crate::schema::Path::root();
             if let Some(refused) = crate::schema::validation::name_violation(names, key, &root) {
