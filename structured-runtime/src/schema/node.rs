@@ -428,17 +428,22 @@ impl<'s> Node<'s> {
     /// The one schema of an `allOf` of one, when nothing beside it asserts (the document's
     /// definitions and draft may be there): the node says exactly what that schema says.
     pub fn sole_all_of(self) -> Option<&'s Value> {
-        let map = self.map()?;
-        let [only] = map.get("allOf")?.as_array()?.as_slice() else {
+        let [only] = self.get("allOf")?.as_array()?.as_slice() else {
             return None;
         };
-        map.keys()
-            .all(|k| {
-                k == "allOf"
+        self.alone("allOf").then_some(only)
+    }
+
+    /// Whether nothing beside `keyword` in this node asserts anything: its other keywords are
+    /// words about the value, or the document's definitions and draft.
+    pub fn alone(self, keyword: &str) -> bool {
+        self.map().is_some_and(|map| {
+            map.keys().all(|k| {
+                k == keyword
                     || matches!(k.as_str(), "$defs" | "definitions" | "$schema")
                     || asserts_nothing(k)
             })
-            .then_some(only)
+        })
     }
 
     /// [`Node::resolve`], or the node itself when a reference cannot be followed.

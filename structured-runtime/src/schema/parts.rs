@@ -901,10 +901,6 @@ fn node_at<'d>(document: &'d Value, pointer: &Pointer) -> Option<Node<'d>> {
 /// Steps followed from one node on the way ([`followed`]), at most.
 const MAX_HOPS: usize = 16;
 
-/// Keywords beside a `$ref` (an `allOf` of one schema) that let the way go through it: the
-/// document's definitions and its draft, which say nothing of the value.
-const BESIDE_A_STEP: &[&str] = &["$defs", "definitions", "$schema"];
-
 /// The node `node` (at `at` in the document) stands for on the way to lists, when it is a
 /// reference (`{"$ref": "#/$defs/Page"}`) or an `allOf` of one schema (`{"allOf": [{"$ref":
 /// ..}], "description": ..}`) beside nothing that asserts: a value is valid against it exactly
@@ -915,19 +911,12 @@ fn followed<'d>(node: Node<'d>, at: &Pointer) -> Option<(Node<'d>, Pointer)> {
     let mut step: Option<(Node<'d>, Pointer)> = None;
     for _ in 0..=MAX_HOPS {
         let (here, here_at) = step.as_ref().map_or((node, at), |(n, p)| (*n, p));
-        let Some(map) = here.map() else { break };
-        let alone = |keyword: &str| {
-            map.keys()
-                .all(|k| k == keyword || asserts_nothing(k) || BESIDE_A_STEP.contains(&k.as_str()))
-        };
-        let next = match (here.reference(), map.get("allOf").and_then(Value::as_array)) {
-            (Some(reference), None) if alone("$ref") => {
+        let next = match (here.reference(), here.sole_all_of()) {
+            (Some(reference), None) if here.alone("$ref") => {
                 let pointer = Pointer::from_fragment(reference)?;
                 (here.lookup(reference).ok()?, pointer)
             }
-            (None, Some(only)) if only.len() == 1 && alone("allOf") => {
-                (here.child(only.first()?), here_at.key("allOf").index(0))
-            }
+            (None, Some(only)) => (here.child(only), here_at.key("allOf").index(0)),
             _ => return step,
         };
         step = Some(next);
@@ -988,10 +977,9 @@ fn rest_document(
                 serde_json::map::Entry::Vacant(entry) => {
                     entry.insert(value);
                 }
-                // Two sets of definitions at one place: references into them would change.
-                serde_json::map::Entry::Occupied(entry)
-                    if BESIDE_A_STEP.contains(&entry.key().as_str()) =>
-                {
+                // Two sets of definitions (or drafts) at one place: references into them would
+                // change.
+                serde_json::map::Entry::Occupied(entry) if !asserts_nothing(entry.key()) => {
                     return None;
                 }
                 // Two annotations: either says nothing.
