@@ -1283,20 +1283,10 @@ impl Walk<'_> {
         for list in 0..parts.len() {
             let at = pointer(parts.keys(list));
             let count = self.lists.get(list).map_or(0, |l| l.count);
-            match (parts.holds(list), at.get(rest)) {
-                (Holds::Members, Some(Value::Object(_))) => {
-                    // A map's property counts (its members are all read in parts).
-                    if let Some(violation) = parts.check_count(list, count, at) {
-                        if !self.fitting {
-                            return Err(Stop::Misfit);
-                        }
-                        if self.violations.len() >= MAX_VIOLATIONS {
-                            self.violations.pop();
-                        }
-                        self.violations.insert(0, violation);
-                    }
-                }
-                (Holds::Undeclared, Some(Value::Object(_))) => {}
+            // A list's item counts, a map's property counts (its members all read in parts).
+            let counted = match (parts.holds(list), at.get(rest)) {
+                (Holds::Members, Some(Value::Object(_))) => true,
+                (Holds::Undeclared, Some(Value::Object(_))) => false,
                 (Holds::Items, Some(Value::Array(_))) => {
                     // Items that may be equal, or too few or many matching `contains`: judged
                     // once all are read (`Walk::over_items`).
@@ -1308,21 +1298,22 @@ impl Walk<'_> {
                             return Err(Stop::Misfit);
                         }
                     }
-                    if let Some(violation) = parts.check_count(list, count, at) {
-                        if !self.fitting {
-                            return Err(Stop::Misfit);
-                        }
-                        // The whole value's walk names a list's count before its items: a
-                        // full report keeps the count, in place of its last entry.
-                        if self.violations.len() >= MAX_VIOLATIONS {
-                            self.violations.pop();
-                        }
-                        self.violations.insert(0, violation);
-                    }
+                    true
                 }
                 // Items were read where coercion left no list (or map).
                 _ if count > 0 => return Err(Stop::GaveUp),
-                _ => {}
+                _ => false,
+            };
+            if let Some(violation) = parts.check_count(list, count, at).filter(|_| counted) {
+                if !self.fitting {
+                    return Err(Stop::Misfit);
+                }
+                // The whole value's walk names a container's count before its members: a full
+                // report keeps the count, in place of its last entry.
+                if self.violations.len() >= MAX_VIOLATIONS {
+                    self.violations.pop();
+                }
+                self.violations.insert(0, violation);
             }
         }
         if !self.unnamed.is_empty() {
