@@ -385,6 +385,61 @@ fn extension_keywords_are_annotations_kept_ignored_and_never_sent() {
     assert!(ResponseSchema::new("reply", json!({"type": "object", "x-": 1})).is_err());
 }
 
+/// pydantic's discriminated union (`oneOf` of referenced models beside OpenAPI's
+/// `discriminator`): admitted because every branch requires the tag with one string, so the
+/// keyword says nothing the branches do not; judged by the branches, never sent to a provider.
+#[test]
+fn a_discriminator_the_branches_already_say_is_admitted_and_never_sent() {
+    use structured_runtime::ResponseSchema;
+    let model = |kind: &str, field: &str| {
+        json!({
+            "type": "object", "title": kind,
+            "properties": {"pet_type": {"const": kind, "title": "Pet Type", "type": "string"},
+                           field: {"type": "integer"}},
+            "required": ["pet_type", field]
+        })
+    };
+    let written = json!({
+        "type": "object", "title": "Model",
+        "properties": {"pet": {
+            "discriminator": {"mapping": {"cat": "#/$defs/Cat", "dog": "#/$defs/Dog"},
+                              "propertyName": "pet_type"},
+            "oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}],
+            "title": "Pet"
+        }},
+        "required": ["pet"],
+        "$defs": {"Cat": model("cat", "meows"), "Dog": model("dog", "barks")}
+    });
+    let schema = ResponseSchema::new("pets", written.clone()).unwrap();
+    assert_eq!(schema.schema(), &written, "kept as written");
+    assert!(schema
+        .check_instance(&json!({"pet": {"pet_type": "dog", "barks": 3}}))
+        .is_ok());
+    let refused = schema
+        .check_instance(&json!({"pet": {"pet_type": "dog", "barks": "x"}}))
+        .unwrap_err();
+    // Explained by the branch the tag names.
+    assert_eq!(refused.iter().next().unwrap().path.as_str(), "/pet/barks");
+    let mut lowered = 0;
+    for target in SchemaTarget::ALL {
+        // (Gemini's OpenAPI subset takes no `oneOf` at all: refused, for that reason.)
+        let Ok(sent) = schema.lowered(target) else {
+            continue;
+        };
+        lowered += 1;
+        let sent = sent.to_string();
+        assert!(!sent.contains("discriminator"), "{target:?}: {sent}");
+        let dropped = schema.dropped(target).unwrap();
+        assert!(
+            dropped
+                .iter()
+                .any(|d| d.path.as_str() == "/properties/pet" && d.keywords == ["discriminator"]),
+            "{target:?}: {dropped:?}"
+        );
+    }
+    assert!(lowered >= 4, "{lowered}");
+}
+
 /// Anthropic's caps on one schema name the property that crosses each, with the count and the
 /// limit (before, the root, with the count only).
 #[test]

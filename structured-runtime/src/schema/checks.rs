@@ -298,6 +298,63 @@ pub(crate) fn admit(schema: &Value, limits: &SchemaLimits) -> Result<(), SchemaE
     Ok(())
 }
 
+/// Whether OpenAPI's `discriminator` (`value`) at `node` says nothing its branches do not: it
+/// names a property every branch of the node's `oneOf` (or `anyOf`) requires with one string,
+/// and its `mapping`, if any, maps each such string to the branch that holds it. Then the value
+/// must hold that property with one of those strings whatever the keyword says, and the keyword
+/// is left out of validation and of what providers are sent. Else why not.
+fn said_by_branches(node: Node<'_>, value: &Value) -> Result<(), String> {
+    let Some(map) = value.as_object() else {
+        return Err("`discriminator` must be an object".into());
+    };
+    let Some(name) = map.get("propertyName").and_then(Value::as_str) else {
+        return Err("`discriminator` must name its property (`propertyName`, a string)".into());
+    };
+    if let Some(other) = map.keys().find(|k| *k != "propertyName" && *k != "mapping") {
+        return Err(format!(
+            "`discriminator` has `{other}`, beside `propertyName` and `mapping`"
+        ));
+    }
+    let Some(branches) = ["oneOf", "anyOf"]
+        .iter()
+        .find_map(|k| node.get(k).and_then(Value::as_array))
+    else {
+        return Err("`discriminator` stands beside no `oneOf` or `anyOf`".into());
+    };
+    let mut tags = Vec::with_capacity(branches.len());
+    for (i, branch) in branches.iter().enumerate() {
+        let branch = node.child(branch);
+        let target = branch.target();
+        let tag = target
+            .property(name)
+            .and_then(Node::single_value)
+            .and_then(Value::as_str)
+            .filter(|_| target.is_required(name));
+        let Some(tag) = tag else {
+            return Err(format!(
+                "branch {i} does not require `{name}` with one string: `discriminator` is accepted only where every branch does (it then says nothing the branches do not)"
+            ));
+        };
+        tags.push((branch.reference(), tag));
+    }
+    let mapping = match map.get("mapping") {
+        None => return Ok(()),
+        Some(Value::Object(mapping)) => mapping,
+        Some(_) => return Err("`discriminator`'s `mapping` must be an object".into()),
+    };
+    for (tag, reference) in mapping {
+        let maps_to_its_branch = tags
+            .iter()
+            .any(|(r, t)| *t == tag.as_str() && *r == reference.as_str());
+        if !maps_to_its_branch {
+            return Err(format!(
+                "`discriminator`'s `mapping` sends {tag:?} to {reference}, which is not the branch whose `{name}` is {tag:?}"
+            ));
+        }
+    }
+    Ok(())
+}
+
 struct Walk {
     path: Pointer,
     /// A sub-schema has its own `$id`.
@@ -325,6 +382,12 @@ impl Walk {
                 });
             }
             self.patterns(keyword, value)?;
+            if keyword == "discriminator" {
+                said_by_branches(node, value).map_err(|message| SchemaError::Invalid {
+                    path: self.path.key(keyword),
+                    message,
+                })?;
+            }
             if node.depth() > 0 && matches!(keyword.as_str(), "$id" | "id") && value.is_string() {
                 self.nested_ids = true;
             }
@@ -423,6 +486,70 @@ mod tests {
 
     fn object(properties: Value) -> Value {
         json!({"type": "object", "properties": properties})
+    }
+
+    /// pydantic's discriminated union: `discriminator` beside a `oneOf` of references whose
+    /// variants each require the tag with one string.
+    fn pets(discriminator: Value, dog_tag: Value) -> Value {
+        json!({
+            "type": "object",
+            "properties": {"pet": {"oneOf": [{"$ref": "#/$defs/Cat"}, {"$ref": "#/$defs/Dog"}],
+                                   "discriminator": discriminator}},
+            "$defs": {
+                "Cat": {"type": "object", "properties": {"kind": {"const": "cat", "type": "string"}},
+                        "required": ["kind"]},
+                "Dog": {"type": "object", "properties": {"kind": dog_tag}, "required": ["kind"]}
+            }
+        })
+    }
+
+    #[test]
+    fn a_discriminator_is_admitted_only_where_the_branches_already_say_it() {
+        let dog = json!({"const": "dog"});
+        let mapping = json!({"propertyName": "kind",
+                             "mapping": {"cat": "#/$defs/Cat", "dog": "#/$defs/Dog"}});
+        assert_eq!(check(pets(mapping, dog.clone())), Ok(()));
+        assert_eq!(
+            check(pets(
+                json!({"propertyName": "kind"}),
+                json!({"enum": ["dog"]})
+            )),
+            Ok(())
+        );
+        for (discriminator, dog_tag, why) in [
+            // A branch that does not fix the tag: the keyword would assert something.
+            (
+                json!({"propertyName": "kind"}),
+                json!({"type": "string"}),
+                "branch 1",
+            ),
+            (json!({"propertyName": "name"}), dog.clone(), "branch 0"),
+            // A mapping sending a tag to another branch.
+            (
+                json!({"propertyName": "kind", "mapping": {"cat": "#/$defs/Dog"}}),
+                dog.clone(),
+                "mapping",
+            ),
+            (json!({"propertyName": 3}), dog.clone(), "propertyName"),
+            (
+                json!({"propertyName": "kind", "extra": 1}),
+                dog.clone(),
+                "extra",
+            ),
+            (json!("kind"), dog.clone(), "object"),
+        ] {
+            match check(pets(discriminator.clone(), dog_tag)) {
+                Err(SchemaError::Invalid { path, message }) => {
+                    assert_eq!(path.as_str(), "/properties/pet/discriminator");
+                    assert!(message.contains(why), "{discriminator}: {message}");
+                }
+                other => panic!("{discriminator}: {other:?}"),
+            }
+        }
+        // Beside no union.
+        let alone =
+            object(json!({"a": {"type": "object", "discriminator": {"propertyName": "k"}}}));
+        assert!(matches!(check(alone), Err(SchemaError::Invalid { .. })));
     }
 
     #[test]

@@ -12,9 +12,11 @@ use serde_json::{Map, Value};
 use super::pointer::Pointer;
 
 /// Whether `keyword` is an extension annotation (`x-` and a name, as OpenAPI and code generators
-/// write them): kept in the schema, ignored by validation, never sent to a provider.
+/// write them), or OpenAPI's `discriminator` (which a schema is admitted with only where its
+/// branches already say what it says): kept in the schema, ignored by validation, never sent
+/// to a provider.
 pub fn is_annotation(keyword: &str) -> bool {
-    keyword.len() > 2 && keyword.starts_with("x-")
+    (keyword.len() > 2 && keyword.starts_with("x-")) || keyword == "discriminator"
 }
 
 /// Keywords that say nothing of a value: the drafts' meta-data, and `$comment`.
