@@ -324,7 +324,11 @@ fn said_by_branches(node: Node<'_>, value: &Value) -> Result<(), String> {
     let mut tags = Vec::with_capacity(branches.len());
     for (i, branch) in branches.iter().enumerate() {
         let branch = node.child(branch);
-        let target = branch.target();
+        let Ok(target) = branch.resolve() else {
+            // A reference that does not resolve: the check of references refuses the schema,
+            // saying so.
+            return Ok(());
+        };
         let tag = target
             .property(name)
             .and_then(Node::single_value)
@@ -546,6 +550,13 @@ mod tests {
                 other => panic!("{discriminator}: {other:?}"),
             }
         }
+        // A branch whose reference does not resolve: refused for that, by the reference check.
+        let mut unresolved = pets(json!({"propertyName": "kind"}), dog.clone());
+        unresolved["properties"]["pet"]["oneOf"][1] = json!({"$ref": "#/$defs/Nowhere"});
+        assert!(
+            matches!(check(unresolved), Err(SchemaError::UnresolvedRef { .. })),
+            "a dangling reference is named as one"
+        );
         // Beside no union.
         let alone =
             object(json!({"a": {"type": "object", "discriminator": {"propertyName": "k"}}}));
