@@ -1371,19 +1371,20 @@ impl<'s> StreamReader<'s> {
         if let Some((at, node, key)) = undeclared {
             self.report(vec![undeclared_member(node, &key)], &at);
         }
-        if listing {
-            if let Some(Frame {
+        // (Judged with the key borrowed: its place is built only for a refusal.)
+        let refused = match self.frames.last() {
+            Some(Frame {
                 body: Body::Object(_, Some(key)),
                 members: Members {
                     names: Some(names), ..
                 },
                 path,
                 ..
-            }) = self.frames.last()
-            {
-                let (names, at, key) = (*names, path.key(key), key.clone());
-                self.judge_name(Some(names), &key, &at);
-            }
+            }) if listing => refused_name(*names, key).map(|v| (v, path.key(key))),
+            _ => None,
+        };
+        if let Some((refused, at)) = refused {
+            self.report(vec![refused], &at);
         }
         // A member of an object whose variant is not named yet: where it lies is noted, and it
         // may be the tag.
@@ -1758,11 +1759,8 @@ impl<'s> StreamReader<'s> {
     /// if any, reported as the member completes: the object's own check does not read names
     /// again.
     fn judge_name(&mut self, names: Option<Node<'s>>, key: &str, at: &Pointer) {
-        if let Some(names) = names {
-            let root = crate::schema::Path::root();
-            if let Some(refused) = crate::schema::validation::name_violation(names, key, &root) {
-                self.report(vec![refused], at);
-            }
+        if let Some(refused) = names.and_then(|names| refused_name(names, key)) {
+            self.report(vec![refused], at);
         }
     }
 
@@ -1788,6 +1786,12 @@ impl<'s> StreamReader<'s> {
             }
         }
     }
+}
+
+/// The violation of a member's name `key` by its object's `propertyNames` (`names`), if any, at
+/// the member (the root of what is reported).
+fn refused_name(names: Node<'_>, key: &str) -> Option<Violation> {
+    crate::schema::validation::name_violation(names, key, &crate::schema::Path::root())
 }
 
 /// The violation of a member `key` that the object at `node` does not declare and allows none

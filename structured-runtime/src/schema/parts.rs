@@ -1190,7 +1190,7 @@ fn find(
 /// two branches that could both take it.
 pub(crate) fn decides(node: Node<'_>) -> bool {
     let Some(map) = node.map() else { return false };
-    let Some((keyword, _)) = node.branches() else {
+    let Some((keyword, branches)) = node.branches() else {
         return false;
     };
     let beside = [keyword, "$defs", "definitions", "$schema"];
@@ -1200,11 +1200,9 @@ pub(crate) fn decides(node: Node<'_>) -> bool {
     {
         return false;
     }
-    let Some(branches) = node.any_of() else {
-        return false;
-    };
+    // (The branches `branches` gave, not asked for again: a `oneOf` is judged exclusive once.)
     let (mut objects, mut lists) = (Vec::new(), 0usize);
-    for branch in branches {
+    for branch in branches.iter().map(|b| node.child(b)) {
         let Some(target) = branch_node(branch) else {
             return false;
         };
