@@ -442,6 +442,16 @@ fn pattern(cx: &Ctxt, attr: &Attribute) -> Option<PatternAttr> {
         );
         return None;
     }
+    // It is matched as JSON Schema reads it: ECMA-262, turned into the regex crate's syntax by
+    // the validator's own translation (as the runtime matches it).
+    let translated = jsonschema_regex::to_rust_regex(&lit.value()).map(|t| t.into_owned());
+    if !translated.is_ok_and(|t| regex::Regex::new(&t).is_ok()) {
+        cx.error_at(
+            lit.span(),
+            "this pattern is not an ECMA-262 regular expression, the dialect JSON Schema patterns are written in: use only what ECMA-262 has (an escape such as `\\a` is the regex crate's alone; write `\\x07`)",
+        );
+        return None;
+    }
     Some(PatternAttr {
         span,
         pattern: Spanned {

@@ -11,9 +11,12 @@ use std::collections::HashMap;
 use std::sync::{Mutex, OnceLock};
 
 /// Whether `text` matches `pattern` as JSON Schema means it (a search: anchors are the
-/// pattern's own). Each pattern is compiled once and kept (the first 1,024 patterns; others are
-/// compiled per call). A pattern that does not compile matches nothing: the derive refuses
-/// such patterns, and a schema given at run time is refused at construction.
+/// pattern's own), and as the validator of record matches it: the pattern is ECMA-262, read
+/// into the regex crate's syntax by the validator's own translation (`\d` is an ASCII digit,
+/// `\s` ECMA-262's white space), so a verdict here is the validator's. Each pattern is
+/// compiled once and kept (the first 1,024 patterns; others are compiled per call). A pattern
+/// that does not compile matches nothing: the derive refuses such patterns, and a schema given
+/// at run time is refused at construction.
 pub(crate) fn pattern_matches(pattern: &str, text: &str) -> bool {
     const KEPT: usize = 1024;
     static COMPILED: OnceLock<Mutex<HashMap<String, Option<regex::Regex>>>> = OnceLock::new();
@@ -24,7 +27,9 @@ pub(crate) fn pattern_matches(pattern: &str, text: &str) -> bool {
     if let Some(regex) = compiled.get(pattern) {
         return regex.as_ref().is_some_and(|r| r.is_match(text));
     }
-    let regex = regex::Regex::new(pattern).ok();
+    let regex = jsonschema_regex::to_rust_regex(pattern)
+        .ok()
+        .and_then(|translated| regex::Regex::new(&translated).ok());
     let matches = regex.as_ref().is_some_and(|r| r.is_match(text));
     if compiled.len() < KEPT {
         compiled.insert(pattern.to_owned(), regex);
@@ -63,6 +68,33 @@ mod tests {
         assert_eq!(unsupported(r"^[a-z]+(-[0-9]{2})?$"), None);
         // Not a regular expression at all: the validator's to say.
         assert_eq!(unsupported(r"^(a$"), None);
+    }
+
+    #[test]
+    fn a_pattern_is_read_as_ecma_262_as_the_validator_reads_it() {
+        use crate::schema::validation::Compiled;
+        use serde_json::json;
+        // Where the two dialects part: a digit of another script, a non-breaking space, a
+        // letter with an accent.
+        let cases = [
+            (r"^\d+$", "\u{663}"),
+            (r"^\d+$", "42"),
+            (r"^\s$", "\u{a0}"),
+            (r"^\S+$", "a\u{feff}b"),
+            (r"^\w+$", "\u{e9}t\u{e9}"),
+            (r"^\w+$", "ete"),
+            (r"^[a-z]+$", "abc"),
+        ];
+        for (pattern, text) in cases {
+            let validator = Compiled::new(&json!({"pattern": pattern})).unwrap();
+            assert_eq!(
+                pattern_matches(pattern, text),
+                validator.is_valid(&json!(text)),
+                "{pattern} on {text:?}"
+            );
+        }
+        assert!(!pattern_matches(r"^\d+$", "\u{663}"));
+        assert!(pattern_matches(r"^\s$", "\u{a0}"));
     }
 
     #[test]
