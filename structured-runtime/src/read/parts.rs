@@ -1107,17 +1107,14 @@ impl Walk<'_> {
             self.violations
                 .insert(after_count.min(self.violations.len()), violation);
         }
-        // `contains` is the validator's to report, at the list, where nothing reported lies at,
-        // above or below the list: then alone.
+        // `contains` is the validator's to report, at the list, in its own order among its
+        // other errors (which a long report cuts): reported here when it is the only violation,
+        // else the value is read whole.
         let failing: Vec<usize> = (0..parts.len())
             .filter(|list| self.lists.get(*list).is_some_and(|l| l.contains_fails))
             .collect();
         for &list in &failing {
             let at = pointer(parts.keys(list));
-            let near = |v: &Violation| v.path.contains(&at) || at.contains(&v.path);
-            if self.violations.iter().any(near) {
-                continue;
-            }
             if !self.violations.is_empty() || failing.len() > 1 {
                 return Err(Stop::GaveUp);
             }

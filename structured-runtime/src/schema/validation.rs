@@ -162,20 +162,18 @@ impl Compiled {
         let mut violations = explain_at(node, instance, path);
         let base = path.to_pointer();
         if violations.is_empty() || !self.explained {
-            let explained: Vec<Pointer> = violations.iter().map(|v| v.path.clone()).collect();
+            let walked = violations.len();
             for error in self
                 .validator
                 .iter_errors(instance)
                 .take(MAX_VALIDATOR_ERRORS)
             {
                 let path = base.join(&location(error.instance_path().as_str()));
-                if explained
-                    .iter()
-                    .any(|p| path.contains(p) || p.contains(&path))
-                {
-                    continue;
+                let violation = from_validator(&error, path);
+                let said = violations.get(..walked).unwrap_or_default();
+                if !said.iter().any(|walk| says_as_well(walk, &violation)) {
+                    violations.push(violation);
                 }
-                violations.push(from_validator(&error, path));
             }
         }
         if violations.is_empty() {
@@ -211,6 +209,18 @@ impl Compiled {
             .map(|e| location(e.instance_path().as_str()))
             .collect()
     }
+}
+
+/// Whether the walk's `walk` already says what the validator's `error` says: the same rule at
+/// the same place, or below it where the validator names the object (a `required` or
+/// undeclared member, a refused name: the walk names the member), or where the validator names
+/// an `anyOf` (`oneOf`) the walk explained by the branch the value takes. A validator's error
+/// at a place the walk reported for another rule, or below it, is a violation of its own (a
+/// member refused by a keyword the walk does not judge, inside a map whose count the walk
+/// refused), and is kept.
+fn says_as_well(walk: &Violation, error: &Violation) -> bool {
+    error.path.contains(&walk.path)
+        && (walk.rule == error.rule || matches!(error.rule, Rule::AnyOf | Rule::OneOf))
 }
 
 fn location(pointer: &str) -> Pointer {
@@ -1000,6 +1010,51 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn a_violation_the_walk_cannot_word_is_kept_below_one_it_words() {
+        // The walk refuses the map's count; the validator alone judges `multipleOf` in a member.
+        // Both are in the report (the member's was dropped before, as lying inside the map).
+        let schema = json!({"type": "object", "properties": {"m": {
+            "type": "object",
+            "additionalProperties": {"type": "integer", "multipleOf": 2},
+            "minProperties": 3
+        }}});
+        let compiled = Compiled::new(&schema).unwrap();
+        let found = |instance: Value| {
+            let mut found: Vec<(String, String)> = compiled
+                .check(&schema, &instance)
+                .unwrap_err()
+                .0
+                .into_iter()
+                .map(|v| (v.path.as_str().to_owned(), format!("{:?}", v.rule)))
+                .collect();
+            found.sort();
+            found
+        };
+        assert_eq!(
+            found(json!({"m": {"a": 3, "b": 4}})),
+            vec![
+                ("/m".to_owned(), "Properties".to_owned()),
+                ("/m/a".to_owned(), "MultipleOf".to_owned())
+            ]
+        );
+        // What the walk says is not said twice: the count once, a member refused by its type
+        // once.
+        assert_eq!(
+            found(json!({"m": {"a": "x"}})),
+            vec![
+                ("/m".to_owned(), "Properties".to_owned()),
+                ("/m/a".to_owned(), "Type".to_owned())
+            ]
+        );
+        // A `required` member the walk names, the validator names at the object: once.
+        let schema = json!({"properties": {"o": {"required": ["k"], "not": {"const": {}}}}});
+        let compiled = Compiled::new(&schema).unwrap();
+        let refused = compiled.check(&schema, &json!({"o": {"j": 1}})).unwrap_err().0;
+        assert_eq!(refused.len(), 1, "{refused:?}");
+        assert_eq!((refused[0].path.as_str(), refused[0].rule), ("/o/k", Rule::Required));
     }
 
     #[test]
