@@ -172,3 +172,42 @@ fn a_misnamed_optional_key_is_dropped_with_a_warning_naming_it() {
         .any(|w| matches!(w, Warning::Recovery(r) if r.path == "/nickname"));
     assert!(named, "{:?}", read.warnings);
 }
+
+/// A member whose name a `patternProperties` pattern matches is declared by that pattern: it is
+/// fitted by the pattern's schema, and never dropped as unknown where the object allows nothing
+/// else. Before: `"x-a"` was dropped as "a key the schema does not declare" (a valid member
+/// lost), and a map's members were fitted by `additionalProperties` even where a pattern, not
+/// it, applies.
+#[test]
+fn a_member_a_pattern_names_is_fitted_by_its_pattern_never_dropped_as_unknown() {
+    let closed = schema(json!({
+        "type": "object",
+        "properties": {"n": {"type": "integer"}},
+        "patternProperties": {"^x-": {"type": "integer"}},
+        "additionalProperties": false
+    }));
+    let read = parse_value(
+        r#"{"n": "5", "x-a": "7", "zz": 1}"#,
+        &closed,
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(read.value, json!({"n": 5, "x-a": 7}));
+    let mut said: Vec<String> = read.warnings.iter().map(|w| w.to_string()).collect();
+    said.sort();
+    assert_eq!(said.len(), 3, "{said:?}");
+    assert!(said[0].contains("/n") && said[1].contains("/x-a") && said[2].contains("/zz"));
+    // A pattern's member is fitted by the pattern, the others by `additionalProperties`.
+    let map = schema(json!({
+        "type": "object",
+        "patternProperties": {"^k": {"type": "integer"}},
+        "additionalProperties": {"type": "boolean"}
+    }));
+    let read = parse_value(
+        r#"{"k1": "5", "on": "true"}"#,
+        &map,
+        &ParseOptions::default(),
+    )
+    .unwrap();
+    assert_eq!(read.value, json!({"k1": 5, "on": true}));
+}

@@ -500,7 +500,8 @@ impl Coerce<'_> {
             // One pass, in order: removing keys one by one would shift the map each time.
             let mut dropped = Vec::new();
             map.retain(|key, value| {
-                let keep = node.property(key).is_some();
+                // (A member a `patternProperties` pattern matches is not unknown.)
+                let keep = !node.is_additional(key);
                 if !keep {
                     dropped.push((key.clone(), std::mem::take(value)));
                 }
@@ -539,10 +540,14 @@ impl Coerce<'_> {
                 None => {}
             }
         }
-        if let Additional::Schema(extra) = node.additional() {
+        // The other members, each by its pattern's schema or `additionalProperties`'
+        // ([`Node::member`]: a member several patterns match is left as it is).
+        if node.has("patternProperties") || matches!(node.additional(), Additional::Schema(_)) {
             for (key, v) in map.iter_mut() {
                 if node.property(key).is_none() {
-                    self.node(extra, v, &path.key(key));
+                    if let Some(schema) = node.member(key) {
+                        self.node(schema, v, &path.key(key));
+                    }
                 }
             }
         }
@@ -649,13 +654,7 @@ fn optional_on_the_way(root: Node<'_>, value: &Value, target: &Pointer) -> Optio
                     return Some(here);
                 }
                 at = map.get(key)?;
-                node = match node.property(key) {
-                    Some(p) => p,
-                    None => match node.additional() {
-                        Additional::Schema(extra) => extra,
-                        _ => return None,
-                    },
-                };
+                node = node.member(key)?;
             }
             Value::Array(items) => {
                 let i: usize = segment.parse().ok()?;

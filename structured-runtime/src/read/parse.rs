@@ -1190,10 +1190,7 @@ fn asks_for_string(root: Node<'_>, at: &Pointer) -> bool {
                 None => vec![node],
             };
             for b in branches {
-                let by_key = b.property(&segment).or(match b.additional() {
-                    crate::schema::node::Additional::Schema(s) => Some(s),
-                    _ => None,
-                });
+                let by_key = b.member(&segment);
                 let by_index = segment.parse::<usize>().ok().and_then(|i| b.item(i));
                 next.extend(by_key.or(by_index));
             }

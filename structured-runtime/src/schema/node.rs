@@ -482,6 +482,48 @@ impl<'s> Node<'s> {
         self.required().any(|r| r == name)
     }
 
+    /// The one schema member `key` of an object here must match beside the object's own
+    /// keywords, as far as one says: its declared property's; else the schema of the
+    /// `patternProperties` pattern matching `key` (matched as the validator matches it); else,
+    /// when no pattern matches, `additionalProperties` as a schema. `None` when none does, or
+    /// when several patterns match (no one schema says what the member is).
+    pub fn member(self, key: &str) -> Option<Node<'s>> {
+        if let Some(declared) = self.property(key) {
+            return Some(declared);
+        }
+        let mut matched = None;
+        for (pattern, schema) in self
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .into_iter()
+            .flatten()
+        {
+            if super::pattern::pattern_matches(pattern, key) {
+                if matched.is_some() {
+                    return None;
+                }
+                matched = Some(self.child(schema));
+            }
+        }
+        match (matched, self.additional()) {
+            (Some(matched), _) => Some(matched),
+            (None, Additional::Schema(additional)) => Some(additional),
+            _ => None,
+        }
+    }
+
+    /// Whether member `key` of an object here is one `additionalProperties` judges: no declared
+    /// property names it and no `patternProperties` pattern matches it.
+    pub fn is_additional(self, key: &str) -> bool {
+        self.property(key).is_none()
+            && !self
+                .get("patternProperties")
+                .and_then(Value::as_object)
+                .into_iter()
+                .flatten()
+                .any(|(pattern, _)| super::pattern::pattern_matches(pattern, key))
+    }
+
     /// What `additionalProperties` says.
     pub fn additional(self) -> Additional<'s> {
         match self.get("additionalProperties") {
@@ -833,6 +875,29 @@ mod tests {
         assert_eq!(x.depth(), 3);
         let y = root.property("y").unwrap().resolve();
         assert_eq!(y.unwrap_err(), RefError::NotLocal);
+    }
+
+    #[test]
+    fn a_member_is_read_by_its_property_its_pattern_or_the_others_schema() {
+        let schema = json!({
+            "properties": {"id": {"type": "integer"}},
+            "patternProperties": {"^x-": {"type": "string"}, "^x-n": {"type": "number"}, "^\\d+$": {"const": 1}},
+            "additionalProperties": {"type": "boolean"}
+        });
+        let node = Node::root(&schema);
+        let type_of = |key| node.member(key).map(|m| m.value().clone());
+        assert_eq!(type_of("id"), Some(json!({"type": "integer"})));
+        assert_eq!(type_of("x-a"), Some(json!({"type": "string"})));
+        assert_eq!(type_of("ok"), Some(json!({"type": "boolean"})));
+        // Two patterns: no one schema.
+        assert_eq!(type_of("x-n1"), None);
+        // Matched as the validator matches (ECMA-262: `\d` is an ASCII digit).
+        assert_eq!(type_of("42"), Some(json!({"const": 1})));
+        assert_eq!(type_of("\u{663}"), Some(json!({"type": "boolean"})));
+        assert!(node.is_additional("ok") && node.is_additional("\u{663}"));
+        assert!(!node.is_additional("id") && !node.is_additional("x-a"));
+        let plain = json!({"additionalProperties": false});
+        assert!(Node::root(&plain).member("a").is_none());
     }
 
     #[test]

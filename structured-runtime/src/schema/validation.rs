@@ -228,7 +228,7 @@ fn location(pointer: &str) -> Pointer {
 }
 
 /// Keywords the explanation walk judges exactly as the validator does, and annotations that
-/// judge nothing. A schema using any other (`not`, `if`, `patternProperties`,
+/// judge nothing. A schema using any other (`not`, `if`,
 /// `prefixItems`, `contains`, `multipleOf`, `dependentRequired`, ...) has its refusals listed
 /// by the validator too.
 const WALK_KEYWORDS: &[&str] = &[
@@ -256,6 +256,7 @@ const WALK_KEYWORDS: &[&str] = &[
     "oneOf",
     "$ref",
     "propertyNames",
+    "patternProperties",
     "minProperties",
     "maxProperties",
     "$defs",
@@ -279,7 +280,7 @@ pub(crate) fn walk_explains(node: Node<'_>) -> bool {
         (WALK_KEYWORDS.contains(&keyword.as_str()) || asserts_nothing(keyword))
             && match keyword.as_str() {
                 "exclusiveMinimum" | "exclusiveMaximum" => value.is_number(),
-                "items" => value.is_object(),
+                "items" | "patternProperties" => value.is_object(),
                 "$ref" => value.as_str().is_some_and(|r| r.starts_with('#')),
                 "oneOf" => node
                     .branches()
@@ -718,17 +719,31 @@ impl Explain {
                 );
             }
         }
-        // Properties a `patternProperties` may cover are left to the validator.
-        let patterns = node.has("patternProperties");
+        // Each member by its declared property, every `patternProperties` schema whose
+        // pattern matches its name (matched as the validator matches), and by
+        // `additionalProperties` when neither names it.
+        let patterns = node
+            .get("patternProperties")
+            .and_then(Value::as_object)
+            .filter(|p| !p.is_empty());
         let additional = node.additional();
         // Named once per object, and only the first few: the list is the same for every key.
         let mut declared: Option<String> = None;
         for (key, item) in map {
             let path = &path.key(key);
+            let mut matched = false;
+            for (pattern, schema) in patterns.into_iter().flatten() {
+                if crate::schema::pattern::pattern_matches(pattern, key) {
+                    matched = true;
+                    if !self.own_only {
+                        self.node(node.child(schema), item, path);
+                    }
+                }
+            }
             match node.property(key) {
                 Some(_) if self.own_only => {}
                 Some(sub) => self.node(sub, item, path),
-                None if patterns => {}
+                None if matched => {}
                 None => match additional {
                     Additional::Allowed(false) => {
                         let expected = declared.get_or_insert_with(|| only_declared(node));
@@ -1052,9 +1067,15 @@ mod tests {
         // A `required` member the walk names, the validator names at the object: once.
         let schema = json!({"properties": {"o": {"required": ["k"], "not": {"const": {}}}}});
         let compiled = Compiled::new(&schema).unwrap();
-        let refused = compiled.check(&schema, &json!({"o": {"j": 1}})).unwrap_err().0;
+        let refused = compiled
+            .check(&schema, &json!({"o": {"j": 1}}))
+            .unwrap_err()
+            .0;
         assert_eq!(refused.len(), 1, "{refused:?}");
-        assert_eq!((refused[0].path.as_str(), refused[0].rule), ("/o/k", Rule::Required));
+        assert_eq!(
+            (refused[0].path.as_str(), refused[0].rule),
+            ("/o/k", Rule::Required)
+        );
     }
 
     #[test]
