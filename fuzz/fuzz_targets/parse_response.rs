@@ -5,7 +5,7 @@
 //! whose items must differ, objects allowing no undeclared member with a list in a list, and an
 //! object allowing other members with lists below its declared ones, schemas as code generators
 //! write them (references on the way, an optional list, a `oneOf` enum, a map whose keys are
-//! judged and counted) and one referring back
+//! judged and counted, a dict whose keys have patterns) and one referring back
 //! to its root (also read with defaults for missing and null values).
 #![no_main]
 
@@ -219,6 +219,20 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
                 "propertyNames": {"pattern": "^[a-z]+$"},
                 "minProperties": 1,
                 "maxProperties": 3
+            }),
+            // A dict whose members' schemas their names' patterns give (two overlapping), the
+            // other names by `additionalProperties`.
+            serde_json::json!({
+                "type": "object",
+                "properties": {"rows": {
+                    "type": "object",
+                    "patternProperties": {
+                        "^r": row,
+                        "^r[0-9]$": {"required": ["name"]},
+                        "^\\d+$": {"type": "integer"}
+                    },
+                    "additionalProperties": {"type": "string"}
+                }}
             }),
             // A member referring back to the root (read whole: what is left of the root would
             // judge it).

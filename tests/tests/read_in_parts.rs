@@ -255,6 +255,29 @@ fn schemas() -> Vec<ResponseSchema> {
             }},
             "required": ["scores"]
         }),
+        // A dict whose keys have a pattern, as pydantic writes it (`patternProperties`, no
+        // `additionalProperties`: a name the pattern does not match takes anything).
+        json!({
+            "type": "object",
+            "properties": {"rows": {
+                "type": "object",
+                "patternProperties": {"^[a-z][a-z0-9]*$": {"$ref": "#/$defs/Row"}},
+                "maxProperties": 6
+            }},
+            "required": ["rows"],
+            "$defs": {"Row": row}
+        }),
+        // Patterns that overlap (a name two match is judged by both, and fitted by neither),
+        // beside `additionalProperties` for the names none match; `\d` as ECMA-262 reads it.
+        json!({
+            "type": "object",
+            "patternProperties": {
+                "^k": {"type": "number", "maximum": 100},
+                "^k[01]$": {"minimum": 1},
+                "^\\d+$": {"type": "integer"}
+            },
+            "additionalProperties": {"type": "string"}
+        }),
     ]
     .into_iter()
     .map(|schema| {
@@ -357,6 +380,36 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
             }
             7 => json!({"title": "t", "scores": scores}),
             9 => Value::Array(scores),
+            21 => {
+                // Rows by name; now and then a name the pattern does not match (taken as it is).
+                let len = rows.as_array().map_or(0, Vec::len);
+                let rows = rows.as_array().cloned().unwrap_or_default();
+                let map: serde_json::Map<String, Value> = rows
+                    .into_iter()
+                    .enumerate()
+                    .map(|(i, row)| match (i, len % 3) {
+                        (1, 1) => ("R1".to_owned(), row),
+                        (2, 2) => ("2x".to_owned(), json!(null)),
+                        _ => (format!("r{i}"), row),
+                    })
+                    .collect();
+                json!({"rows": map})
+            }
+            22 => {
+                // Scores by pattern, a number's name, others by `additionalProperties`.
+                let len = rows.as_array().map_or(0, Vec::len);
+                let mut map: serde_json::Map<String, Value> = scores
+                    .iter()
+                    .enumerate()
+                    .map(|(i, v)| (format!("k{i}"), v.clone()))
+                    .collect();
+                map.insert(
+                    ["7", "\u{663}", "12"][len % 3].to_owned(),
+                    [json!(4), json!("5"), json!(2.5)][len % 3].clone(),
+                );
+                map.insert("note".into(), if len == 2 { json!(3) } else { json!("n") });
+                Value::Object(map)
+            }
             15 => {
                 // The optional list given, `null`, or missing; the meta's scores by reference.
                 let len = rows.as_array().map_or(0, Vec::len);
@@ -683,7 +736,7 @@ proptest! {
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(
-        (which, value) in (0usize..21).prop_flat_map(|s| (Just(s), value_for(s))),
+        (which, value) in (0usize..23).prop_flat_map(|s| (Just(s), value_for(s))),
         edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
             ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
             "\"k\": 123456789012345678901234567890, ",

@@ -110,6 +110,15 @@ fn schema() -> ResponseSchema {
                     "propertyNames": {"pattern": "^[a-c]$"},
                     "minProperties": 1,
                     "maxProperties": 2
+                },
+                // A map whose members' schemas their names' patterns give, others refused.
+                "named": {
+                    "type": "object",
+                    "patternProperties": {
+                        "^n[0-9]$": {"type": "integer", "minimum": 0},
+                        "^s": {"type": "string", "maxLength": 3}
+                    },
+                    "additionalProperties": false
                 }
             },
             "required": ["action"],
@@ -155,6 +164,22 @@ fn page() -> impl Strategy<Value = Value> {
 
 /// The map of tallies: names the pattern takes or not, values broken or not (never both at
 /// one member: the stream reports one violation per place), too few or too many.
+/// The map judged by patterns: a number's name, a text's name, a name no pattern matches; each
+/// value fitting its pattern or not (a name no pattern matches is refused whatever its value).
+fn named() -> impl Strategy<Value = Option<Value>> {
+    let member = prop_oneof![
+        (0u8..3).prop_map(|i| (format!("n{i}"), json!(i as i64 - 1))),
+        Just(("n7".to_owned(), json!("7"))),
+        Just(("s".to_owned(), json!("ok"))),
+        Just(("sx".to_owned(), json!("toolong"))),
+        Just(("sy".to_owned(), json!([1, {"a": 2}]))),
+        Just(("x".to_owned(), json!(1))),
+        Just(("N1".to_owned(), json!({"a": [1]}))),
+    ];
+    prop::option::of(prop::collection::vec(member, 0..4))
+        .prop_map(|members| members.map(|members| Value::Object(members.into_iter().collect())))
+}
+
 fn tally() -> impl Strategy<Value = Option<Value>> {
     let member = prop_oneof![
         (prop::sample::select(vec!["a", "b", "c"]), -1i64..2).prop_map(|(k, v)| (k, v)),
@@ -281,15 +306,18 @@ fn answer() -> impl Strategy<Value = (String, bool)> {
         prop::collection::vec(keyed(), 0..4),
         any::<bool>(),
         pages(),
-        tally(),
+        (tally(), named()),
     )
-        .prop_map(|(action, steps, note_first, pages, tally)| {
+        .prop_map(|(action, steps, note_first, pages, (tally, named))| {
             let twice = steps.iter().any(|(_, twice)| *twice);
             let steps: Vec<String> = steps.into_iter().map(|(text, _)| text).collect();
             let steps = format!("[{}]", steps.join(","));
             let mut pages = pages.map_or(String::new(), |pages| format!(r#","pages":{pages}"#));
             if let Some(tally) = tally {
                 pages.push_str(&format!(r#","tally":{tally}"#));
+            }
+            if let Some(named) = named {
+                pages.push_str(&format!(r#","named":{named}"#));
             }
             let text = if note_first {
                 format!(r#"{{"note":"n","steps":{steps},"action":{action}{pages}}}"#)

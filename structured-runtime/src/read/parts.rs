@@ -778,7 +778,7 @@ struct Walk<'p> {
     item_stand_ins: RefCell<StandIns>,
 }
 
-impl Walk<'_> {
+impl<'p> Walk<'p> {
     /// Item `index` of list `list`: judged, and fitted if it does not fit (first pass), or
     /// written out, fitted again where it was the first time (second pass: coercion gives the
     /// same value from the same item, so only the index is kept between the passes). An item
@@ -794,7 +794,7 @@ impl Walk<'_> {
     ) -> Result<(), ()> {
         let parts = self.parts;
         // A map that takes any member has no node: its members are valid as they are.
-        let node = self.nodes.get(list).copied().flatten();
+        let node = self.item_node(list, key);
         let keys = parts.keys(list);
         let at = match key {
             Some(key) => Segment::Key(key),
@@ -832,7 +832,9 @@ impl Walk<'_> {
                     fitted = !recoveries.is_empty();
                     self.recoveries.extend(recoveries);
                 }
-                if let Err(mut violations) = parts.check_item(list, node, &item, path) {
+                if let Err(mut violations) =
+                    parts.check_item(document, list, key, node, &item, path)
+                {
                     stand_ins.restore(&mut violations.0, &mut []);
                     push_capped(&mut self.violations, violations);
                 }
@@ -841,7 +843,7 @@ impl Walk<'_> {
                 {
                     push_capped(&mut self.violations, Violations(vec![refused]));
                 }
-            } else if !parts.item_is_valid(list, &item)
+            } else if !parts.item_is_valid(list, key, &item)
                 || key.is_some_and(|key| parts.check_name(document, list, key, path).is_some())
             {
                 self.stop = Some(Stop::Misfit);
@@ -875,6 +877,20 @@ impl Walk<'_> {
         }
         out.count += 1;
         Ok(())
+    }
+
+    /// The schema node of item (member `key`) of part `list`: the one its name chooses where
+    /// members are judged by their names' patterns ([`Node::member`]), else the part's.
+    fn item_node(&self, list: usize, key: Option<&str>) -> Option<Node<'p>> {
+        match key {
+            Some(key) if self.parts.by_name(list) => self
+                .holders
+                .get(list)
+                .copied()
+                .flatten()
+                .and_then(|holder| holder.member(key)),
+            _ => self.nodes.get(list).copied().flatten(),
+        }
     }
 
     /// Whether fitting may rename member `key` of part `list` (an object's member beside those it
@@ -1025,7 +1041,11 @@ impl Walk<'_> {
     /// pass fitted it (coercion gives the same value from the same item), its changes not noted
     /// again.
     fn refit(&self, list: usize, at: Segment<'_>, item: &mut Value) {
-        let node = self.nodes.get(list).copied().flatten();
+        let key = match at {
+            Segment::Key(key) => Some(key),
+            Segment::Index(_) => None,
+        };
+        let node = self.item_node(list, key);
         if let (Some(policy), Some(node)) = (self.fit, node) {
             let schema = self.target.schema;
             at_path(self.parts.keys(list), at, &Path::root(), &mut |path| {

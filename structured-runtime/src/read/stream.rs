@@ -370,11 +370,13 @@ fn unique_by_prints(node: Option<Node<'_>>) -> bool {
 struct Members<'s> {
     node: Option<Node<'s>>,
     properties: Option<&'s Map<String, Value>>,
-    /// `additionalProperties` as a schema, when no `patternProperties` may cover a key (a key
-    /// those cover is left to the final reading).
+    /// `additionalProperties` as a schema.
     additional: Option<Node<'s>>,
-    /// It allows no member it does not declare (`additionalProperties: false`), and no
-    /// `patternProperties` may cover a key.
+    /// It has `patternProperties`: a member's node is the one its name chooses
+    /// ([`Node::member`]).
+    patterns: bool,
+    /// It allows no member it does not declare (`additionalProperties: false`) beside those
+    /// its patterns match.
     closed: bool,
     prefix: &'s [Value],
     items: Option<Node<'s>>,
@@ -410,26 +412,31 @@ impl<'s> Members<'s> {
                 _ => {}
             }
         }
-        members.additional = additional.filter(|_| !patterns);
-        members.closed = closed && !patterns;
+        members.additional = additional;
+        members.patterns = patterns;
+        members.closed = closed;
         members
     }
 
-    /// The node of member `key` (as [`Node::property`], else `additionalProperties`).
+    /// The node of member `key` (as [`Node::member`]: its property's, its pattern's, else
+    /// `additionalProperties`; a member several patterns match has none here and is left to
+    /// the final reading).
     fn property(&self, key: &str) -> Option<Node<'s>> {
         let node = self.node?;
         match self.properties.and_then(|p| p.get(key)) {
             Some(schema) => Some(node.child(schema)),
+            None if self.patterns => node.member(key),
             None => self.additional,
         }
     }
 
     /// The object's node when it allows no member it does not declare and `key` is one (no
-    /// `patternProperties` may cover it).
+    /// property names it, no pattern matches it).
     fn undeclared(&self, key: &str) -> Option<Node<'s>> {
         let node = self.node?;
         let declared = self.properties.is_some_and(|p| p.contains_key(key));
-        (self.closed && !declared).then_some(node)
+        let additional = !declared && (!self.patterns || node.is_additional(key));
+        (self.closed && additional).then_some(node)
     }
 
     /// The node of item `index` (as [`Node::item`]).

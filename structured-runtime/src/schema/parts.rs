@@ -14,11 +14,13 @@
 //!   counts taken out.
 //!
 //! A map is judged member by member the same way: an object whose schema asserts only `type`
-//! (an object), `additionalProperties` (a schema, or nothing), `propertyNames` and the property
-//! counts, so each member is valid exactly when it is valid against `additionalProperties`
-//! alone and its key against `propertyNames` alone, and only the count of members is left (the
-//! names are judged in the explanation walk's words, so only where the walk has words for every
-//! refusal of `propertyNames`).
+//! (an object), `additionalProperties` (a schema, or nothing), `patternProperties`,
+//! `propertyNames` and the property counts, so each member is valid exactly when it is valid
+//! against the schema of every pattern its name matches (or `additionalProperties` alone, when
+//! none does) and its key against `propertyNames` alone, and only the count of members is left
+//! (the names are judged in the explanation walk's words, so only where the walk has words for
+//! every refusal of `propertyNames`; patterns are matched as the validator matches them,
+//! `schema::pattern`).
 //!
 //! An object with declared `properties` beside its other members (asserting only `type`,
 //! `properties`, `required` and `additionalProperties`) has its other members judged one at a
@@ -119,6 +121,7 @@ const OVER_ITEMS: &[&str] = &[
 const MAP_KEYWORDS: &[&str] = &[
     "type",
     "additionalProperties",
+    "patternProperties",
     "propertyNames",
     "minProperties",
     "maxProperties",
@@ -240,6 +243,10 @@ struct List {
     /// A map's `propertyNames`, compiled alone, and its node's pointer in the document: each
     /// member's key is judged by it.
     names: Option<(Compiled, Pointer)>,
+    /// A map's `patternProperties`: a member whose name a pattern matches is judged by the
+    /// schema of each such pattern (and `items`, its `additionalProperties`, judges only those
+    /// no pattern matches).
+    patterns: Vec<Pattern>,
     /// Its items must differ (`uniqueItems`).
     unique: bool,
     /// Its `contains` and how many items must match it.
@@ -250,6 +257,15 @@ struct List {
     /// How one item (member) is judged in parts itself, when its schema allows: for an item
     /// holding the bulk of the answer.
     inner: Option<Box<Parts>>,
+}
+
+/// One pattern of a map's `patternProperties` and its schema, compiled alone.
+struct Pattern {
+    /// The pattern, matched as the validator matches it.
+    text: String,
+    each: Compiled,
+    /// The schema's pointer in the document.
+    at: Pointer,
 }
 
 /// A list's `contains`: what an item must be to match, and how many must.
@@ -356,6 +372,23 @@ impl Parts {
                 }
                 None => None,
             };
+            let mut patterns = Vec::new();
+            if holds == Holds::Members {
+                let patterns_at = at.key("patternProperties");
+                for (text, schema) in node
+                    .get("patternProperties")
+                    .and_then(Value::as_object)
+                    .into_iter()
+                    .flatten()
+                {
+                    let at = patterns_at.key(text);
+                    patterns.push(Pattern {
+                        text: text.clone(),
+                        each: Compiled::at(document, node.child(schema), &at).ok()?,
+                        at,
+                    });
+                }
+            }
             let unique = over.get("uniqueItems") == Some(&Value::Bool(true));
             let contains = match node.get("contains") {
                 Some(schema) => {
@@ -378,9 +411,15 @@ impl Parts {
             declared.sort_unstable();
             declared.dedup();
             // An item judged alone may itself be read in parts; not where the items are compared
-            // with each other (that needs each item's value).
+            // with each other (that needs each item's value), nor members whose schema is chosen
+            // by their name.
             let inner = match member_node(node, holds) {
-                Some(item) if !unique && contains.is_none() && !item.has("$ref") => {
+                Some(item)
+                    if !unique
+                        && contains.is_none()
+                        && patterns.is_empty()
+                        && !item.has("$ref") =>
+                {
                     Parts::at(document, at.key(keyword), budget, &[]).map(Box::new)
                 }
                 _ => None,
@@ -392,6 +431,7 @@ impl Parts {
                 items,
                 counts,
                 names,
+                patterns,
                 unique,
                 contains,
                 declared,
@@ -632,8 +672,35 @@ impl Parts {
         member_node(self.holder_node(document, list)?, self.holds(list))
     }
 
-    /// Whether `item` is valid in list `list` (an undeclared member never is).
-    pub(crate) fn item_is_valid(&self, list: usize, item: &Value) -> bool {
+    /// Whether part `list`'s members are judged by their names' patterns (`patternProperties`):
+    /// then a member's schema is the one its name chooses ([`Node::member`]), not
+    /// [`Parts::item_node`].
+    pub(crate) fn by_name(&self, list: usize) -> bool {
+        self.lists.get(list).is_some_and(|l| !l.patterns.is_empty())
+    }
+
+    /// The patterns of part `list` matching member name `key` (none for an item of a list).
+    fn matching<'a>(
+        &'a self,
+        list: usize,
+        key: Option<&'a str>,
+    ) -> impl Iterator<Item = &'a Pattern> {
+        let patterns = match (self.lists.get(list), key) {
+            (Some(l), Some(_)) => l.patterns.as_slice(),
+            _ => &[],
+        };
+        patterns
+            .iter()
+            .filter(move |p| key.is_some_and(|key| super::pattern::pattern_matches(&p.text, key)))
+    }
+
+    /// Whether `item` is valid in list `list`, as member `key` of a map (an undeclared member
+    /// never is): by each pattern its name matches, else by the item schema.
+    pub(crate) fn item_is_valid(&self, list: usize, key: Option<&str>, item: &Value) -> bool {
+        let mut matched = self.matching(list, key).peekable();
+        if matched.peek().is_some() {
+            return matched.all(|p| p.each.is_valid(item));
+        }
         self.lists.get(list).is_some_and(|l| {
             l.holds != Holds::Undeclared
                 && l.items.as_ref().is_none_or(|items| items.is_valid(item))
@@ -641,15 +708,34 @@ impl Parts {
     }
 
     /// The verdict on `item`, which sits at `path`, in list `list` whose item schema is `node`
-    /// ([`Parts::item_node`]): on refusal every violation, with its pointer from the value's
-    /// root.
+    /// ([`Parts::item_node`]), as member `key` of a map: on refusal every violation, with its
+    /// pointer from the value's root. A member whose name patterns match is judged by each of
+    /// their schemas (nodes in `document`, the schema these parts were made from).
     pub(crate) fn check_item(
         &self,
+        document: &Value,
         list: usize,
+        key: Option<&str>,
         node: Option<Node<'_>>,
         item: &Value,
         path: &Path<'_>,
     ) -> Result<(), Violations> {
+        let mut matched = self.matching(list, key).peekable();
+        if matched.peek().is_some() {
+            let mut refused = Vec::new();
+            for pattern in matched {
+                let Some(node) = node_at(document, &pattern.at) else {
+                    continue;
+                };
+                if let Err(violations) = pattern.each.check_at(node, item, path) {
+                    refused.extend(violations.0);
+                }
+            }
+            return match refused.is_empty() {
+                true => Ok(()),
+                false => Err(Violations(refused)),
+            };
+        }
         match (self.lists.get(list).map(|l| &l.items), node) {
             (Some(None), _) => Ok(()),
             (Some(Some(items)), Some(node)) => items.check_at(node, item, path),
@@ -1264,13 +1350,20 @@ mod tests {
             (&[][..], Holds::Undeclared)
         );
         // The item's reference resolves in the whole document.
-        assert!(parts.item_is_valid(0, &json!({"n": 1})));
-        assert!(!parts.item_is_valid(0, &json!({"n": "1"})));
+        assert!(parts.item_is_valid(0, None, &json!({"n": 1})));
+        assert!(!parts.item_is_valid(0, None, &json!({"n": "1"})));
         let root = Path::root();
         let rows = root.key("rows");
         let at = rows.index(4);
         let refused = parts
-            .check_item(0, parts.item_node(&doc, 0), &json!({"n": "1"}), &at)
+            .check_item(
+                &doc,
+                0,
+                None,
+                parts.item_node(&doc, 0),
+                &json!({"n": "1"}),
+                &at,
+            )
             .unwrap_err();
         assert_eq!(refused[0].path, "/rows/4/n");
         // The rest is judged without the items or the counts.
@@ -1313,11 +1406,60 @@ mod tests {
             json!({"type": "array", "items": {"type": "integer", "minimum": 0}, "maxItems": 2});
         let parts = Parts::of(&doc).expect("the root list");
         assert_eq!(parts.keys(0), [] as [String; 0]);
-        assert!(parts.item_is_valid(0, &json!(3)));
-        assert!(!parts.item_is_valid(0, &json!(-3)));
+        assert!(parts.item_is_valid(0, None, &json!(3)));
+        assert!(!parts.item_is_valid(0, None, &json!(-3)));
         assert!(parts.rest_is_valid(&json!([])));
         assert!(!parts.rest_is_valid(&json!({})));
         assert!(parts.check_count(0, 3, Pointer::root()).is_some());
+    }
+
+    #[test]
+    fn a_map_s_members_are_judged_by_the_patterns_their_names_match() {
+        let doc = json!({
+            "type": "object",
+            "properties": {"rows": {
+                "type": "object",
+                "patternProperties": {"^r": {"$ref": "#/$defs/Row"}, "^r1": {"required": ["n"]}},
+                "additionalProperties": {"type": "string"}
+            }},
+            "$defs": {"Row": {"type": "object", "properties": {"n": {"type": "integer"}}}}
+        });
+        let parts = Parts::of(&doc).expect("the map");
+        // (The root's other members are the second part.)
+        assert_eq!(
+            (parts.keys(0), parts.holds(0)),
+            (&["rows".to_owned()][..], Holds::Members)
+        );
+        assert!(!parts.by_name(1));
+        assert!(parts.by_name(0) && parts.inner(0).is_none());
+        let valid = |key: &str, item: Value| parts.item_is_valid(0, Some(key), &item);
+        // By the pattern (its reference resolved), by both, by `additionalProperties`.
+        assert!(valid("r0", json!({"n": 1})) && !valid("r0", json!({"n": "1"})));
+        assert!(valid("r0", json!({})) && !valid("r1", json!({})));
+        assert!(valid("x", json!("s")) && !valid("x", json!({})));
+        let root = Path::root();
+        let rows = root.key("rows");
+        let at = rows.key("r1");
+        let refused = parts
+            .check_item(&doc, 0, Some("r1"), None, &json!({"n": "1"}), &at)
+            .unwrap_err();
+        assert_eq!(refused.len(), 1);
+        assert_eq!(
+            (refused[0].path.as_str(), refused[0].rule),
+            ("/rows/r1/n", Rule::Type)
+        );
+        let refused = parts
+            .check_item(&doc, 0, Some("r1"), None, &json!({"m": 1}), &at)
+            .unwrap_err();
+        assert_eq!(
+            (refused[0].path.as_str(), refused[0].rule),
+            ("/rows/r1/n", Rule::Required)
+        );
+        // A map that allows nothing beside its patterns is read whole.
+        let mut closed = doc.clone();
+        closed["properties"]["rows"]["additionalProperties"] = json!(false);
+        let parts = Parts::of(&closed).expect("the root's other members");
+        assert!((0..parts.len()).all(|l| parts.keys(l).is_empty()));
     }
 
     #[test]
@@ -1335,8 +1477,8 @@ mod tests {
         assert!(parts.in_rest(0, "Title") && parts.in_rest(0, "N"));
         assert!(!parts.in_rest(0, "k1") && !parts.in_rest(0, "titles"));
         assert!(parts.beside_declared(0));
-        assert!(parts.item_is_valid(0, &json!(3)));
-        assert!(!parts.item_is_valid(0, &json!(-3)));
+        assert!(parts.item_is_valid(0, None, &json!(3)));
+        assert!(!parts.item_is_valid(0, None, &json!(-3)));
         // The rest holds the declared members, and others that match them ignoring case,
         // judged by `additionalProperties`.
         assert!(parts.rest_is_valid(&json!({"title": "t", "n": 1})));
@@ -1384,7 +1526,7 @@ mod tests {
             ]
         );
         // No undeclared member is valid; the declared ones (any case) are in the rest.
-        assert!(!parts.item_is_valid(2, &json!(null)));
+        assert!(!parts.item_is_valid(2, None, &json!(null)));
         assert!(parts.in_rest(2, "n") && parts.in_rest(2, "Inner") && !parts.in_rest(2, "x"));
         assert!(!parts.beside_declared(2));
         assert!(parts.rest_is_valid(&json!({"n": 1, "inner": {"rows": []}})));
