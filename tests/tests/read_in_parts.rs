@@ -278,6 +278,15 @@ fn schemas() -> Vec<ResponseSchema> {
             },
             "additionalProperties": {"type": "string"}
         }),
+        // Members beside declared properties by their names' patterns (no pattern matches a
+        // declared name), the others by `additionalProperties`, a list below a declared one.
+        json!({
+            "type": "object",
+            "properties": {"title": {"type": "string"}, "n": {"type": "integer"}, "rows": {"type": "array", "items": row}},
+            "required": ["title"],
+            "patternProperties": {"^x-": {"type": "integer", "minimum": 0}},
+            "additionalProperties": {"type": "number", "maximum": 100}
+        }),
     ]
     .into_iter()
     .map(|schema| {
@@ -551,7 +560,7 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                 }
                 rows
             }
-            5 | 6 => {
+            5 | 6 | 23 => {
                 // Declared members among the others, one of them misnamed now and then.
                 let mut map = serde_json::Map::new();
                 let title = if rows.as_array().is_some_and(|r| r.len() == 3) {
@@ -572,6 +581,15 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                             },
                         );
                     }
+                }
+                if schema == 23 {
+                    // Members a pattern takes: as written, given as text, or refused.
+                    let len = rows.as_array().map_or(0, Vec::len);
+                    map.insert(
+                        "x-a".into(),
+                        [json!(1), json!("2"), json!(-3)][len % 3].clone(),
+                    );
+                    map.insert("rows".into(), rows);
                 }
                 Value::Object(map)
             }
@@ -736,7 +754,7 @@ proptest! {
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(
-        (which, value) in (0usize..23).prop_flat_map(|s| (Just(s), value_for(s))),
+        (which, value) in (0usize..24).prop_flat_map(|s| (Just(s), value_for(s))),
         edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
             ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
             "\"k\": 123456789012345678901234567890, ",

@@ -23,7 +23,8 @@
 //! `schema::pattern`).
 //!
 //! An object with declared `properties` beside its other members (asserting only `type`,
-//! `properties`, `required` and `additionalProperties`) has its other members judged one at a
+//! `properties`, `required` and `additionalProperties`, and `patternProperties` where no
+//! pattern matches a declared name) has its other members judged one at a
 //! time the same way; lists below its declared properties are parts too. The members it holds in
 //! the rest are those whose names are declared ignoring ASCII case, the ones coercion may rename
 //! to a declared name, so fitting the rest renames them as fitting the whole object does; the
@@ -1184,9 +1185,15 @@ fn find(
         }
         return;
     }
+    // `patternProperties` beside declared properties is allowed where no pattern matches a
+    // declared name (it then judges none of the declared members, and looks inside none).
+    let patterns_apart = !patterns_reach_declared(node);
     let only = |allowed: &[&str]| {
-        map.keys()
-            .all(|k| allowed.contains(&k.as_str()) || asserts_nothing(k))
+        map.keys().all(|k| {
+            allowed.contains(&k.as_str())
+                || asserts_nothing(k)
+                || (k == "patternProperties" && patterns_apart)
+        })
     };
     let mut found = |holds| {
         search.found.push(Found {
@@ -1246,10 +1253,13 @@ fn find(
     if !only(MIXED_KEYWORDS) || !object_or_null || search.found.len() >= MAX_LISTS {
         return;
     }
-    let holds = if node.closed() {
+    let holds = if node.closed() && !node.has("patternProperties") {
         // Its undeclared members are refused (or dropped) one at a time, never written: the
         // declared ones, and parts below them, are read as on the way.
         Holds::Undeclared
+    } else if node.closed() {
+        // (Members its patterns take beside the undeclared ones: held in the rest.)
+        return;
     } else if members_judged && types.is_only(JsonType::Object) {
         // Its members beside the declared ones are judged one at a time (the declared ones, and
         // parts below them, are read as on the way).
@@ -1305,6 +1315,19 @@ pub(crate) fn decides(node: Node<'_>) -> bool {
         && (objects.len() == 1
             || (objects.is_empty() && lists == 1)
             || Node::names_variants(&objects))
+}
+
+/// Whether a `patternProperties` pattern of `node` matches one of its declared names (then that
+/// member is judged by the pattern's schema too, which may look inside what it holds).
+fn patterns_reach_declared(node: Node<'_>) -> bool {
+    let Some(patterns) = node.get("patternProperties").and_then(Value::as_object) else {
+        return false;
+    };
+    node.properties().any(|(name, _)| {
+        patterns
+            .keys()
+            .any(|pattern| super::pattern::pattern_matches(pattern, name))
+    })
 }
 
 /// Whether any node of the document sets a base URI or an anchor.
@@ -1391,8 +1414,10 @@ mod tests {
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "anyOf": [{"required": ["rows"]}]}),
             // References resolve against a base of the document's own.
             json!({"$id": "https://example.com/s", "type": "object", "properties": {"rows": {"type": "array", "items": {}}}}),
-            // No list at all, and no member beside the declared ones that can be judged alone.
-            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "patternProperties": {"^x": {}}}),
+            // No list at all, and no member beside the declared ones that can be judged alone (a
+            // pattern matching a declared name judges that member too).
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "patternProperties": {"^n": {}}}),
+            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "patternProperties": {"^x": {}}, "additionalProperties": false}),
             // Other members, but something else looks at the keys.
             json!({"type": "object", "properties": {"n": {}}, "maxProperties": 3}),
         ] {
@@ -1460,6 +1485,18 @@ mod tests {
         closed["properties"]["rows"]["additionalProperties"] = json!(false);
         let parts = Parts::of(&closed).expect("the root's other members");
         assert!((0..parts.len()).all(|l| parts.keys(l).is_empty()));
+        // Beside declared properties no pattern matches: the other members, by their names.
+        let beside = json!({
+            "type": "object",
+            "properties": {"title": {"type": "string"}},
+            "patternProperties": {"^x-": {"type": "integer"}}
+        });
+        let parts = Parts::of(&beside).expect("the other members");
+        assert_eq!((parts.len(), parts.holds(0)), (1, Holds::Members));
+        assert!(parts.by_name(0) && parts.in_rest(0, "title"));
+        assert!(parts.item_is_valid(0, Some("x-a"), &json!(1)));
+        assert!(!parts.item_is_valid(0, Some("x-a"), &json!("1")));
+        assert!(parts.item_is_valid(0, Some("y"), &json!("1")));
     }
 
     #[test]
