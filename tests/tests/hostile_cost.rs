@@ -497,6 +497,22 @@ fn streamed(schema: &ResponseSchema, answer: &str) -> Vec<(String, String)> {
     reported
 }
 
+/// `answer` is read in parts and streamed within 3 times its size, each reporting one violation,
+/// at `at` (the stream as it reads).
+fn one_violation_in_parts(schema: &ResponseSchema, answer: &str, at: &str) {
+    let (peak, _, read) = cost(|| parse_value_json(answer, schema, &ParseOptions::default()));
+    assert_within(peak, 3, answer.len());
+    let Err(ParseError::Invalid { violations, .. }) = read else {
+        panic!("refused: {read:?}");
+    };
+    assert_eq!(violations.len(), 1, "{violations}");
+    assert_eq!(violations[0].path, at);
+    let (peak, _, reported) = cost(|| streamed(schema, answer));
+    assert_within(peak, 3, answer.len());
+    let paths: Vec<String> = reported.into_iter().map(|(path, _)| path).collect();
+    assert_eq!(paths, [at]);
+}
+
 /// A list of `n` rows as compact text (`{"id":0,"tag":"t0"},...`): the bulk of the enum tests.
 fn rows_text(n: usize) -> String {
     let rows: Vec<String> = (0..n)
@@ -747,18 +763,7 @@ fn schemas_as_code_generators_write_them_are_read_in_parts() {
             "/action/Batch/rows/5/id",
         ),
     ] {
-        let schema = with_defs(schema);
-        let (peak, _, read) = cost(|| parse_value_json(&answer, &schema, &ParseOptions::default()));
-        assert_within(peak, 3, answer.len());
-        let Err(ParseError::Invalid { violations, .. }) = read else {
-            panic!("refused: {read:?}");
-        };
-        assert_eq!(violations.len(), 1, "{violations}");
-        assert_eq!(violations[0].path, at);
-        let (peak, _, reported) = cost(|| streamed(&schema, &answer));
-        assert_within(peak, 3, answer.len());
-        let paths: Vec<String> = reported.into_iter().map(|(path, _)| path).collect();
-        assert_eq!(paths, [at]);
+        one_violation_in_parts(&with_defs(schema), &answer, at);
     }
 }
 
@@ -852,18 +857,7 @@ fn a_dict_whose_names_have_a_pattern_is_read_a_member_at_a_time() {
             "/r5/id",
         ),
     ] {
-        let schema = any_root(schema);
-        let (peak, _, read) = cost(|| parse_value_json(&answer, &schema, &ParseOptions::default()));
-        assert_within(peak, 3, answer.len());
-        let Err(ParseError::Invalid { violations, .. }) = read else {
-            panic!("refused: {read:?}");
-        };
-        assert_eq!(violations.len(), 1, "{violations}");
-        assert_eq!(violations[0].path, at);
-        let (peak, _, reported) = cost(|| streamed(&schema, &answer));
-        assert_within(peak, 3, answer.len());
-        let paths: Vec<String> = reported.into_iter().map(|(path, _)| path).collect();
-        assert_eq!(paths, [at]);
+        one_violation_in_parts(&any_root(schema), &answer, at);
     }
 }
 
