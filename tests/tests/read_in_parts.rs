@@ -274,7 +274,9 @@ fn schemas() -> Vec<ResponseSchema> {
             "patternProperties": {
                 "^k": {"type": "number", "maximum": 100},
                 "^k[01]$": {"minimum": 1},
-                "^\\d+$": {"type": "integer"}
+                "^\\d+$": {"type": "integer"},
+                // A list where `additionalProperties` takes a text: read by its pattern's schema.
+                "^o": {"type": "array", "items": {"type": "integer"}}
             },
             "additionalProperties": {"type": "string"}
         }),
@@ -417,6 +419,10 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                     [json!(4), json!("5"), json!(2.5)][len % 3].clone(),
                 );
                 map.insert("note".into(), if len == 2 { json!(3) } else { json!("n") });
+                map.insert(
+                    "o1".into(),
+                    [json!([1, 2]), json!([1, "2"]), json!([{"a": 1}])][len % 3].clone(),
+                );
                 Value::Object(map)
             }
             15 => {

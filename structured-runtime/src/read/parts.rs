@@ -1513,7 +1513,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                 index += 1;
             }
         } else {
-            let guide = self.item_guide(list);
+            let guide = self.item_guide(list, None);
             while let Some(item) = self.held(Segment::Index(index), guide, false, |seed| {
                 seq.next_element_seed(seed)
             })? {
@@ -1583,7 +1583,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                         let member = map.next_value::<&'de RawValue>()?;
                         self.one_text(list, index, Some(&key), member.get())?;
                     } else {
-                        let guide = self.item_guide(list);
+                        let guide = self.item_guide(list, Some(&key));
                         let member = self.held(Segment::Key(&key), guide, false, |seed| {
                             map.next_value_seed(seed)
                         })?;
@@ -1718,7 +1718,7 @@ impl<'p> ShapeVisitor<'_, 'p> {
                 None => Segment::Index(index),
             };
             let item = self
-                .held(last, self.item_guide(list), false, |seed| {
+                .held(last, self.item_guide(list, key), false, |seed| {
                     seed.deserialize(&mut de)
                 })
                 .and_then(|item| de.end().map(|()| item))
@@ -1732,13 +1732,14 @@ impl<'p> ShapeVisitor<'_, 'p> {
             .map_err(|()| E::custom("not read in parts"))
     }
 
-    /// What guides the reading of an item (member) of part `list`: its schema, where the item is
-    /// judged alone (not compared with the others, nor matched against `contains`).
-    fn item_guide(&self, list: usize) -> Option<Node<'p>> {
+    /// What guides the reading of an item (member `key`) of part `list`: its schema (the one its
+    /// name chooses, where patterns judge the members), where the item is judged alone (not
+    /// compared with the others, nor matched against `contains`).
+    fn item_guide(&self, list: usize, key: Option<&str>) -> Option<Node<'p>> {
         let walk = self.shape.walk.borrow();
         match walk.parts.judges_over_items(list) {
             true => None,
-            false => walk.nodes.get(list).copied().flatten(),
+            false => walk.item_node(list, key),
         }
     }
 
