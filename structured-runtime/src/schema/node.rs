@@ -491,37 +491,32 @@ impl<'s> Node<'s> {
         if let Some(declared) = self.property(key) {
             return Some(declared);
         }
-        let mut matched = None;
-        for (pattern, schema) in self
-            .get("patternProperties")
+        let mut matched = self.patterns_matching(key);
+        match (matched.next(), matched.next(), self.additional()) {
+            (Some(one), None, _) => Some(one),
+            (None, _, Additional::Schema(additional)) => Some(additional),
+            _ => None,
+        }
+    }
+
+    /// The schemas of the `patternProperties` patterns member name `key` matches (matched as
+    /// the validator matches), in the order written: each judges that member.
+    pub fn patterns_matching<'k>(self, key: &'k str) -> impl Iterator<Item = Node<'s>> + 'k
+    where
+        's: 'k,
+    {
+        self.get("patternProperties")
             .and_then(Value::as_object)
             .into_iter()
             .flatten()
-        {
-            if super::pattern::pattern_matches(pattern, key) {
-                if matched.is_some() {
-                    return None;
-                }
-                matched = Some(self.child(schema));
-            }
-        }
-        match (matched, self.additional()) {
-            (Some(matched), _) => Some(matched),
-            (None, Additional::Schema(additional)) => Some(additional),
-            _ => None,
-        }
+            .filter(move |(pattern, _)| super::pattern::pattern_matches(pattern, key))
+            .map(move |(_, schema)| self.child(schema))
     }
 
     /// Whether member `key` of an object here is one `additionalProperties` judges: no declared
     /// property names it and no `patternProperties` pattern matches it.
     pub fn is_additional(self, key: &str) -> bool {
-        self.property(key).is_none()
-            && !self
-                .get("patternProperties")
-                .and_then(Value::as_object)
-                .into_iter()
-                .flatten()
-                .any(|(pattern, _)| super::pattern::pattern_matches(pattern, key))
+        self.property(key).is_none() && self.patterns_matching(key).next().is_none()
     }
 
     /// What `additionalProperties` says.

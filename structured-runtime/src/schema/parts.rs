@@ -1320,14 +1320,8 @@ pub(crate) fn decides(node: Node<'_>) -> bool {
 /// Whether a `patternProperties` pattern of `node` matches one of its declared names (then that
 /// member is judged by the pattern's schema too, which may look inside what it holds).
 fn patterns_reach_declared(node: Node<'_>) -> bool {
-    let Some(patterns) = node.get("patternProperties").and_then(Value::as_object) else {
-        return false;
-    };
-    node.properties().any(|(name, _)| {
-        patterns
-            .keys()
-            .any(|pattern| super::pattern::pattern_matches(pattern, name))
-    })
+    node.properties()
+        .any(|(name, _)| node.patterns_matching(name).next().is_some())
 }
 
 /// Whether any node of the document sets a base URI or an anchor.

@@ -722,22 +722,18 @@ impl Explain {
         // Each member by its declared property, every `patternProperties` schema whose
         // pattern matches its name (matched as the validator matches), and by
         // `additionalProperties` when neither names it.
-        let patterns = node
-            .get("patternProperties")
-            .and_then(Value::as_object)
-            .filter(|p| !p.is_empty());
+        let patterned = node.has("patternProperties");
         let additional = node.additional();
         // Named once per object, and only the first few: the list is the same for every key.
         let mut declared: Option<String> = None;
         for (key, item) in map {
             let path = &path.key(key);
             let mut matched = false;
-            for (pattern, schema) in patterns.into_iter().flatten() {
-                if crate::schema::pattern::pattern_matches(pattern, key) {
-                    matched = true;
-                    if !self.own_only {
-                        self.node(node.child(schema), item, path);
-                    }
+            let matching = patterned.then(|| node.patterns_matching(key));
+            for schema in matching.into_iter().flatten() {
+                matched = true;
+                if !self.own_only {
+                    self.node(schema, item, path);
                 }
             }
             match node.property(key) {
