@@ -861,6 +861,45 @@ fn a_dict_whose_names_have_a_pattern_is_read_a_member_at_a_time() {
     }
 }
 
+/// A tree as a recursive derived type writes it (a child is `{"$ref": "#"}`, the root again).
+#[derive(StructuredOutput, serde::Deserialize, Debug)]
+#[allow(dead_code)]
+struct Tree {
+    #[length(max = 12)]
+    name: String,
+    children: Vec<Tree>,
+}
+
+/// A tree of 100,000 children at the root, or all of them under one child, read a subtree at
+/// a time: within 3 times the answer, its one broken name reported at its path mid-stream.
+/// Before: read whole, 182 MB for 9.4 MB through `structured check` and `stream` (19 times).
+#[test]
+fn a_tree_is_read_a_subtree_at_a_time() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let kids: Vec<String> = (0..100_000)
+        .map(|i| match i {
+            5 => r#"{"name":"far too long a name","children":[]}"#.to_owned(),
+            _ if i % 3 == 0 => {
+                format!(r#"{{"name":"n{i}","children":[{{"name":"leaf","children":[]}}]}}"#)
+            }
+            _ => format!(r#"{{"name":"n{i}","children":[]}}"#),
+        })
+        .collect();
+    let kids = kids.join(",");
+    for (answer, at) in [
+        (
+            format!(r#"{{"name":"root","children":[{kids}]}}"#),
+            "/children/5/name",
+        ),
+        (
+            format!(r#"{{"name":"root","children":[{{"name":"one","children":[{kids}]}}]}}"#),
+            "/children/0/children/5/name",
+        ),
+    ] {
+        one_violation_in_parts(Tree::schema(), &answer, at);
+    }
+}
+
 /// An enum's object holding a million small members before its tag, or never naming its
 /// variant: each member noted in 12 bytes (where it lies) and its name as a fingerprint, not
 /// kept, so the stream stays within 3.5 times the answer. Before: 177 MB for 16.8 MB through

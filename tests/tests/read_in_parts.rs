@@ -289,6 +289,18 @@ fn schemas() -> Vec<ResponseSchema> {
             "patternProperties": {"^x-": {"type": "integer", "minimum": 0}},
             "additionalProperties": {"type": "number", "maximum": 100}
         }),
+        // A tree as a recursive derived type writes it: the root's list of children, each the
+        // root again (`{"$ref": "#"}`), and an optional parent held in the rest, judged whole.
+        json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "maxLength": 12},
+                "children": {"type": "array", "items": {"$ref": "#"}, "maxItems": 5},
+                "parent": {"anyOf": [{"$ref": "#"}, {"type": "null"}]}
+            },
+            "required": ["name", "children"],
+            "additionalProperties": false
+        }),
     ]
     .into_iter()
     .map(|schema| {
@@ -439,6 +451,32 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                     value.as_object_mut().unwrap().remove("rows");
                 }
                 value
+            }
+            24 => {
+                // Each row a child (its name, its tags as its own children); now and then a
+                // parent, broken deep down or not, or given as a list.
+                let len = rows.as_array().map_or(0, Vec::len);
+                let children: Vec<Value> = rows
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .map(|row| {
+                        let kids: Vec<Value> = row["tags"]
+                            .as_array()
+                            .into_iter()
+                            .flatten()
+                            .map(|tag| json!({"name": tag, "children": []}))
+                            .collect();
+                        json!({"name": row["name"], "children": kids})
+                    })
+                    .collect();
+                let parent = match len % 4 {
+                    0 => json!(null),
+                    1 => json!({"name": "p", "children": [{"name": 5, "children": []}]}),
+                    2 => json!({"name": "p", "children": [], "parent": {"name": "q", "children": []}}),
+                    _ => json!([{"name": "p"}]),
+                };
+                json!({"name": "root", "children": children, "parent": parent})
             }
             16 => {
                 // The rows again, one level down (or a list where the object goes).
@@ -760,7 +798,7 @@ proptest! {
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(
-        (which, value) in (0usize..24).prop_flat_map(|s| (Just(s), value_for(s))),
+        (which, value) in (0usize..25).prop_flat_map(|s| (Just(s), value_for(s))),
         edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
             ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
             "\"k\": 123456789012345678901234567890, ",

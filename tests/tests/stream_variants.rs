@@ -119,7 +119,10 @@ fn schema() -> ResponseSchema {
                         "^s": {"type": "string", "maxLength": 3}
                     },
                     "additionalProperties": false
-                }
+                },
+                // The root again (a tree's `{"$ref": "#"}`): what it holds is judged by the
+                // whole root, lists and all.
+                "again": {"$ref": "#"}
             },
             "required": ["action"],
             "additionalProperties": false
@@ -306,26 +309,40 @@ fn answer() -> impl Strategy<Value = (String, bool)> {
         prop::collection::vec(keyed(), 0..4),
         any::<bool>(),
         pages(),
-        (tally(), named()),
+        (
+            tally(),
+            named(),
+            prop::option::of(prop::collection::vec(keyed(), 0..3)),
+        ),
     )
-        .prop_map(|(action, steps, note_first, pages, (tally, named))| {
-            let twice = steps.iter().any(|(_, twice)| *twice);
-            let steps: Vec<String> = steps.into_iter().map(|(text, _)| text).collect();
-            let steps = format!("[{}]", steps.join(","));
-            let mut pages = pages.map_or(String::new(), |pages| format!(r#","pages":{pages}"#));
-            if let Some(tally) = tally {
-                pages.push_str(&format!(r#","tally":{tally}"#));
-            }
-            if let Some(named) = named {
-                pages.push_str(&format!(r#","named":{named}"#));
-            }
-            let text = if note_first {
-                format!(r#"{{"note":"n","steps":{steps},"action":{action}{pages}}}"#)
-            } else {
-                format!(r#"{{"action":{action}{pages},"steps":{steps}}}"#)
-            };
-            (text, twice)
-        })
+        .prop_map(
+            |(action, steps, note_first, pages, (tally, named, again))| {
+                let mut twice = steps.iter().any(|(_, twice)| *twice);
+                let steps: Vec<String> = steps.into_iter().map(|(text, _)| text).collect();
+                let steps = format!("[{}]", steps.join(","));
+                let mut pages = pages.map_or(String::new(), |pages| format!(r#","pages":{pages}"#));
+                if let Some(tally) = tally {
+                    pages.push_str(&format!(r#","tally":{tally}"#));
+                }
+                if let Some(named) = named {
+                    pages.push_str(&format!(r#","named":{named}"#));
+                }
+                if let Some(again) = again {
+                    twice |= again.iter().any(|(_, twice)| *twice);
+                    let again: Vec<String> = again.into_iter().map(|(text, _)| text).collect();
+                    pages.push_str(&format!(
+                        r#","again":{{"action":null,"steps":[{}]}}"#,
+                        again.join(",")
+                    ));
+                }
+                let text = if note_first {
+                    format!(r#"{{"note":"n","steps":{steps},"action":{action}{pages}}}"#)
+                } else {
+                    format!(r#"{{"action":{action}{pages},"steps":{steps}}}"#)
+                };
+                (text, twice)
+            },
+        )
 }
 
 /// What a stream reports, chunk by chunk (each violation's path, and all it says); and its

@@ -59,9 +59,10 @@
 //! The way also passes through references: a `$ref`, or an `allOf` of one schema, beside
 //! nothing that asserts (how code generators write nested types). The rest's schema has the
 //! node it leads to written out in place, and the lists are taken out of that copy, so the node
-//! itself stays whole for every other place that refers to it. A schema where a reference names
-//! a node that changes (the root, or a node on the way, as a tree's `{"$ref": "#"}` does) is
-//! not read in parts: a value held in the rest would be judged by what is left of that node.
+//! itself stays whole for every other place that refers to it. A reference that names a node
+//! that changes (the root, or a node on the way, as a tree's `{"$ref": "#"}` does) leads, in the
+//! rest's schema, to an untouched copy of the whole document kept among its definitions: a value
+//! held in the rest is judged by the whole node it names, never by what is left of it.
 //!
 //! An item (a member) judged alone whose own schema has such parts (a row holding a list) can be
 //! judged in parts itself: [`Parts::inner`], the same reading one level down, for an item that
@@ -179,6 +180,33 @@ pub(crate) struct Parts {
     decided: Mutex<Vec<Made>>,
 }
 
+/// What one schema's parts may take, with the parts of their items ([`Parts::inner`]).
+struct Budget {
+    /// Parts judged one at a time, at most.
+    lists: usize,
+    /// JSON values in the rests' schemas, at most (each a copy of the document, with nodes
+    /// written out in place and the whole kept for references: a tree's items read in parts to
+    /// the depth this allows).
+    values: usize,
+}
+
+impl Budget {
+    /// Room for [`MAX_LISTS`] parts, and rests' schemas of six times the document's size (at
+    /// least [`MIN_REST_VALUES`] values).
+    fn of(document: &Value) -> Budget {
+        Budget {
+            lists: MAX_LISTS,
+            values: weight(document, usize::MAX)
+                .saturating_mul(6)
+                .max(MIN_REST_VALUES),
+        }
+    }
+}
+
+/// The JSON values the rests' schemas of one schema may hold at least (a small schema's tree
+/// read in parts to the depth of [`MAX_LISTS`]).
+const MIN_REST_VALUES: usize = 1 << 16;
+
 /// Parts made for one choice of variants (`None`: nothing to read in parts then).
 type Made = (Vec<Option<usize>>, Option<Arc<Parts>>);
 
@@ -288,17 +316,17 @@ impl Parts {
         if changes_resolution(Node::root(document)) {
             return None;
         }
-        let mut budget = MAX_LISTS;
+        let mut budget = Budget::of(document);
         Parts::at(document, Pointer::root(), &mut budget, &[])
     }
 
-    /// How the values the schema at `base` in `document` describes are judged in parts, with at
-    /// most `budget` parts (taken from it) here and in the items below, taking at each place
-    /// of `choices` the branch given.
+    /// How the values the schema at `base` in `document` describes are judged in parts, within
+    /// `budget` (taken from it) here and in the items below, taking at each place of `choices`
+    /// the branch given.
     fn at(
         document: &Value,
         base: Pointer,
-        budget: &mut usize,
+        budget: &mut Budget,
         choices: &[(Vec<String>, usize)],
     ) -> Option<Parts> {
         let start = node_at(document, &base)?;
@@ -308,6 +336,7 @@ impl Parts {
             choices,
             chosen: Vec::new(),
             inlined: Vec::new(),
+            way: Vec::new(),
         };
         find(start, &base, &base, &mut Vec::new(), &mut search);
         let Search {
@@ -317,13 +346,15 @@ impl Parts {
             inlined,
             ..
         } = search;
-        found.truncate(*budget);
-        *budget -= found.len();
+        found.truncate(budget.lists);
+        budget.lists -= found.len();
         if found.is_empty() && points.is_empty() {
             return None;
         }
-        let rest_schema = rest_document(document, &found, &inlined)?;
-        let mut rest_schema = rest_schema;
+        let mut rest_schema = rest_document(document, &found, &inlined)?;
+        budget.values = budget
+            .values
+            .checked_sub(weight(&rest_schema, budget.values))?;
         let mut lists = Vec::with_capacity(found.len());
         for Found {
             keys,
@@ -415,12 +446,7 @@ impl Parts {
             // with each other (that needs each item's value), nor members whose schema is chosen
             // by their name.
             let inner = match member_node(node, holds) {
-                Some(item)
-                    if !unique
-                        && contains.is_none()
-                        && patterns.is_empty()
-                        && !item.has("$ref") =>
-                {
+                Some(_) if !unique && contains.is_none() && patterns.is_empty() => {
                     Parts::at(document, at.key(keyword), budget, &[]).map(Box::new)
                 }
                 _ => None,
@@ -492,7 +518,7 @@ impl Parts {
             .zip(choices)
             .filter_map(|(point, choice)| Some((point.keys.clone(), (*choice)?)))
             .collect();
-        let mut budget = MAX_LISTS;
+        let mut budget = Budget::of(document);
         let parts = Parts::at(document, self.base.clone(), &mut budget, &made).map(Arc::new);
         if cache.len() < MAX_DECIDED {
             cache.push((choices.to_vec(), parts.clone()));
@@ -1076,32 +1102,79 @@ fn rest_document(
         *slot = copy;
         changed.push(place);
     }
-    let mut named = Vec::new();
-    references(Node::root(document), &mut named);
-    let refers_into = named
-        .iter()
-        .any(|target| changed.iter().any(|place| target.contains(place)));
-    (!refers_into).then_some(rest)
+    // A reference naming a node that changes (the root, or a node on the way, as a tree's
+    // `{"$ref": "#"}` does) is led to an untouched copy of the whole document, kept among the
+    // rest's definitions: what it names is judged whole, as before the split.
+    let mut sites = Vec::new();
+    references(Node::root(&rest), &mut Pointer::root(), &mut sites)?;
+    let moved: Vec<Pointer> = sites
+        .into_iter()
+        .filter(|(_, target)| changed.iter().any(|place| target.contains(place)))
+        .map(|(site, _)| site)
+        .collect();
+    if moved.is_empty() {
+        return Some(rest);
+    }
+    let defs = match rest.get("$defs") {
+        None if rest.get("definitions").is_some() => "definitions",
+        _ => "$defs",
+    };
+    let taken = rest.get(defs).and_then(Value::as_object);
+    let name = (0..)
+        .map(|n| format!("structured-whole-{n}"))
+        .find(|name| taken.is_none_or(|t| !t.contains_key(name)))?;
+    let whole_at = Pointer::root().key(defs).key(&name);
+    let mut whole = document.clone();
+    let mut inside = Vec::new();
+    references(Node::root(document), &mut Pointer::root(), &mut inside)?;
+    for (site, _) in inside {
+        lead_into(site.get_mut(&mut whole)?, &whole_at)?;
+    }
+    // (Its draft is the document's, said at the root.)
+    whole.as_object_mut()?.remove("$schema");
+    for site in moved {
+        lead_into(site.get_mut(&mut rest)?, &whole_at)?;
+    }
+    rest.as_object_mut()?
+        .entry(defs)
+        .or_insert_with(|| Value::Object(Map::new()))
+        .as_object_mut()?
+        .insert(name, whole);
+    Some(rest)
 }
 
-/// Every node a reference in the document names (`$ref`, `$dynamicRef`, `$recursiveRef`; one
-/// that is not a local pointer names the root).
-fn references(node: Node<'_>, out: &mut Vec<Pointer>) {
+/// Every schema holding a local reference (`$ref`) below `node` (at `at`), and the node it
+/// names; `None` when a reference is not a local pointer, or resolves otherwise
+/// (`$dynamicRef`, `$recursiveRef`), or the schema is too deep to look through.
+fn references(node: Node<'_>, at: &mut Pointer, out: &mut Vec<(Pointer, Pointer)>) -> Option<()> {
     if node.too_deep() {
-        out.push(Pointer::root());
-        return;
+        return None;
     }
     if let Some(map) = node.map() {
-        for keyword in ["$ref", "$dynamicRef", "$recursiveRef"] {
-            if let Some(reference) = map.get(keyword) {
-                let named = reference.as_str().and_then(Pointer::from_fragment);
-                out.push(named.unwrap_or_else(Pointer::root));
-            }
+        if map.contains_key("$dynamicRef") || map.contains_key("$recursiveRef") {
+            return None;
+        }
+        if let Some(reference) = map.get("$ref") {
+            out.push((at.clone(), Pointer::from_fragment(reference.as_str()?)?));
         }
     }
     for child in node.children() {
-        references(child.node, out);
+        let depth = child.segments();
+        child.push_to(at);
+        references(child.node, at, out)?;
+        for _ in 0..depth {
+            at.pop();
+        }
     }
+    Some(())
+}
+
+/// Points the local reference of `schema` into the document copied at `whole_at`.
+fn lead_into(schema: &mut Value, whole_at: &Pointer) -> Option<()> {
+    let reference = schema.get_mut("$ref")?;
+    let fragment = reference.as_str()?.strip_prefix('#')?;
+    *reference = Value::String(format!("#{}{fragment}", whole_at.as_str()));
+    Some(())
 }
 
 /// How many JSON values `value` holds, counted up to `limit` (then `limit + 1`).
@@ -1144,6 +1217,8 @@ struct Search<'c> {
     /// that node written out there, so the lists below it are taken out of the copy, never out
     /// of the node other references name.
     inlined: Vec<(Pointer, Pointer)>,
+    /// The document's nodes the way passes, from the start to the node looked at.
+    way: Vec<Pointer>,
 }
 
 /// Collects in `search` the lists below `node` (reached through `keys`, at `at` in the
@@ -1158,14 +1233,31 @@ fn find(
     if search.found.len() >= MAX_LISTS || keys.len() > MAX_LIST_DEPTH {
         return;
     }
-    let (node, at) = match followed(node, at) {
-        Some((node, target)) => {
-            search.inlined.push((rest.clone(), target.clone()));
-            (node, target)
-        }
-        None => (node, at.clone()),
+    let (node, at, target) = match followed(node, at) {
+        Some((node, target)) => (node, target, true),
+        None => (node, at.clone(), false),
     };
-    let at = &at;
+    // A reference back to a node on the way (a tree's `{"$ref": "#"}`): what it names is held in
+    // the rest, judged by the whole node.
+    if search.way.contains(&at) {
+        return;
+    }
+    if target {
+        search.inlined.push((rest.clone(), at.clone()));
+    }
+    search.way.push(at.clone());
+    find_at(node, &at, rest, keys, search);
+    search.way.pop();
+}
+
+/// [`find`] at the node `node` (at `at`) the way has reached.
+fn find_at(
+    node: Node<'_>,
+    at: &Pointer,
+    rest: &Pointer,
+    keys: &mut Vec<String>,
+    search: &mut Search<'_>,
+) {
     let Some(map) = node.map() else { return };
     if decides(node) {
         let point = Point {
@@ -1677,18 +1769,30 @@ mod tests {
             .check_count(0, 4, Pointer::root())
             .is_some_and(|v| v.rule == Rule::Items));
 
-        // A reference naming a node on the way (here the root) would judge a value held in the
-        // rest by what is left of it: such a schema is read whole.
+        // A reference naming a node on the way (here the root, and the list) judges a value
+        // held in the rest by the whole node it names, not by what is left of it.
         let back = json!({
             "type": "object",
-            "properties": {"rows": rows, "again": {"$ref": "#"}}
+            "properties": {"rows": rows, "again": {"$ref": "#"}, "same": {"$ref": "#/properties/rows"}}
         });
-        assert!(Parts::of(&back).is_none());
-        let into = json!({
-            "type": "object",
-            "properties": {"rows": rows, "again": {"$ref": "#/properties/rows"}}
-        });
-        assert!(Parts::of(&into).is_none());
+        let parts = Parts::of(&back).expect("a tree's list read in parts");
+        let lists: Vec<&[String]> = (0..parts.len()).map(|l| parts.keys(l)).collect();
+        // (`again` is not followed back to the root: it is held in the rest.)
+        assert_eq!(
+            lists,
+            [&["rows".to_owned()][..], &["same".to_owned()][..], &[][..]]
+        );
+        let rest = |held: Value| parts.check_rest(&json!({"rows": [], "again": held}));
+        assert!(rest(json!({"rows": [1, 2, 3]})).is_ok());
+        assert!(rest(json!({"rows": [1, "x"]})).is_err());
+        assert!(rest(json!({"rows": [1, 2, 3, 4]})).is_err());
+        assert!(rest(json!({"again": {"rows": ["x"]}})).is_err());
+        assert!(rest(json!({"again": {"same": [1, 2, 3, 4]}})).is_err());
+        // (The lists' own items and counts are judged here, not by the rest.)
+        assert!(parts.rest_is_valid(&json!({"rows": [], "same": []})));
+        assert!(parts
+            .check_count(0, 4, Pointer::root())
+            .is_some_and(|v| v.rule == Rule::Items));
     }
 
     #[test]
