@@ -915,7 +915,7 @@ impl<'p> Walk<'p> {
         text: &str,
     ) -> Result<(), ()> {
         let parts = self.parts;
-        let Some(inner) = parts.inner(list) else {
+        let Some(inner) = parts.inner(list, self.target.schema.schema()) else {
             return Err(());
         };
         if self.fetching {
@@ -1698,7 +1698,7 @@ impl<'p> ShapeVisitor<'_, 'p> {
     /// scanned twice, as its text and then as its value, for nothing).
     fn nests(&self, list: usize) -> bool {
         let walk = self.shape.walk.borrow();
-        walk.long && walk.parts.inner(list).is_some()
+        walk.long && walk.parts.may_nest(list)
     }
 
     /// One item (or member) of part `list`, given as its JSON text: read in parts itself when
@@ -1710,7 +1710,14 @@ impl<'p> ShapeVisitor<'_, 'p> {
         key: Option<&str>,
         text: &str,
     ) -> Result<(), E> {
-        let long = text.len() >= self.shape.walk.borrow().target.nested_from;
+        let long = {
+            let walk = self.shape.walk.borrow();
+            text.len() >= walk.target.nested_from
+                && walk
+                    .parts
+                    .inner(list, walk.target.schema.schema())
+                    .is_some()
+        };
         if !long {
             let mut de = serde_json::Deserializer::from_str(text);
             let last = match key {

@@ -73,7 +73,7 @@
 //! schema; only the count is compared here. The reader uses this to read a long answer without
 //! holding its whole value (`read::parts`).
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Map, Value};
 
@@ -181,6 +181,7 @@ pub(crate) struct Parts {
 }
 
 /// What one schema's parts may take, with the parts of their items ([`Parts::inner`]).
+#[derive(Debug, Clone, Copy)]
 struct Budget {
     /// Parts judged one at a time, at most.
     lists: usize,
@@ -285,7 +286,15 @@ struct List {
     declared: Vec<String>,
     /// How one item (member) is judged in parts itself, when its schema allows: for an item
     /// holding the bulk of the answer.
-    inner: Option<Box<Parts>>,
+    inner: Inner,
+}
+
+/// How the items of one list are read in parts themselves, worked out on first need (most
+/// answers hold no long item, and a tree's items are the whole schema again).
+struct Inner {
+    /// What is left of the budget for them; `None` where an item is never read in parts.
+    budget: Option<Budget>,
+    made: OnceLock<Option<Box<Parts>>>,
 }
 
 /// One pattern of a map's `patternProperties` and its schema, compiled alone.
@@ -445,11 +454,14 @@ impl Parts {
             // An item judged alone may itself be read in parts; not where the items are compared
             // with each other (that needs each item's value), nor members whose schema is chosen
             // by their name.
-            let inner = match member_node(node, holds) {
-                Some(_) if !unique && contains.is_none() && patterns.is_empty() => {
-                    Parts::at(document, at.key(keyword), budget, &[]).map(Box::new)
-                }
-                _ => None,
+            // (Worked out when a long item first needs it, within what is left of the budget.)
+            let inner = Inner {
+                budget: (member_node(node, holds).is_some()
+                    && !unique
+                    && contains.is_none()
+                    && patterns.is_empty())
+                .then_some(*budget),
+                made: OnceLock::new(),
             };
             lists.push(List {
                 keys,
@@ -632,9 +644,30 @@ impl Parts {
         })
     }
 
-    /// How an item (member) of part `list` is read in parts itself, when it can be.
-    pub(crate) fn inner(&self, list: usize) -> Option<&Parts> {
-        self.lists.get(list)?.inner.as_deref()
+    /// Whether an item (member) of part `list` may be read in parts itself ([`Parts::inner`]
+    /// says how, when one is long).
+    pub(crate) fn may_nest(&self, list: usize) -> bool {
+        self.lists
+            .get(list)
+            .is_some_and(|l| l.inner.budget.is_some())
+    }
+
+    /// How an item (member) of part `list` is read in parts itself, when it can be (`document`:
+    /// the one these parts were made for).
+    pub(crate) fn inner(&self, list: usize, document: &Value) -> Option<&Parts> {
+        let list = self.lists.get(list)?;
+        let budget = list.inner.budget?;
+        let keyword = match list.holds {
+            Holds::Items => "items",
+            Holds::Members | Holds::Undeclared => "additionalProperties",
+        };
+        list.inner
+            .made
+            .get_or_init(|| {
+                let mut budget = budget;
+                Parts::at(document, list.at.key(keyword), &mut budget, &[]).map(Box::new)
+            })
+            .as_deref()
     }
 
     /// The schema node of the value these parts split, in `document` (the one they were made
@@ -1107,9 +1140,17 @@ fn rest_document(
     // rest's definitions: what it names is judged whole, as before the split.
     let mut sites = Vec::new();
     references(Node::root(&rest), &mut Pointer::root(), &mut sites)?;
+    // (Not those in a list's `items`: taken out of the rest.)
+    let taken_out = |site: &Pointer| {
+        found
+            .iter()
+            .any(|f| f.holds == Holds::Items && f.rest.key("items").contains(site))
+    };
     let moved: Vec<Pointer> = sites
         .into_iter()
-        .filter(|(_, target)| changed.iter().any(|place| target.contains(place)))
+        .filter(|(site, target)| {
+            changed.iter().any(|place| target.contains(place)) && !taken_out(site)
+        })
         .map(|(site, _)| site)
         .collect();
     if moved.is_empty() {
@@ -1542,7 +1583,7 @@ mod tests {
             (&["rows".to_owned()][..], Holds::Members)
         );
         assert!(!parts.by_name(1));
-        assert!(parts.by_name(0) && parts.inner(0).is_none());
+        assert!(parts.by_name(0) && parts.inner(0, &doc).is_none());
         let valid = |key: &str, item: Value| parts.item_is_valid(0, Some(key), &item);
         // By the pattern (its reference resolved), by both, by `additionalProperties`.
         assert!(valid("r0", json!({"n": 1})) && !valid("r0", json!({"n": "1"})));
@@ -1737,6 +1778,39 @@ mod tests {
         // A bound past what a stand-in may hold: not judged in parts.
         let doc = json!({"type": "array", "items": {}, "contains": {}, "minContains": 1e9});
         assert!(Parts::of(&doc).is_none());
+    }
+
+    #[test]
+    fn a_tree_s_children_are_parts_and_a_long_child_is_read_in_parts_itself() {
+        let tree = json!({
+            "type": "object",
+            "properties": {
+                "name": {"type": "string", "maxLength": 3},
+                "children": {"type": "array", "items": {"$ref": "#"}, "maxItems": 2}
+            },
+            "required": ["name", "children"]
+        });
+        let parts = Parts::of(&tree).expect("the children read in parts");
+        assert_eq!(parts.keys(0), ["children".to_owned()]);
+        // Only the children's items name the root, and they are taken out of the rest: it keeps
+        // no copy of the whole.
+        assert!(parts.rest_schema.get("$defs").is_none());
+        assert!(parts.rest_is_valid(&json!({"name": "abc", "children": []})));
+        assert!(!parts.rest_is_valid(&json!({"name": "abcd", "children": []})));
+        // A child is the root again, worked out when one is long: its children in parts too.
+        assert!(parts.may_nest(0) && parts.lists[0].inner.made.get().is_none());
+        let child = parts.inner(0, &tree).expect("a child read in parts");
+        assert_eq!(child.keys(0), ["children".to_owned()]);
+        assert!(!child.rest_is_valid(&json!({"name": "abcd", "children": []})));
+        assert!(child.inner(0, &tree).is_some());
+        // A tree deeper than the budget allows is read in parts down to it, whole below.
+        let mut depth = 0;
+        let mut level = Some(&parts);
+        while let Some(parts) = level {
+            depth += 1;
+            level = parts.inner(0, &tree);
+        }
+        assert!((2..=MAX_LISTS).contains(&depth), "{depth}");
     }
 
     #[test]
