@@ -234,11 +234,25 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
                     "additionalProperties": {"type": "string"}
                 }}
             }),
-            // A member referring back to the root (read whole: what is left of the root would
-            // judge it).
+            // A member referring back to the root (judged in the rest by a copy of the whole).
             serde_json::json!({
                 "type": "object",
                 "properties": {"rows": {"type": "array", "items": row}, "again": {"$ref": "#"}}
+            }),
+            // A tree as a recursive derived type writes it: each child the root again.
+            serde_json::json!({
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string", "maxLength": 4},
+                    "children": {"type": "array", "items": {"$ref": "#"}, "maxItems": 3}
+                },
+                "required": ["name", "children"],
+                "additionalProperties": false
+            }),
+            // A list whose items the schema leaves free (kept as their text).
+            serde_json::json!({
+                "type": "object",
+                "properties": {"data": {"type": "array", "items": {}}, "n": {"type": "integer"}}
             }),
         ]
         .into_iter()

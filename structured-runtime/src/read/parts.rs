@@ -879,6 +879,26 @@ impl<'p> Walk<'p> {
         Ok(())
     }
 
+    /// An item of list `list` its schema takes whatever it is, given as its JSON text: counted,
+    /// and (last pass) written as `serde_json` writes it, never held as a value (nothing fits
+    /// or refuses it, and no other item is compared with it).
+    fn free_item(&mut self, list: usize, text: &str) -> Result<(), ()> {
+        if self.fetching {
+            return Ok(());
+        }
+        let compact = self.target.compact.get();
+        if self.writing {
+            let out = self.item_out(list, None).ok_or(())?;
+            // (The text read is JSON with each key once: it always writes.)
+            if compact || !strict_de::write_compact(text, out) {
+                out.extend_from_slice(text.as_bytes());
+            }
+            return Ok(());
+        }
+        self.lists.get_mut(list).ok_or(())?.count += 1;
+        Ok(())
+    }
+
     /// The schema node of item (member `key`) of part `list`: the one its name chooses where
     /// members are judged by their names' patterns ([`Node::member`]), else the part's.
     fn item_node(&self, list: usize, key: Option<&str>) -> Option<Node<'p>> {
@@ -1506,7 +1526,16 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
         };
         self.begin(list);
         let mut index = 0;
-        if self.nests(list) {
+        if free(self.item_guide(list, None)) {
+            // Items the schema takes whatever they are: each kept as its text, never a value.
+            while let Some(item) = seq.next_element::<&'de RawValue>()? {
+                self.shape
+                    .walk
+                    .borrow_mut()
+                    .free_item(list, item.get())
+                    .map_err(|()| <A::Error as de::Error>::custom("not read in parts"))?;
+            }
+        } else if self.nests(list) {
             // Each item as its text first: a long one is read in parts itself.
             while let Some(item) = seq.next_element::<&'de RawValue>()? {
                 self.one_text(list, index, None, item.get())?;
