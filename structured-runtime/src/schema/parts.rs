@@ -23,9 +23,10 @@
 //! `schema::pattern`).
 //!
 //! An object with declared `properties` beside its other members (asserting only `type`,
-//! `properties`, `required` and `additionalProperties`, and `patternProperties` where no
-//! pattern matches a declared name) has its other members judged one at a
-//! time the same way; lists below its declared properties are parts too. The members it holds in
+//! `properties`, `required`, `additionalProperties` and `patternProperties`) has its other
+//! members judged one at a time the same way; lists below its declared properties are parts
+//! too, except below a declared name a pattern matches (that member is judged by the pattern
+//! too, so it is held in the rest whole). The members it holds in
 //! the rest are those whose names are declared ignoring ASCII case, the ones coercion may rename
 //! to a declared name, so fitting the rest renames them as fitting the whole object does; the
 //! rest keeps `additionalProperties` to judge those not renamed. A value whose rest and other
@@ -1318,14 +1319,12 @@ fn find_at(
         }
         return;
     }
-    // `patternProperties` beside declared properties is allowed where no pattern matches a
-    // declared name (it then judges none of the declared members, and looks inside none).
-    let patterns_apart = !patterns_reach_declared(node);
+    // `patternProperties` beside declared properties judges the other members, and the declared
+    // ones whose names a pattern matches: those are held in the rest whole (the way does not
+    // pass through them), so no pattern looks inside a part.
     let only = |allowed: &[&str]| {
         map.keys().all(|k| {
-            allowed.contains(&k.as_str())
-                || asserts_nothing(k)
-                || (k == "patternProperties" && patterns_apart)
+            allowed.contains(&k.as_str()) || asserts_nothing(k) || k == "patternProperties"
         })
     };
     let mut found = |holds| {
@@ -1372,6 +1371,9 @@ fn find_at(
     }
     let (properties, rest_properties) = (at.key("properties"), rest.key("properties"));
     for (name, child) in node.properties() {
+        if node.patterns_matching(name).next().is_some() {
+            continue;
+        }
         keys.push(name.to_owned());
         let (at, rest) = (properties.key(name), rest_properties.key(name));
         find(child, &at, &rest, keys, search);
@@ -1448,13 +1450,6 @@ pub(crate) fn decides(node: Node<'_>) -> bool {
         && (objects.len() == 1
             || (objects.is_empty() && lists == 1)
             || Node::names_variants(&objects))
-}
-
-/// Whether a `patternProperties` pattern of `node` matches one of its declared names (then that
-/// member is judged by the pattern's schema too, which may look inside what it holds).
-fn patterns_reach_declared(node: Node<'_>) -> bool {
-    node.properties()
-        .any(|(name, _)| node.patterns_matching(name).next().is_some())
 }
 
 /// Whether any node of the document sets a base URI or an anchor.
@@ -1537,19 +1532,38 @@ mod tests {
             json!({"type": "array", "items": {"type": "integer"}, "enum": [[1]]}),
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}, "prefixItems": [{"const": 1}]}}, "additionalProperties": false, "minProperties": 1}),
             // Something else applies to the list too.
-            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "patternProperties": {"^r": {"maxItems": 2}}}),
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "anyOf": [{"required": ["rows"]}]}),
             // References resolve against a base of the document's own.
             json!({"$id": "https://example.com/s", "type": "object", "properties": {"rows": {"type": "array", "items": {}}}}),
-            // No list at all, and no member beside the declared ones that can be judged alone (a
-            // pattern matching a declared name judges that member too).
-            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "patternProperties": {"^n": {}}}),
+            // No list at all, and no member beside the declared ones that can be judged alone.
             json!({"type": "object", "properties": {"n": {"type": "integer"}}, "patternProperties": {"^x": {}}, "additionalProperties": false}),
             // Other members, but something else looks at the keys.
             json!({"type": "object", "properties": {"n": {}}, "maxProperties": 3}),
         ] {
             assert!(Parts::of(&doc).is_none(), "{doc}");
         }
+    }
+
+    #[test]
+    fn a_declared_member_a_pattern_matches_is_held_in_the_rest_whole() {
+        // `rows` is judged by its pattern too: not a part, held whole in the rest; `more` is a
+        // part, and the other members are judged by the patterns one at a time.
+        let doc = json!({
+            "type": "object",
+            "properties": {
+                "rows": {"type": "array", "items": {"type": "integer"}},
+                "more": {"type": "array", "items": {"type": "integer"}}
+            },
+            "patternProperties": {"^r": {"maxItems": 2}}
+        });
+        let parts = Parts::of(&doc).expect("the other members and `more`");
+        let lists: Vec<&[String]> = (0..parts.len()).map(|l| parts.keys(l)).collect();
+        assert_eq!(lists, [&["more".to_owned()][..], &[][..]]);
+        assert!(parts.rest_is_valid(&json!({"rows": [1, 2], "more": []})));
+        assert!(!parts.rest_is_valid(&json!({"rows": [1, 2, 3], "more": []})));
+        assert!(!parts.rest_is_valid(&json!({"rows": ["x"], "more": []})));
+        assert!(parts.item_is_valid(1, Some("x"), &json!([1, 2, 3])));
+        assert!(!parts.item_is_valid(1, Some("r2"), &json!([1, 2, 3])));
     }
 
     #[test]
