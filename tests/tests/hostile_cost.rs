@@ -859,6 +859,35 @@ fn a_dict_whose_names_have_a_pattern_is_read_a_member_at_a_time() {
     ] {
         one_violation_in_parts(&any_root(schema), &answer, at);
     }
+    // The same where no other member is allowed: the one no pattern matches dropped (or, as
+    // the stream reads the value as sent, refused) as it is read.
+    let closed = any_root(json!({
+        "type": "object",
+        "properties": {"title": {"type": "string"}, "n": {"type": "integer"}},
+        "required": ["title"],
+        "patternProperties": {"^r[0-9]+$": {"$ref": "#/$defs/Row"}},
+        "additionalProperties": false,
+        "$defs": {"Row": row}
+    }));
+    let answer = format!(r#"{{"title":"t",{members},"n":1}}"#);
+    let (peak, _, read) = cost(|| parse_value_json(&answer, &closed, &ParseOptions::default()));
+    assert_within(peak, 3, answer.len());
+    let Err(ParseError::Invalid {
+        violations,
+        warnings,
+        ..
+    }) = read
+    else {
+        panic!("refused: {read:?}");
+    };
+    assert_eq!(violations.len(), 1, "{violations}");
+    assert_eq!(violations[0].path, "/r5/id");
+    assert_eq!(warnings.len(), 1, "{warnings:?}");
+    assert!(format!("{warnings:?}").contains("/other7"), "{warnings:?}");
+    let (peak, _, reported) = cost(|| streamed(&closed, &answer));
+    assert_within(peak, 3, answer.len());
+    let paths: Vec<String> = reported.into_iter().map(|(path, _)| path).collect();
+    assert_eq!(paths, ["/r5/id", "/other7"]);
 }
 
 /// A tree as a recursive derived type writes it (a child is `{"$ref": "#"}`, the root again).

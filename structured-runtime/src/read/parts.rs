@@ -1319,7 +1319,8 @@ impl<'p> Walk<'p> {
         }
         for list in 0..parts.len() {
             let at = pointer(parts.keys(list));
-            let count = self.lists.get(list).map_or(0, |l| l.count);
+            // (Members dropped are not in the value.)
+            let count = self.lists.get(list).map_or(0, |l| l.count - l.dropped);
             // A list's item counts, a map's property counts (its members all read in parts).
             let counted = match (parts.holds(list), at.get(rest)) {
                 (Holds::Members, Some(Value::Object(_))) => true,
@@ -1606,6 +1607,16 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                             };
                             declared.insert(key, member);
                         }
+                        continue;
+                    }
+                    if self.shape.walk.borrow().parts.refuses_member(list, &key) {
+                        // No pattern takes it, and the object allows no other: refused or dropped.
+                        let was = map.next_value_seed(Preview)?;
+                        self.shape
+                            .walk
+                            .borrow_mut()
+                            .undeclared(list, &key, was)
+                            .map_err(|()| <A::Error as de::Error>::custom("not read in parts"))?;
                         continue;
                     }
                     if self.nests(list) {

@@ -37,7 +37,10 @@
 //! only `type`, `properties`, `required` and `additionalProperties`) has those members judged one
 //! at a time too: each is refused, or dropped where coercion drops it, whatever its value. Its
 //! declared members (and those coercion may rename to one) are in the rest, and lists below them
-//! are judged in parts as below any object on the way.
+//! are judged in parts as below any object on the way. Where it has `patternProperties` too (a
+//! map of them, or beside declared properties, allowing only objects), a member a pattern
+//! matches is judged by those patterns' schemas as a map's member is, and the others are
+//! refused, or dropped, as they are read (a map's count is of the members kept).
 //!
 //! A list may also ask that its items differ (`uniqueItems`) or that some match a schema
 //! (`contains`, with `minContains` and `maxContains`). Those are judged from what each item
@@ -280,6 +283,9 @@ struct List {
     patterns: Vec<Pattern>,
     /// Its items must differ (`uniqueItems`).
     unique: bool,
+    /// An object allowing no member it does not declare, whose members are judged by their
+    /// names' patterns: a member no pattern matches is refused, or dropped.
+    closed: bool,
     /// Its `contains` and how many items must match it.
     contains: Option<Contains>,
     /// The names an object declares, in ASCII lowercase, sorted: its members with these names
@@ -473,6 +479,7 @@ impl Parts {
                 names,
                 patterns,
                 unique,
+                closed: holds == Holds::Members && node.closed(),
                 contains,
                 declared,
                 inner,
@@ -736,6 +743,14 @@ impl Parts {
     /// Whether part `list`'s members are judged by their names' patterns (`patternProperties`):
     /// then a member's schema is the one its name chooses ([`Node::member`]), not
     /// [`Parts::item_node`].
+    /// Whether member `key` of part `list` is one its object allows none of: it declares no
+    /// such name, and no pattern matches it.
+    pub(crate) fn refuses_member(&self, list: usize, key: &str) -> bool {
+        self.lists
+            .get(list)
+            .is_some_and(|l| l.closed && self.matching(list, Some(key)).next().is_none())
+    }
+
     pub(crate) fn by_name(&self, list: usize) -> bool {
         self.lists.get(list).is_some_and(|l| !l.patterns.is_empty())
     }
@@ -1349,9 +1364,11 @@ fn find_at(
         }
         return;
     }
+    // (Where it allows no other member, those its patterns match are judged, and the others
+    // refused or dropped, one at a time.)
     let members_judged = match node.additional() {
         Additional::Absent | Additional::Allowed(true) | Additional::Schema(_) => true,
-        Additional::Allowed(false) => false,
+        Additional::Allowed(false) => node.has("patternProperties"),
     };
     // (Its keys are judged one at a time in the walk's words: only where the walk has words
     // for every refusal of `propertyNames`.)
@@ -1392,9 +1409,6 @@ fn find_at(
         // Its undeclared members are refused (or dropped) one at a time, never written: the
         // declared ones, and parts below them, are read as on the way.
         Holds::Undeclared
-    } else if node.closed() {
-        // (Members its patterns take beside the undeclared ones: held in the rest.)
-        return;
     } else if members_judged && types.is_only(JsonType::Object) {
         // Its members beside the declared ones are judged one at a time (the declared ones, and
         // parts below them, are read as on the way).
@@ -1535,8 +1549,6 @@ mod tests {
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "anyOf": [{"required": ["rows"]}]}),
             // References resolve against a base of the document's own.
             json!({"$id": "https://example.com/s", "type": "object", "properties": {"rows": {"type": "array", "items": {}}}}),
-            // No list at all, and no member beside the declared ones that can be judged alone.
-            json!({"type": "object", "properties": {"n": {"type": "integer"}}, "patternProperties": {"^x": {}}, "additionalProperties": false}),
             // Other members, but something else looks at the keys.
             json!({"type": "object", "properties": {"n": {}}, "maxProperties": 3}),
         ] {
@@ -1564,6 +1576,29 @@ mod tests {
         assert!(!parts.rest_is_valid(&json!({"rows": ["x"], "more": []})));
         assert!(parts.item_is_valid(1, Some("x"), &json!([1, 2, 3])));
         assert!(!parts.item_is_valid(1, Some("r2"), &json!([1, 2, 3])));
+    }
+
+    #[test]
+    fn a_closed_object_s_members_by_pattern_are_parts_and_the_others_refused() {
+        let doc = json!({
+            "type": "object",
+            "properties": {"n": {"type": "integer"}},
+            "patternProperties": {"^x": {"minimum": 0}},
+            "additionalProperties": false
+        });
+        let parts = Parts::of(&doc).expect("the members by pattern");
+        assert_eq!(parts.keys(0), [] as [String; 0]);
+        assert!(!parts.refuses_member(0, "x1") && parts.refuses_member(0, "y"));
+        assert!(parts.item_is_valid(0, Some("x1"), &json!(3)));
+        assert!(!parts.item_is_valid(0, Some("x1"), &json!(-3)));
+        assert!(parts.rest_is_valid(&json!({"n": 1})));
+        // An object that also takes `null` is held whole.
+        let doc = json!({
+            "type": ["object", "null"],
+            "patternProperties": {"^x": {}},
+            "additionalProperties": false
+        });
+        assert!(Parts::of(&doc).is_none());
     }
 
     #[test]
@@ -1621,11 +1656,12 @@ mod tests {
             (refused[0].path.as_str(), refused[0].rule),
             ("/rows/r1/n", Rule::Required)
         );
-        // A map that allows nothing beside its patterns is read whole.
+        // A map that allows nothing beside its patterns: the others refused one at a time.
         let mut closed = doc.clone();
         closed["properties"]["rows"]["additionalProperties"] = json!(false);
-        let parts = Parts::of(&closed).expect("the root's other members");
-        assert!((0..parts.len()).all(|l| parts.keys(l).is_empty()));
+        let parts = Parts::of(&closed).expect("the map's members");
+        assert_eq!(parts.keys(0), ["rows".to_owned()]);
+        assert!(parts.refuses_member(0, "x") && !parts.refuses_member(0, "r1"));
         // Beside declared properties no pattern matches: the other members, by their names.
         let beside = json!({
             "type": "object",
