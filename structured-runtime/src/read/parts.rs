@@ -888,11 +888,7 @@ impl<'p> Walk<'p> {
         }
         let compact = self.target.compact.get();
         if self.writing {
-            let out = self.item_out(list, None).ok_or(())?;
-            // (The text read is JSON with each key once: it always writes.)
-            if compact || !strict_de::write_compact(text, out) {
-                out.extend_from_slice(text.as_bytes());
-            }
+            write_kept(self.item_out(list, None).ok_or(())?, text, compact);
             return Ok(());
         }
         self.lists.get_mut(list).ok_or(())?.count += 1;
@@ -1320,7 +1316,10 @@ impl<'p> Walk<'p> {
         for list in 0..parts.len() {
             let at = pointer(parts.keys(list));
             // (Members dropped are not in the value.)
-            let count = self.lists.get(list).map_or(0, |l| l.count - l.dropped);
+            let count = self
+                .lists
+                .get(list)
+                .map_or(0, |l| l.count.saturating_sub(l.dropped));
             // A list's item counts, a map's property counts (its members all read in parts).
             let counted = match (parts.holds(list), at.get(rest)) {
                 (Holds::Members, Some(Value::Object(_))) => true,
@@ -1417,10 +1416,7 @@ impl<'p> Walk<'p> {
                 // (else a byte after it would double the room).
                 let room = self.json.len().max(out.text.len() + text.len());
                 out.text.reserve_exact(room.saturating_sub(out.text.len()));
-                // (The text read is JSON with each key once: it always writes.)
-                if self.target.compact.get() || !strict_de::write_compact(text, &mut out.text) {
-                    out.text.extend_from_slice(text.as_bytes());
-                }
+                write_kept(&mut out.text, text, self.target.compact.get());
                 return;
             }
         }
@@ -1450,6 +1446,15 @@ impl<'p> Walk<'p> {
                 sink.out.extend_from_slice(&after);
             }
         }
+    }
+}
+
+/// A value kept as its `text` (a piece of the text read, `compact` when that is written as
+/// `serde_json` writes it), written as `serde_json` writes it.
+fn write_kept(out: &mut Vec<u8>, text: &str, compact: bool) {
+    // (The text read is JSON with each key once: it always writes.)
+    if compact || !strict_de::write_compact(text, out) {
+        out.extend_from_slice(text.as_bytes());
     }
 }
 
