@@ -186,6 +186,8 @@ fn a_job_runs_to_its_end_with_every_item_accounted_for() {
     let resumed = batch(&dir, &url, &resume).output().unwrap();
     assert_eq!(resumed.status.code(), Some(2));
     assert_eq!(results(&dir).len(), 40);
+    // (Kept when the test fails, for a look.)
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -272,4 +274,6 @@ fn a_job_killed_twenty_times_ends_with_every_item_exactly_once() {
         "{asked_again} repeats over {kills} kills"
     );
     assert!(kills >= 10, "the job was killed mid-way ({kills} times)");
+    // (Kept when the test fails, for a look.)
+    let _ = std::fs::remove_dir_all(&dir);
 }

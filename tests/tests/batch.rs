@@ -132,6 +132,8 @@ fn every_item_is_accounted_for_over_a_chat_endpoint() {
     // Written once: a second writer has nothing to add.
     assert_eq!(store.write_results(dir.join("out.jsonl")).unwrap(), 0);
     assert_eq!(store.status().unwrap().written, 300);
+    // (Kept when the test fails, for a look.)
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -193,6 +195,8 @@ fn a_stopped_job_resumes_with_nothing_lost_and_no_finished_item_read_again() {
         let n: usize = line["id"].as_str().unwrap()[4..].parse().unwrap();
         assert_eq!(model.sent_to(n), 0, "item {n} was finished already");
     }
+    // (Kept when the test fails, for a look.)
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// The job's status as another process reads it, beside the running one.
@@ -246,4 +250,6 @@ fn a_job_refuses_what_it_cannot_account_for() {
     store.write_results(dir.join("unnamed.jsonl")).unwrap();
     assert_eq!(result_lines(&dir.join("unnamed.jsonl"))[0]["id"], "1");
     assert_eq!(store.spec().unwrap(), spec());
+    // (Kept when the test fails, for a look.)
+    let _ = std::fs::remove_dir_all(&dir);
 }
