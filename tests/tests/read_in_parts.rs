@@ -396,6 +396,15 @@ fn row() -> impl Strategy<Value = Value> {
         })
 }
 
+/// The scores as members named `k0`, `k1`, ...
+fn named_k(scores: &[Value]) -> serde_json::Map<String, Value> {
+    scores
+        .iter()
+        .enumerate()
+        .map(|(i, v)| (format!("k{i}"), v.clone()))
+        .collect()
+}
+
 fn value_for(schema: usize) -> impl Strategy<Value = Value> {
     let rows = prop::collection::vec(row(), 0..8);
     let scores = prop::collection::vec(
@@ -422,13 +431,7 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                 json!({"title": "t", "meta": meta, "rows": rows})
             }
             2 => json!({"rows": rows, "meta": {"scores": scores, "by": "x"}}),
-            3 | 19 => Value::Object(
-                scores
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| (format!("k{i}"), v.clone()))
-                    .collect(),
-            ),
+            3 | 19 => Value::Object(named_k(&scores)),
             20 => {
                 // Now and then a key the names refuse, or one given in another case.
                 let len = rows.as_array().map_or(0, Vec::len);
@@ -463,11 +466,7 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
             22 => {
                 // Scores by pattern, a number's name, others by `additionalProperties`.
                 let len = rows.as_array().map_or(0, Vec::len);
-                let mut map: serde_json::Map<String, Value> = scores
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| (format!("k{i}"), v.clone()))
-                    .collect();
+                let mut map = named_k(&scores);
                 map.insert(
                     ["7", "\u{663}", "12"][len % 3].to_owned(),
                     [json!(4), json!("5"), json!(2.5)][len % 3].clone(),
@@ -510,11 +509,7 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
             }
             28 => {
                 let len = rows.as_array().map_or(0, Vec::len);
-                let mut map: serde_json::Map<String, Value> = scores
-                    .iter()
-                    .enumerate()
-                    .map(|(i, v)| (format!("k{i}"), v.clone()))
-                    .collect();
+                let mut map = named_k(&scores);
                 if len % 3 == 1 {
                     map.insert("other".into(), json!(1));
                 }

@@ -1616,12 +1616,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                     }
                     if self.shape.walk.borrow().parts.refuses_member(list, &key) {
                         // No pattern takes it, and the object allows no other: refused or dropped.
-                        let was = map.next_value_seed(Preview)?;
-                        self.shape
-                            .walk
-                            .borrow_mut()
-                            .undeclared(list, &key, was)
-                            .map_err(|()| <A::Error as de::Error>::custom("not read in parts"))?;
+                        self.undeclared(&mut map, list, &key)?;
                         continue;
                     }
                     if self.nests(list) {
@@ -1652,12 +1647,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
             if let Some(list) = undeclared.filter(|list| !self.in_rest(*list, &key)) {
-                let was = map.next_value_seed(Preview)?;
-                self.shape
-                    .walk
-                    .borrow_mut()
-                    .undeclared(list, &key, was)
-                    .map_err(|()| <A::Error as de::Error>::custom("not read in parts"))?;
+                self.undeclared(&mut map, list, &key)?;
                 continue;
             }
             let way = self.role == Role::Way || undeclared.is_some();
@@ -1695,6 +1685,22 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
 }
 
 impl<'p> ShapeVisitor<'_, 'p> {
+    /// The value of member `key`, one part `list`'s object allows none of: given to the walk to
+    /// be refused or dropped, read only for its warning's preview.
+    fn undeclared<'de, A: MapAccess<'de>>(
+        &self,
+        map: &mut A,
+        list: usize,
+        key: &str,
+    ) -> Result<(), A::Error> {
+        let was = map.next_value_seed(Preview)?;
+        self.shape
+            .walk
+            .borrow_mut()
+            .undeclared(list, key, was)
+            .map_err(|()| <A::Error as de::Error>::custom("not read in parts"))
+    }
+
     /// What the part read here holds, when a part is read here.
     fn holds(&self) -> Option<Holds> {
         match self.role {
