@@ -262,6 +262,16 @@ pub(crate) enum Holds {
     Undeclared,
 }
 
+impl Holds {
+    /// The keyword whose schema judges one item (member) of such a part.
+    fn keyword(self) -> &'static str {
+        match self {
+            Holds::Items => "items",
+            Holds::Members | Holds::Undeclared => "additionalProperties",
+        }
+    }
+}
+
 /// One list (or map) judged an item (a member) at a time.
 struct List {
     /// The property names from the root to the list.
@@ -380,10 +390,7 @@ impl Parts {
         } in found
         {
             let node = node_at(document, &at)?;
-            let keyword = match holds {
-                Holds::Items => "items",
-                Holds::Members | Holds::Undeclared => "additionalProperties",
-            };
+            let keyword = holds.keyword();
             let items = match member_node(node, holds) {
                 Some(items) => Some(Compiled::at(document, items, &at.key(keyword)).ok()?),
                 None => None,
@@ -665,10 +672,7 @@ impl Parts {
     pub(crate) fn inner(&self, list: usize, document: &Value) -> Option<&Parts> {
         let list = self.lists.get(list)?;
         let budget = list.inner.budget?;
-        let keyword = match list.holds {
-            Holds::Items => "items",
-            Holds::Members | Holds::Undeclared => "additionalProperties",
-        };
+        let keyword = list.holds.keyword();
         list.inner
             .made
             .get_or_init(|| {
