@@ -343,6 +343,50 @@ fn schemas() -> Vec<ResponseSchema> {
             }},
             "required": ["scores"]
         }),
+        // An untagged enum's variants as a member (`#[serde(untagged)]`): only the names an
+        // object has tell them apart, and the branch declaring most of them is taken.
+        json!({
+            "type": "object",
+            "properties": {
+                "note": {"type": "string"},
+                "payload": {"anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"rows": {"type": "array", "items": row}, "title": {"type": "string"}},
+                        "required": ["rows", "title"],
+                        "additionalProperties": false
+                    },
+                    {
+                        "type": "object",
+                        "properties": {
+                            "rows": {"type": "array", "items": {"type": "integer"}},
+                            "title": {"type": ["string", "integer", "null"]},
+                            "count": {"type": "integer"}
+                        },
+                        "additionalProperties": false
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"row": row, "title": {"type": "string"}, "count": {"type": "integer"}},
+                        "required": ["row", "title", "count"],
+                        "additionalProperties": false
+                    },
+                    {"$ref": "#/$defs/Scores"},
+                    {"type": "string"}
+                ]}
+            },
+            "required": ["note", "payload"],
+            "additionalProperties": false,
+            "$defs": {"Scores": {
+                "type": "object",
+                "properties": {
+                    "scores": {"type": "array", "items": {"type": "number", "maximum": 100}},
+                    "title": {"type": "string"}
+                },
+                "required": ["scores"],
+                "additionalProperties": false
+            }}
+        }),
     ]
     .into_iter()
     .map(|schema| {
@@ -727,6 +771,26 @@ fn value_for(schema: usize) -> impl Strategy<Value = Value> {
                 }
                 Value::Object(map)
             }
+            29 => {
+                let len = rows.as_array().map_or(0, Vec::len);
+                let first = rows.get(0).cloned().unwrap_or(json!({"id": 1}));
+                let payload = match (len * 7 + scores.len()) % 12 {
+                    0 | 1 => json!({"rows": rows, "title": "t"}),
+                    // Names another branch declares too: that branch may take the rest.
+                    8 => json!({"rows": rows, "title": 5}),
+                    9 => json!({"rows": [1, "2", 3], "title": "t"}),
+                    10 => json!({"rows": [1, 2], "count": 2}),
+                    2 => json!({"scores": scores, "title": "t"}),
+                    3 => json!({"row": first, "title": "t", "count": 2}),
+                    // Names two branches declare, or none alone.
+                    4 => json!({"rows": rows, "scores": scores}),
+                    5 => json!({"title": "t"}),
+                    6 => json!({"rows": rows, "title": "t", "count": 1}),
+                    7 => json!({"Rows": rows, "title": "t"}),
+                    _ => json!("text"),
+                };
+                json!({"note": "n", "payload": payload})
+            }
             _ => json!({
                 "scores": Value::Object(
                     scores.iter().enumerate().map(|(i, v)| (format!("s{i}"), v.clone())).collect(),
@@ -888,7 +952,7 @@ proptest! {
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(
-        (which, value) in (0usize..29).prop_flat_map(|s| (Just(s), value_for(s))),
+        (which, value) in (0usize..30).prop_flat_map(|s| (Just(s), value_for(s))),
         edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
             ",", "'", "}", "]", "// note\n", "True", "\n```json\n", "Sure! ", "1e999, ",
             "\"k\": 123456789012345678901234567890, ",
@@ -922,6 +986,11 @@ fn the_hand_picked_shapes_agree_too() {
 ``` done"#,
         ),
         (0, r#"[1, 2, 3, 4, 5, 6, 7]"#),
+        // An untagged variant chosen by its names, which another branch declares too.
+        (
+            29,
+            r#"{"note": "n", "payload": {"rows": [{"id": 1, "name": "a", "ok": true, "kind": "alpha", "tags": []}], "title": 5}}"#,
+        ),
         (0, r#"{"id": 1, "name": "a", "ok": true, "kind": "alpha"}"#),
         (0, r#""[1]""#),
         (1, r#"{"title": "t", "rows": []}"#),

@@ -12,7 +12,9 @@
 //! read. The way may pass through references (`$ref`, an `allOf` of one schema). Where it
 //! passes an enum with data, or an `anyOf` the kind of value decides (an optional list), a first
 //! look at the text finds the branch the value takes (as coercion will choose it), and that
-//! branch's lists are read in parts.
+//! branch's lists are read in parts. An untagged enum's variant is read so too when the others
+//! refuse the value's names; a value refused there is read whole (its report is the closest
+//! variant's).
 //!
 //! The steps are those of every reading ([`crate::parse_value`]): the same candidates, the same
 //! repairs, the same coercion and the same verdicts of the validator of record, so the text,
@@ -306,6 +308,11 @@ impl InParts<'_> {
                 .iter()
                 .all(|l| l.fitted.is_empty() && l.moved.is_empty() && l.dropped == 0);
         let refused = !walk.violations.is_empty() || !walk.as_text.is_empty();
+        if refused && parts.chose_by_names() {
+            // Where only names tell variants apart, a refusal is explained by the closest one,
+            // judged on the whole value: read whole.
+            return Err(Stop::GaveUp);
+        }
         let out = match out {
             Some(out) if !unchanged && !refused => out,
             // As written (or as repaired), the text is the value's own; a refused value is not

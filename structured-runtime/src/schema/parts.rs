@@ -59,6 +59,11 @@
 //! kind, or names, is refused by every other, so the `anyOf` takes it exactly when that branch
 //! does, and that branch's lists are the parts ([`Parts::decided`], chosen per answer as
 //! coercion chooses, and kept only when the value as fitted names that branch and no other).
+//! Where only the names an object has tell object branches apart (an untagged enum,
+//! [`apart_by_names`]), the branch coercion takes (the one declaring most of them) has its lists
+//! read in parts for a value every other branch refuses by its names alone, and only when the
+//! value is valid: a refusal there is explained by the closest branch, which takes every
+//! branch's report on the whole value.
 //!
 //! The way also passes through references: a `$ref`, or an `allOf` of one schema, beside
 //! nothing that asserts (how code generators write nested types). The rest's schema has the
@@ -222,7 +227,9 @@ type Made = (Vec<Option<usize>>, Option<Arc<Parts>>);
 /// branch) or by their one key (`{"Batch": {..}}`: an object allowing only that key), as enums
 /// with data are written ([`decides`]). A value a branch takes by its kind or names is refused by
 /// every other branch, so the `anyOf` takes it exactly when that branch does: below, that
-/// branch's lists are the parts.
+/// branch's lists are the parts. Or an `anyOf` whose object branches only the names of an
+/// object tell apart (an untagged enum, [`apart_by_names`]): there the value is checked to be
+/// refused by every other branch ([`Parts::names_chosen`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Point {
     /// The property names from the base to the value.
@@ -236,6 +243,9 @@ struct Choice {
     point: Point,
     /// The index of the branch taken.
     branch: usize,
+    /// The place is one where only names tell the branches taking objects apart
+    /// ([`apart_by_names`]).
+    by_names: bool,
 }
 
 impl std::fmt::Debug for Parts {
@@ -560,7 +570,7 @@ impl Parts {
     pub(crate) fn held_node<'d>(&self, document: &'d Value, keys: &[String]) -> Option<Node<'d>> {
         let mut node = way(self.base_node(document)?);
         for (depth, key) in keys.iter().enumerate() {
-            if decides(node) {
+            if is_point(node) {
                 let above = keys.get(..depth)?;
                 let choice = self.chosen.iter().find(|c| c.point.keys == above)?;
                 node = way(node.any_of()?.nth(choice.branch)?);
@@ -587,7 +597,8 @@ impl Parts {
     /// the `anyOf` there reports (nothing below it is reported); none where the value names the
     /// variant chosen or where only the branch chosen takes its kind of value (then its report
     /// is the chosen branch's). `None` where the value names another variant (its report is
-    /// that one's) or no branch, or one other than the chosen, takes its kind.
+    /// that one's) or no branch, or one other than the chosen, takes its kind, and where only
+    /// names tell the branches apart and another branch may take the value.
     pub(crate) fn unnamed(&self, document: &Value, rest: &Value) -> Option<Vec<Violation>> {
         let mut out = Vec::new();
         for choice in &self.chosen {
@@ -598,6 +609,13 @@ impl Parts {
             let value = at.get(rest)?;
             let node = node_at(document, &choice.point.at)?;
             let branches: Vec<Node<'_>> = node.any_of()?.collect();
+            if choice.by_names {
+                // (Where no name tells the branches apart, the refusal is the closest branch's.)
+                match only_taker(&branches, choice.branch, value) {
+                    true => continue,
+                    false => return None,
+                }
+            }
             let named: Vec<usize> = (0..branches.len())
                 .filter(|&i| branches.get(i).is_some_and(|b| b.tagged_for(value)))
                 .collect();
@@ -632,7 +650,8 @@ impl Parts {
 
     /// Whether `rest` (the value with its lists emptied, fitted) names, at each place where these
     /// parts chose a branch, that branch and no other (by its tag or key, or by being the only
-    /// branch taking its kind of value): then the `anyOf` there takes the value exactly when
+    /// branch taking its kind of value, or, where only names tell the branches apart, by every
+    /// other branch refusing its names, [`apart_by_names`]): then the `anyOf` there takes the value exactly when
     /// the branch chosen does, and says why not in that branch's words.
     pub(crate) fn names_chosen(&self, document: &Value, rest: &Value) -> bool {
         self.chosen.iter().all(|choice| {
@@ -644,6 +663,11 @@ impl Parts {
             else {
                 return false;
             };
+            if choice.by_names {
+                return node
+                    .any_of()
+                    .is_some_and(|b| only_taker(&b.collect::<Vec<_>>(), choice.branch, value));
+            }
             node.any_of().is_some_and(|branches| {
                 let (mut named, mut others_take, mut takes) = (false, false, false);
                 for (i, b) in branches.enumerate() {
@@ -657,6 +681,12 @@ impl Parts {
                 takes && (named || !others_take)
             })
         })
+    }
+
+    /// Whether a variant was chosen where only names tell the branches apart
+    /// ([`apart_by_names`]): the value is then read in parts only when it is valid.
+    pub(crate) fn chose_by_names(&self) -> bool {
+        self.chosen.iter().any(|c| c.by_names)
     }
 
     /// Whether an item (member) of part `list` may be read in parts itself ([`Parts::inner`]
@@ -744,9 +774,6 @@ impl Parts {
         member_node(self.holder_node(document, list)?, self.holds(list))
     }
 
-    /// Whether part `list`'s members are judged by their names' patterns (`patternProperties`):
-    /// then a member's schema is the one its name chooses ([`Node::member`]), not
-    /// [`Parts::item_node`].
     /// Whether member `key` of part `list` is one its object allows none of: it declares no
     /// such name, and no pattern matches it.
     pub(crate) fn refuses_member(&self, list: usize, key: &str) -> bool {
@@ -755,6 +782,9 @@ impl Parts {
             .is_some_and(|l| l.closed && self.matching(list, Some(key)).next().is_none())
     }
 
+    /// Whether part `list`'s members are judged by their names' patterns (`patternProperties`):
+    /// then a member's schema is the one its name chooses ([`Node::member`]), not
+    /// [`Parts::item_node`].
     pub(crate) fn by_name(&self, list: usize) -> bool {
         self.lists.get(list).is_some_and(|l| !l.patterns.is_empty())
     }
@@ -1320,7 +1350,7 @@ fn find_at(
     search: &mut Search<'_>,
 ) {
     let Some(map) = node.map() else { return };
-    if decides(node) {
+    if is_point(node) {
         let point = Point {
             keys: keys.clone(),
             at: at.clone(),
@@ -1332,7 +1362,11 @@ fn find_at(
                 let keyword = node.branches().map_or("anyOf", |(keyword, _)| keyword);
                 let (at, rest) = (at.key(keyword).index(b), rest.key(keyword).index(b));
                 find(branch, &at, &rest, keys, search);
-                search.chosen.push(Choice { point, branch: b });
+                search.chosen.push(Choice {
+                    point,
+                    branch: b,
+                    by_names: apart_by_names(node),
+                });
             }
             _ => search.points.push(point),
         }
@@ -1438,36 +1472,87 @@ fn find_at(
 /// one taking objects or the one it names ([`Node::tagged_for`]), and no object is named by
 /// two branches that could both take it.
 pub(crate) fn decides(node: Node<'_>) -> bool {
-    let Some(map) = node.map() else { return false };
-    let Some((keyword, branches)) = node.branches() else {
-        return false;
-    };
+    kinds(node).is_some_and(|(objects, lists)| {
+        lists <= 1
+            && (objects.len() == 1
+                || (objects.is_empty() && lists == 1)
+                || Node::names_variants(&objects))
+    })
+}
+
+/// Whether `node` is an `anyOf` whose branches taking objects (two or more) the value's names
+/// may tell apart where no tag does, as an untagged enum's variants are written: each branch
+/// written out in place or a reference alone, declaring its `type`, at most one taking lists,
+/// and not a place [`decides`] covers. Coercion takes the branch declaring most of an object's
+/// names ([`Node::branch_for`]); that branch's lists are parts only for a value every other
+/// branch refuses by its names alone ([`refuses_by_names`]), and only a valid one: the
+/// explanation of a refusal there is the closest branch's, which needs every branch's report on
+/// the whole value (`read::parts` reads such a value whole).
+pub(crate) fn apart_by_names(node: Node<'_>) -> bool {
+    kinds(node).is_some_and(|(objects, lists)| lists <= 1 && objects.len() >= 2) && !decides(node)
+}
+
+/// A place where the value's variant decides which lists lie below: [`decides`] or
+/// [`apart_by_names`].
+fn is_point(node: Node<'_>) -> bool {
+    kinds(node).is_some_and(|(objects, lists)| lists <= 1 && (!objects.is_empty() || lists == 1))
+}
+
+/// The branches of the `anyOf` at `node` that take objects, and how many take lists, when it
+/// asserts nothing beside them and each branch is written out in place or a reference alone
+/// ([`branch_node`]), declaring its `type`.
+fn kinds(node: Node<'_>) -> Option<(Vec<Node<'_>>, usize)> {
+    let map = node.map()?;
+    let (keyword, branches) = node.branches()?;
     let beside = [keyword, "$defs", "definitions", "$schema"];
     if !map
         .keys()
         .all(|k| beside.contains(&k.as_str()) || asserts_nothing(k))
     {
-        return false;
+        return None;
     }
     // (The branches `branches` gave, not asked for again: a `oneOf` is judged exclusive once.)
     let (mut objects, mut lists) = (Vec::new(), 0usize);
     for branch in branches.iter().map(|b| node.child(b)) {
-        let Some(target) = branch_node(branch) else {
-            return false;
-        };
+        let target = branch_node(branch)?;
         let types = target.types();
         if !types.declared() || types.malformed() {
-            return false;
+            return None;
         }
         lists += usize::from(types.contains(JsonType::Array));
         if types.contains(JsonType::Object) {
             objects.push(target);
         }
     }
-    lists <= 1
-        && (objects.len() == 1
-            || (objects.is_empty() && lists == 1)
-            || Node::names_variants(&objects))
+    Some((objects, lists))
+}
+
+/// Whether `value`, an object, is taken by no branch of `branches` but `chosen` (an index), by
+/// its names alone ([`refuses_by_names`]), and `chosen` takes its kind.
+fn only_taker(branches: &[Node<'_>], chosen: usize, value: &Value) -> bool {
+    let (Some(object), Some(chosen_node)) = (value.as_object(), branches.get(chosen)) else {
+        return false;
+    };
+    chosen_node.target().types().allows(value)
+        && branches.iter().enumerate().all(|(i, b)| {
+            i == chosen
+                || !b.target().types().allows(value)
+                || refuses_by_names(*b, object, *chosen_node)
+        })
+}
+
+/// Whether `branch` refuses the object `value` by its names alone, whatever its members hold:
+/// it allows no member it does not declare (`additionalProperties: false`, no
+/// `patternProperties`) and `value` has one, or it requires a name `value` lacks that `chosen`
+/// declares (a rest holds every member with such a name; a name `chosen` does not declare may
+/// be a member read apart from the rest).
+fn refuses_by_names(branch: Node<'_>, value: &Map<String, Value>, chosen: Node<'_>) -> bool {
+    let branch = branch.target();
+    let closed = branch.closed() && !branch.has("patternProperties");
+    (closed && value.keys().any(|k| branch.property(k).is_none()))
+        || branch
+            .required()
+            .any(|name| !value.contains_key(name) && chosen.target().property(name).is_some())
 }
 
 /// Whether any node of the document sets a base URI or an anchor.
@@ -1921,6 +2006,73 @@ mod tests {
         assert!(parts
             .check_count(0, 4, Pointer::root())
             .is_some_and(|v| v.rule == Rule::Items));
+    }
+
+    #[test]
+    fn an_untagged_variant_is_chosen_by_names_and_kept_where_the_others_refuse_them() {
+        let object = |properties: Value, required: Value| {
+            json!({"type": "object", "properties": properties, "required": required,
+                "additionalProperties": false})
+        };
+        let ints = json!({"type": "array", "items": {"type": "integer"}});
+        let many = object(
+            json!({"rows": ints, "title": {"type": "string"}}),
+            json!(["rows", "title"]),
+        );
+        let counts = object(
+            json!({"rows": ints, "count": {"type": "integer"}}),
+            json!([]),
+        );
+        let doc = json!({"anyOf": [many, counts, {"type": "string"}]});
+        let root = Node::root(&doc);
+        assert!(apart_by_names(root) && !decides(root));
+        let parts = Parts::of(&doc).expect("a place to choose");
+        assert_eq!(parts.points().len(), 1);
+        let many_parts = parts.decided(&doc, &[Some(0)]).expect("the rows of `many`");
+        assert!(many_parts.chose_by_names() && !parts.chose_by_names());
+        assert_eq!(many_parts.keys(0), ["rows"]);
+        // `counts` allows no `title`: only `many` may take the value.
+        let titled = json!({"rows": [], "title": "t"});
+        assert!(many_parts.names_chosen(&doc, &titled));
+        assert_eq!(many_parts.unnamed(&doc, &titled).map(|v| v.len()), Some(0));
+        // Names `counts` takes too: the value is not read in parts.
+        let bare = json!({"rows": []});
+        assert!(!many_parts.names_chosen(&doc, &bare));
+        assert!(many_parts.unnamed(&doc, &bare).is_none());
+        let counts_parts = parts
+            .decided(&doc, &[Some(1)])
+            .expect("the rows of `counts`");
+        assert!(counts_parts.names_chosen(&doc, &json!({"rows": [], "count": 1})));
+        // `many` requires `title`, which `counts` does not declare: such a member may be read
+        // apart from the rest, so its absence there says nothing.
+        assert!(!counts_parts.names_chosen(&doc, &bare));
+        let by_name = |value: Value, chosen: &Value| {
+            refuses_by_names(
+                Node::root(&doc).child(&doc["anyOf"][0]),
+                value.as_object().unwrap(),
+                Node::root(chosen),
+            )
+        };
+        let titled_counts = object(json!({"title": {}, "rows": ints}), json!([]));
+        assert!(by_name(json!({"rows": []}), &titled_counts));
+        assert!(!by_name(json!({"rows": []}), &doc["anyOf"][1]));
+        assert!(by_name(
+            json!({"rows": [], "title": "t", "x": 1}),
+            &doc["anyOf"][1]
+        ));
+        assert!(!by_name(
+            json!({"rows": [], "title": "t"}),
+            &doc["anyOf"][1]
+        ));
+        // Told apart by a tag, or by the kind of value: not a place chosen by names.
+        let tagged = json!({"anyOf": [
+            object(json!({"kind": {"const": "a"}, "rows": ints}), json!(["kind", "rows"])),
+            object(json!({"kind": {"const": "b"}}), json!(["kind"]))
+        ]});
+        assert!(!apart_by_names(Node::root(&tagged)));
+        assert!(!apart_by_names(Node::root(
+            &json!({"anyOf": [many, {"type": "null"}]})
+        )));
     }
 
     #[test]
