@@ -90,7 +90,7 @@ use super::checks::asserts_nothing;
 use super::node::{Additional, JsonType, Node};
 use super::pointer::{Path, Pointer};
 use super::validate::{preview_list, Rule, Violation, Violations};
-use super::validation::{item_count, name_violation, property_count, Compiled, CONTAINS};
+use super::validation::{item_count, name_violation, property_count, weight, Compiled, CONTAINS};
 
 /// Lists judged in parts, at most (a schema may declare many; the first found are enough).
 const MAX_LISTS: usize = 32;
@@ -1266,24 +1266,6 @@ fn lead_into(schema: &mut Value, whole_at: &Pointer) -> Option<()> {
     let fragment = reference.as_str()?.strip_prefix('#')?;
     *reference = Value::String(format!("#{}{fragment}", whole_at.as_str()));
     Some(())
-}
-
-/// How many JSON values `value` holds, counted up to `limit` (then `limit + 1`).
-fn weight(value: &Value, limit: usize) -> usize {
-    let mut count = 0usize;
-    let mut stack = vec![value];
-    while let Some(value) = stack.pop() {
-        count += 1;
-        if count > limit {
-            break;
-        }
-        match value {
-            Value::Array(items) => stack.extend(items),
-            Value::Object(members) => stack.extend(members.values()),
-            _ => {}
-        }
-    }
-    count
 }
 
 /// A list (an object's members) found judged in parts.
