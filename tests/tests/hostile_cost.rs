@@ -631,7 +631,30 @@ fn an_untagged_enum_s_variant_holding_the_bulk_is_read_in_parts() {
         let whole = parse_value(&answer, schema, &ParseOptions::default()).unwrap();
         assert_eq!(read.value, whole.value.to_string());
         assert_eq!(read.warnings, whole.warnings);
+        // Streamed: the object judged against each variant from its text when it closes.
+        let (peak, _, reported) = cost(|| streamed(schema, &answer));
+        assert_within(peak, 3, answer.len());
+        assert_eq!(reported.len(), usize::from(provenance != Provenance::Clean));
     }
+    // A row broken: the stream reports it as the final reading does, in the closest variant's
+    // words, within the same bound.
+    let broken = format!(
+        r#"{{"rows":{},"title":"t"}}"#,
+        rows.replacen(r#"{"id":7,"#, r#"{"id":-7,"#, 1)
+    );
+    let (peak, _, reported) = cost(|| streamed(Untagged::schema(), &broken));
+    assert_within(peak, 3, broken.len());
+    let Err(ParseError::Invalid { violations, .. }) =
+        parse_value(&broken, Untagged::schema(), &ParseOptions::default())
+    else {
+        panic!("a broken row accepted");
+    };
+    let said: Vec<(String, String)> = violations
+        .iter()
+        .map(|v| (v.path.to_string(), v.found.clone()))
+        .collect();
+    assert_eq!(reported, said);
+    assert_eq!(said.len(), 1, "{violations}");
 }
 
 /// The same derived enums streamed (`structured stream`'s reader, keeping no value): once the

@@ -12,6 +12,9 @@
 //! taken), so a report on a stand-in is at the place it was noted; and the text read has each
 //! key once (the strict reader refuses a repeat, the repairer keeps the last), so no other value
 //! takes a stand-in's place.
+//!
+//! A value's skeleton ([`Skeleton`]: its scalars and empty containers, at the top only the
+//! members named) is what a choice among an `anyOf`'s variants looks at, read from its text.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -367,6 +370,47 @@ impl<'de> Visitor<'de> for Guided<'_, '_, '_> {
                 below => map.next_value_seed(self.held.below(below, path))?,
             };
             out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// A value as a choice of variant sees it: its scalars, its containers empty and, at the top,
+/// only the members whose names `keep` keeps (a choice of variant looks at nothing else).
+pub(crate) struct Skeleton<'k> {
+    /// Which members of the top object are kept (`None`: none).
+    pub(crate) keep: Option<&'k dyn Fn(&str) -> bool>,
+}
+
+impl<'de> DeserializeSeed<'de> for Skeleton<'_> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Skeleton<'_> {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars_as_values!();
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        Ok(Value::Array(Vec::new()))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            match self.keep {
+                Some(keep) if keep(&key) => {
+                    let value = map.next_value_seed(Skeleton { keep: None })?;
+                    out.insert(key, value);
+                }
+                _ => {
+                    map.next_value::<IgnoredAny>()?;
+                }
+            }
         }
         Ok(Value::Object(out))
     }

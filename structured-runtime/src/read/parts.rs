@@ -42,7 +42,7 @@ use serde_json::{Map, Value};
 
 use crate::read::coerce::{coerce_at, may_rename, CoercePolicy, Listed, Recovery, RecoveryKind};
 use crate::read::extract::Candidate;
-use crate::read::held::{free, scalars_as_values, Held, StandIns};
+use crate::read::held::{free, scalars_as_values, Held, Skeleton, StandIns};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
     invalid, object_root, parse_value, repaired_as_allowed, valid, value_from_json_text, Attempt,
@@ -565,46 +565,6 @@ impl<'de> Visitor<'de> for Seek<'_, '_> {
             })?;
         }
         Ok(())
-    }
-}
-
-/// A value as a choice of variant sees it: its scalars, its containers empty and, at the top,
-/// only the members whose names `keep` keeps.
-struct Skeleton<'k> {
-    keep: Option<&'k dyn Fn(&str) -> bool>,
-}
-
-impl<'de> DeserializeSeed<'de> for Skeleton<'_> {
-    type Value = Value;
-    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
-        de.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for Skeleton<'_> {
-    type Value = Value;
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        f.write_str("a JSON value")
-    }
-    scalars_as_values!();
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        Ok(Value::Array(Vec::new()))
-    }
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
-        let mut out = Map::new();
-        while let Some(key) = map.next_key::<String>()? {
-            match self.keep {
-                Some(keep) if keep(&key) => {
-                    let value = map.next_value_seed(Skeleton { keep: None })?;
-                    out.insert(key, value);
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        Ok(Value::Object(out))
     }
 }
 

@@ -35,6 +35,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::{Map, Value};
 
+use crate::read::held::Skeleton;
 use crate::read::strict_de::{fingerprint, Fingerprints};
 use crate::schema::checks::asserts_nothing;
 use crate::schema::node::{JsonType, Node, Types};
@@ -50,6 +51,12 @@ const MAX_RESTARTS: u32 = 16;
 /// again, so a stream's text is read at most this many times more; a variant whose tag comes
 /// after its bulk inside the members of this many others written the same way is read whole.
 const MAX_JUDGES_WITHIN: u8 = 8;
+
+/// An object at an `anyOf` whose variants only its names tell apart (an untagged enum,
+/// [`Variant::by_names`]) is judged when it closes against each branch in turn, its text read
+/// again by a reader of its own per branch. Such objects inside each other multiply the reads:
+/// past this many reads of one text in all, the object is held whole and judged as a value.
+const MAX_BRANCH_READS: u32 = 16;
 
 /// The pieces a reader judging a member is fed: what it reports of each piece is all it holds
 /// beside the text.
@@ -147,6 +154,12 @@ struct Frame<'s> {
 struct Variant<'s> {
     /// The `anyOf`'s node.
     at: Node<'s>,
+    /// Only the object's names tell the branches taking objects apart (an untagged enum,
+    /// [`crate::schema::parts::apart_by_names`]): no member names a branch. When the object
+    /// closes, its text is read again at each branch in turn, as the check of the whole value
+    /// judges the branches, and its report is the one that check gives
+    /// ([`crate::schema::validation::refusal_of_branches`]), without the value held.
+    by_names: bool,
     /// The branch a member named.
     chosen: Option<Node<'s>>,
     /// The object's members are kept whole for a reason beside the variant (the value so far
@@ -183,14 +196,15 @@ fn object_branches<'s>(at: Node<'s>) -> impl Iterator<Item = Node<'s>> {
 
 impl<'s> Variant<'s> {
     /// An object opening at the `anyOf` `at`: its branch chosen now when only one takes objects.
-    fn at(at: Node<'s>, kept_above: bool, base: usize) -> Variant<'s> {
+    fn at(at: Node<'s>, kept_above: bool, base: usize, by_names: bool) -> Variant<'s> {
         let mut objects = object_branches(at);
         let chosen = match (objects.next(), objects.next()) {
-            (Some(only), None) => Some(only),
+            (Some(only), None) if !by_names => Some(only),
             _ => None,
         };
         Variant {
             at,
+            by_names,
             chosen,
             kept_above,
             base,
@@ -203,7 +217,8 @@ impl<'s> Variant<'s> {
 
     /// Notes where a member read before the branch was named lies (it ends at `to`).
     fn note(&mut self, to: usize) {
-        if self.too_far {
+        // (Judged from the object's whole text when it closes.)
+        if self.too_far || self.by_names {
             return;
         }
         let from_base = |at: usize| u32::try_from(at.saturating_sub(self.base)).ok();
@@ -226,6 +241,9 @@ impl<'s> Variant<'s> {
 
     /// The branch the member `name` (holding `value`; `None`: not read yet) names.
     fn named_by(&self, name: &str, value: Option<&Value>) -> Option<Node<'s>> {
+        if self.by_names {
+            return None;
+        }
         self.at.any_of()?.find(|b| b.named_by_member(name, value))
     }
 }
@@ -532,6 +550,9 @@ pub struct StreamReader<'s> {
     root_node: Node<'s>,
     /// How many readers judging a member read again this one is inside.
     within: u8,
+    /// How many times over the text this reader reads is read in all, for the objects it is
+    /// inside that are judged against each of their branches ([`MAX_BRANCH_READS`]).
+    reads: u32,
     /// How far into `text` to read now: all of it, but for a reader judging a member read
     /// again, which reads its piece of the text it borrows.
     until: usize,
@@ -587,6 +608,9 @@ struct Facts {
     types: Types,
     /// An object there names its variant by a member ([`Variant`]).
     decides: bool,
+    /// Only an object's names tell its variants apart there ([`Variant::by_names`]), and how
+    /// many branches its text is read again at.
+    by_names: Option<u32>,
     /// There, some branch taking objects has an own check that reads its members' values, or
     /// all their names: an object there keeps them until its branch is named.
     variant_keeps: (bool, bool),
@@ -602,10 +626,16 @@ impl Facts {
         });
         let objects = || object_branches(target);
         // (A branch choosing among branches of its own is judged whole.)
-        let decides = crate::schema::parts::decides(target)
-            && !objects()
+        let plain_branches = || {
+            !objects()
                 .chain(list_branch(target))
-                .any(|b| b.target().any_of().is_some());
+                .any(|b| b.target().any_of().is_some())
+        };
+        let decides = crate::schema::parts::decides(target) && plain_branches();
+        let by_names = (crate::schema::parts::apart_by_names(target) && plain_branches())
+            .then(|| target.any_of().map_or(0, Iterator::count))
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|&n| n <= MAX_BRANCH_READS);
         let variant_keeps = if decides {
             (
                 objects().any(|b| reads_members(Some(b))),
@@ -620,6 +650,7 @@ impl Facts {
             any_of: target.any_of().is_some(),
             types: target.types(),
             decides,
+            by_names,
             variant_keeps,
         }
     }
@@ -667,6 +698,7 @@ impl<'s> StreamReader<'s> {
             schema,
             root_node: Node::root(schema.schema()),
             within: 0,
+            reads: 1,
             until: usize::MAX,
             keep_value: true,
             openers: (objects, lists),
@@ -697,7 +729,9 @@ impl<'s> StreamReader<'s> {
     /// their values: an `enum` of objects, an `anyOf` whose branches a member does not name
     /// as an enum's tag or key does), so its memory stays about the answer's size. An object
     /// at an enum with data is read at its variant's nodes once its tag or key is read; members
-    /// read before the tag are kept as where their text lies and read again from it then. Every check, violation and completion is reported as by
+    /// read before the tag are kept as where their text lies and read again from it then. An
+    /// object of an untagged enum is judged when it closes, its text read again at each variant
+    /// ([`MAX_BRANCH_READS`]). Every check, violation and completion is reported as by
     /// [`StreamReader::new`]; [`StreamReader::value`] is `null`, [`StreamReader::partial`]
     /// `None`, and [`StreamReader::is_complete`] takes any path inside a completed member as
     /// complete.
@@ -1167,9 +1201,16 @@ impl<'s> StreamReader<'s> {
                 let kept_above =
                     self.keep_value || self.frames.last().is_some_and(|parent| parent.keep);
                 let facts = node.map(|n| self.facts(n));
+                // (Judged against each branch when it closes, within the reads allowed.)
+                let by_names = facts
+                    .and_then(|f| f.by_names)
+                    .is_some_and(|n| self.reads.saturating_mul(n) <= MAX_BRANCH_READS);
                 let variant = node
-                    .filter(|_| b == b'{' && facts.is_some_and(|f| f.decides))
-                    .map(|n| Variant::at(n.target(), kept_above, self.read.saturating_sub(1)));
+                    .filter(|_| b == b'{' && (by_names || facts.is_some_and(|f| f.decides)))
+                    .map(|n| {
+                        let base = self.read.saturating_sub(1);
+                        Variant::at(n.target(), kept_above, base, by_names)
+                    });
                 // The node the members are read at, and the one whose own check reads them: an
                 // object at a variant is read at its branch once chosen, before at none; under
                 // another `anyOf` the members are left to the check of the whole value.
@@ -1180,7 +1221,9 @@ impl<'s> StreamReader<'s> {
                 // A list where the kind of value decides the branch: read at the one branch
                 // taking lists, as its node; refused when none does.
                 let list_at = match (b, node, facts) {
-                    (b'[', Some(node), Some(facts)) if facts.decides => {
+                    (b'[', Some(node), Some(facts))
+                        if facts.decides || facts.by_names.is_some() =>
+                    {
                         Some(list_branch(node.target()))
                     }
                     _ => None,
@@ -1527,7 +1570,7 @@ impl<'s> StreamReader<'s> {
             }
 
             if let Some(node) = members.property(&key) {
-                found.extend(self.judge_text(node, value_from, to));
+                found.extend(self.judge_text(node, value_from, to, self.reads));
             }
             let at = path.key(&key);
             self.report(found, &at);
@@ -1553,14 +1596,16 @@ impl<'s> StreamReader<'s> {
     /// reading it there from the start reports them. A container is read by a reader of its own
     /// keeping no value, lent this reader's text and reading it a piece at a time (what it
     /// reports of each piece is all it holds beside its containers); a scalar, or a container
-    /// inside more than [`MAX_JUDGES_WITHIN`] such readers, is read whole.
-    fn judge_text(&mut self, node: Node<'s>, from: usize, to: usize) -> Vec<Violation> {
+    /// inside more than [`MAX_JUDGES_WITHIN`] such readers, is read whole. `reads`: how many
+    /// times over the text is read in all, with this reading ([`MAX_BRANCH_READS`]).
+    fn judge_text(&mut self, node: Node<'s>, from: usize, to: usize, reads: u32) -> Vec<Violation> {
         let container = matches!(self.text.get(from), Some(b'{' | b'['));
         if container && to <= self.text.len() && self.within < MAX_JUDGES_WITHIN {
             let mut judge = StreamReader {
                 root_node: node,
                 openers: (true, true),
                 within: self.within + 1,
+                reads,
                 text: std::mem::take(&mut self.text),
                 start: from,
                 read: from,
@@ -1582,6 +1627,51 @@ impl<'s> StreamReader<'s> {
         match serde_json::from_slice::<Value>(text) {
             Ok(value) => crate::schema::validation::explain(node, &value),
             Err(_) => Vec::new(),
+        }
+    }
+
+    /// Why the `anyOf` at `at` refuses the object (of `members` members) whose text starts at
+    /// `base` and ends here, an object only its names tell the variants of apart
+    /// ([`Variant::by_names`]): its text read again at each branch in turn, and the branches'
+    /// reports weighed as the check of the whole value weighs them
+    /// ([`crate::schema::validation::refusal_of_branches`], given the object's skeleton:
+    /// [`Skeleton`]). Nothing where the text is not JSON the strict reader takes (the final
+    /// reading judges it).
+    fn refusal_by_names(&mut self, at: Node<'s>, base: usize, members: usize) -> Vec<Violation> {
+        use crate::schema::validation::{no_branch, refusal_of_branches, Refusal};
+        use serde::de::DeserializeSeed;
+        let to = self.read;
+        let branches: Vec<Node<'s>> = at.any_of().map(Iterator::collect).unwrap_or_default();
+        let declared = |key: &str| branches.iter().any(|b| b.target().property(key).is_some());
+        let skeleton = self.text.get(base..to).and_then(|text| {
+            let mut de = serde_json::Deserializer::from_slice(text);
+            Skeleton {
+                keep: Some(&declared),
+            }
+            .deserialize(&mut de)
+            .ok()
+        });
+        let Some(skeleton) = skeleton else {
+            return Vec::new();
+        };
+        let reads = self
+            .reads
+            .saturating_mul(u32::try_from(branches.len()).unwrap_or(u32::MAX));
+        let refusal = refusal_of_branches(&branches, &skeleton, |branch| {
+            self.judge_text(branch, base, to, reads)
+        });
+        match refusal {
+            Refusal::Taken => Vec::new(),
+            Refusal::Branch(violations) => violations,
+            Refusal::NoBranch => {
+                let (rule, expected) = no_branch(at);
+                vec![Violation {
+                    path: Pointer::root(),
+                    rule,
+                    expected,
+                    found: preview_object(members),
+                }]
+            }
         }
     }
 
@@ -1624,6 +1714,18 @@ impl<'s> StreamReader<'s> {
                 if !too_far {
                     self.check(Some(branch), &value, &path, dropped);
                 }
+            }
+            // Told apart by names only: judged against each branch in turn, from its text.
+            Some(Variant {
+                by_names: true,
+                at,
+                base,
+                ..
+            }) => {
+                let members = value.as_object().map_or(0, Map::len)
+                    + frame.named.as_ref().map_or(0, |n| n.prints.len());
+                let found = self.refusal_by_names(at, base, members);
+                self.report(found, &path);
             }
             // Naming none, it is refused by every branch.
             Some(Variant { at, .. }) => {

@@ -565,16 +565,11 @@ impl Explain {
         }
     }
 
-    /// Why no branch took `value`: the branch it names by its tag, else the one branch that
-    /// takes its kind of value, else (untagged) the closest such branch — its own violations;
-    /// otherwise one violation counting the branches. Only the best report so far is kept, so a
-    /// wide `anyOf` costs one branch's report in memory, however many branches it has.
+    /// Why no branch took `value` ([`refusal_of_branches`], each branch walked in turn). Only
+    /// the best report so far is kept, so a wide `anyOf` costs one branch's report in memory,
+    /// however many branches it has.
     fn any_of(&mut self, node: Node<'_>, branches: &[Node<'_>], value: &Value, path: &Path<'_>) {
-        let tagged = Node::has_tags(branches);
-        let mut named: Option<Vec<Violation>> = None;
-        let mut same_type = 0usize;
-        let mut closest: Option<Vec<Violation>> = None;
-        for branch in branches {
+        let refusal = refusal_of_branches(branches, value, |branch| {
             let mut sub = Explain {
                 out: Vec::new(),
                 budget: self.budget,
@@ -584,47 +579,18 @@ impl Explain {
                 spent: false,
                 dropped: 0,
             };
-            sub.node(*branch, value, path);
+            sub.node(branch, value, path);
             self.budget = sub.budget;
             self.active = sub.active;
             self.spent |= sub.spent;
-            if sub.out.is_empty() {
-                // A branch taking the value (or one the budget ran out in before the walk found
-                // anything: then nothing is claimed of the `anyOf`).
-                return;
-            }
-            if named.is_none() && branch.tagged_for(value) {
-                named = Some(sub.out);
-                continue;
-            }
-            if branch.target().types().allows(value) {
-                same_type += 1;
-                if closest.as_ref().is_none_or(|c| sub.out.len() < c.len()) {
-                    closest = Some(sub.out);
-                }
-            }
-        }
-        let among_several = named.is_none() && same_type > 1;
-        let pick = match (named, same_type, closest) {
-            (Some(named), _, _) => Some(named),
-            (None, 1, closest) => closest,
-            (None, n, closest) if n > 1 && !tagged => closest,
-            _ => None,
-        };
-        match pick {
-            Some(mut violations) => {
-                if among_several {
-                    // The closest of several: the others are counted, not explained.
-                    for v in &mut violations {
-                        v.expected = capped(format!(
-                            "{} (the closest of {} branches that take this kind of value)",
-                            v.expected, same_type
-                        ));
-                    }
-                }
-                self.out.append(&mut violations)
-            }
-            None => {
+            // (Empty also where the budget ran out before the walk found anything: then nothing
+            // is claimed of the `anyOf`.)
+            sub.out
+        });
+        match refusal {
+            Refusal::Taken => {}
+            Refusal::Branch(mut violations) => self.out.append(&mut violations),
+            Refusal::NoBranch => {
                 let (rule, expected) = no_branch(node);
                 self.push(path, rule, expected, preview_json(value))
             }
@@ -825,6 +791,71 @@ fn only_declared(node: Node<'_>) -> String {
 /// What was found: member `key`, which the object does not declare.
 fn undeclared_found(key: &str) -> String {
     format!("property {}", preview_str(key))
+}
+
+/// What an `anyOf` (or `oneOf`, [`Node::any_of`]) says of a value, from its branches' reports.
+pub(crate) enum Refusal {
+    /// A branch takes the value.
+    Taken,
+    /// The report of the branch that explains the refusal.
+    Branch(Vec<Violation>),
+    /// No branch explains it: the `anyOf`'s one violation ([`no_branch`]).
+    NoBranch,
+}
+
+/// Why no branch of `branches` takes `value`, each branch's own report asked in order (`report`;
+/// an empty one: that branch takes the value, and no other is asked): the report of the branch
+/// the value names by its tag ([`Node::tagged_for`]), else of the one branch taking its kind of
+/// value, else (untagged) of the closest such branch, the others counted in its words;
+/// otherwise none explains it. Of an object, `value` may hold only its members some branch
+/// declares, each container empty: nothing else is looked at here.
+pub(crate) fn refusal_of_branches<'n>(
+    branches: &[Node<'n>],
+    value: &Value,
+    mut report: impl FnMut(Node<'n>) -> Vec<Violation>,
+) -> Refusal {
+    let tagged = Node::has_tags(branches);
+    let mut named: Option<Vec<Violation>> = None;
+    let mut same_type = 0usize;
+    let mut closest: Option<Vec<Violation>> = None;
+    for branch in branches {
+        let out = report(*branch);
+        if out.is_empty() {
+            return Refusal::Taken;
+        }
+        if named.is_none() && branch.tagged_for(value) {
+            named = Some(out);
+            continue;
+        }
+        if branch.target().types().allows(value) {
+            same_type += 1;
+            if closest.as_ref().is_none_or(|c| out.len() < c.len()) {
+                closest = Some(out);
+            }
+        }
+    }
+    let among_several = named.is_none() && same_type > 1;
+    let pick = match (named, same_type, closest) {
+        (Some(named), _, _) => Some(named),
+        (None, 1, closest) => closest,
+        (None, n, closest) if n > 1 && !tagged => closest,
+        _ => None,
+    };
+    match pick {
+        Some(mut violations) => {
+            if among_several {
+                // The closest of several: the others are counted, not explained.
+                for v in &mut violations {
+                    v.expected = capped(format!(
+                        "{} (the closest of {} branches that take this kind of value)",
+                        v.expected, same_type
+                    ));
+                }
+            }
+            Refusal::Branch(violations)
+        }
+        None => Refusal::NoBranch,
+    }
 }
 
 /// What the `anyOf` (or `oneOf`, [`Node::any_of`]) at `node` reports of a value no branch takes
