@@ -5,8 +5,8 @@
 //! whose items must differ, objects allowing no undeclared member with a list in a list, and an
 //! object allowing other members with lists below its declared ones, schemas as code generators
 //! write them (references on the way, an optional list, a `oneOf` enum, a map whose keys are
-//! judged and counted, a dict whose keys have patterns) and one referring back
-//! to its root (also read with defaults for missing and null values).
+//! judged and counted, a dict whose keys have patterns, an untagged enum) and one referring
+//! back to its root (also read with defaults for missing and null values).
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -253,6 +253,29 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
             serde_json::json!({
                 "type": "object",
                 "properties": {"data": {"type": "array", "items": {}}, "n": {"type": "integer"}}
+            }),
+            // An untagged enum as a member: only an object's names tell its variants apart.
+            serde_json::json!({
+                "type": "object",
+                "properties": {"payload": {"anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"rows": {"type": "array", "items": row}, "title": {"type": "string"}},
+                        "required": ["rows", "title"],
+                        "additionalProperties": false
+                    },
+                    {
+                        "type": "object",
+                        "properties": {
+                            "rows": {"type": "array", "items": {"type": "integer"}},
+                            "title": {"type": ["string", "integer"]},
+                            "count": {"type": "integer"}
+                        },
+                        "additionalProperties": false
+                    },
+                    {"type": "string"}
+                ]}},
+                "required": ["payload"]
             }),
         ]
         .into_iter()

@@ -3,7 +3,8 @@
 //! shown, and a value shown as complete is the whole answer's when it reads as written. A
 //! reader keeping no value (`StreamReader::changes_only`) reports what the one keeping it
 //! reports, chunk by chunk. On a schema of enums with data (variants named by a tag, nested in
-//! each other) and an optional list of a `oneOf`'s objects or strings, both readers report exactly the violations the validator of record finds in the
+//! each other), an optional list of a `oneOf`'s objects or strings and an untagged enum, both
+//! readers report exactly the violations the validator of record finds in the
 //! whole value, when the bytes are one JSON object.
 #![no_main]
 
@@ -156,6 +157,37 @@ fn variants() -> &'static ResponseSchema {
                 "pages": {"anyOf": [
                     {"type": "array", "items": {"$ref": "#/$defs/page"}, "maxItems": 3},
                     {"type": "null"}
+                ]},
+                // An untagged enum: only an object's names tell its variants apart (`rows` in
+                // two, one variant named by its one key, one holding another).
+                "payload": {"anyOf": [
+                    {
+                        "type": "object",
+                        "properties": {"rows": {"type": "array", "items": row}, "title": {"type": "string"}},
+                        "required": ["rows", "title"],
+                        "additionalProperties": false
+                    },
+                    {
+                        "type": "object",
+                        "properties": {
+                            "rows": {"type": "array", "items": {"type": "integer", "minimum": 0}},
+                            "count": {"type": "integer"}
+                        },
+                        "additionalProperties": false
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"n": {"type": "integer"}, "inner": {"$ref": "#/properties/payload"}},
+                        "required": ["n", "inner"],
+                        "additionalProperties": false
+                    },
+                    {
+                        "type": "object",
+                        "properties": {"only": {"type": "integer"}},
+                        "required": ["only"],
+                        "additionalProperties": false
+                    },
+                    {"type": "string", "maxLength": 3}
                 ]}
             },
             "required": ["act"],
