@@ -986,7 +986,9 @@ fn the_hand_picked_shapes_agree_too() {
 ``` done"#,
         ),
         (0, r#"[1, 2, 3, 4, 5, 6, 7]"#),
-        // An untagged variant chosen by its names, which another branch declares too.
+        // An untagged variant chosen by its names, which another branch declares too: valid as
+        // written by that branch (never given the chosen one's defaults).
+        (29, r#"{"note": "n", "payload": {"title": "t"}}"#),
         (
             29,
             r#"{"note": "n", "payload": {"rows": [{"id": 1, "name": "a", "ok": true, "kind": "alpha", "tags": []}], "title": 5}}"#,

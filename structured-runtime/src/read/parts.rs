@@ -13,8 +13,10 @@
 //! passes an enum with data, or an `anyOf` the kind of value decides (an optional list), a first
 //! look at the text finds the branch the value takes (as coercion will choose it), and that
 //! branch's lists are read in parts. An untagged enum's variant is read so too when the others
-//! refuse the value's names; a value refused there is read whole (its report is the closest
-//! variant's).
+//! refuse the value's names; a value refused there, or one another variant may take, is written
+//! fitted and that text judged by a stream reader keeping no value, which weighs every variant
+//! on the object's text as the check of the whole value weighs them (where the value holds a
+//! member coercion keeps and the object refuses, it is read whole).
 //!
 //! The steps are those of every reading ([`crate::parse_value`]): the same candidates, the same
 //! repairs, the same coercion and the same verdicts of the validator of record, so the text,
@@ -49,6 +51,7 @@ use crate::read::parse::{
     KeptNumbers, ParseError, ParseOptions, Parsed, Target, Unjudged, Untyped, Verdict,
 };
 use crate::read::repair::{inexact_number, repaired_json, Repair, RepairError, Repaired};
+use crate::read::stream::StreamReader;
 use crate::read::strict_de;
 use crate::read::Answer;
 use crate::read::Reshape;
@@ -123,6 +126,7 @@ fn read_json(
             nested_from,
             gave_up: Cell::new(false),
             compact: Cell::new(true),
+            write_refused: Cell::new(false),
         };
         let result = value_from_json_text(&target, text, StructuredOutputMode::None, options);
         if !target.gave_up.get() {
@@ -144,6 +148,9 @@ struct InParts<'s> {
     /// The text read is written as `serde_json` writes it (else what is copied from it into the
     /// value's text is written so first).
     compact: Cell<bool>,
+    /// A refused value is written too, fitted (its verdict is the stream's on that text:
+    /// [`Stop::ByNames`]).
+    write_refused: Cell<bool>,
 }
 
 /// Where a value sits with respect to the lists read in parts.
@@ -164,6 +171,12 @@ enum Stop {
     Misfit,
     /// Coercion moved a list: read the answer whole.
     GaveUp,
+    /// A variant was chosen where only names tell variants apart, and the value is refused or
+    /// another branch may take it: its verdict and report are the ones the check of the whole
+    /// value gives, weighing every branch on the whole value. The value is written fitted, and
+    /// that text judged by a stream reader keeping no value, which judges such an object
+    /// against each branch from its text ([`InParts::judged_as_streamed`]).
+    ByNames,
 }
 
 /// A candidate's JSON read in parts.
@@ -202,21 +215,21 @@ impl InParts<'_> {
     /// The parts `json` is read by: where the schema chooses among variants on the way to
     /// lists, the parts of the variants it names (decided on a first look at the text, as
     /// coercion will choose them); `None` when nothing can be read in parts.
-    fn parts_for(&self, json: &str) -> Option<Decided<'_>> {
+    fn parts_for(&self, json: &str) -> Option<(Decided<'_>, bool)> {
         let parts = self.parts;
-        let decided = match parts.points() {
-            [] => None,
+        let (decided, doubtful) = match parts.points() {
+            [] => (None, false),
             points => {
                 let document = self.schema.schema();
-                let choices = choose(json, parts, points, document);
-                parts.decided(document, &choices)
+                let (choices, doubtful) = choose(json, parts, points, document);
+                (parts.decided(document, &choices), doubtful)
             }
         };
         let read = match decided {
             Some(decided) => Decided::Made(decided),
             None => Decided::Fixed(parts),
         };
-        (read.len() > 0).then_some(read)
+        (read.len() > 0).then_some((read, doubtful))
     }
 
     /// Reads `json` (one JSON value, as `serde_json` writes it) in parts: as written first,
@@ -233,7 +246,7 @@ impl InParts<'_> {
         fit: Option<&CoercePolicy>,
         out: Option<&mut Vec<u8>>,
     ) -> Result<Read, Stop> {
-        let decided = self.parts_for(json).ok_or(Stop::GaveUp)?;
+        let (decided, doubtful) = self.parts_for(json).ok_or(Stop::GaveUp)?;
         let parts: &Parts = &decided;
         let walk = |fitting| Walk {
             target: self,
@@ -283,6 +296,8 @@ impl InParts<'_> {
                     as_text,
                 });
             }
+            // (Another branch than the one chosen by names may take it as written.)
+            Err(Stop::Misfit) if doubtful => return Err(Stop::ByNames),
             Err(Stop::Misfit) if fit.is_some() => {}
             Err(stop) => return Err(stop),
         }
@@ -308,18 +323,19 @@ impl InParts<'_> {
                 .iter()
                 .all(|l| l.fitted.is_empty() && l.moved.is_empty() && l.dropped == 0);
         let refused = !walk.violations.is_empty() || !walk.as_text.is_empty();
-        if refused && parts.chose_by_names() {
+        let write_refused = self.write_refused.get();
+        if refused && parts.chose_by_names() && !write_refused {
             // Where only names tell variants apart, a refusal is explained by the closest one,
-            // judged on the whole value: read whole.
-            return Err(Stop::GaveUp);
+            // judged on the whole value.
+            return Err(Stop::ByNames);
         }
         let out = match out {
-            Some(out) if !unchanged && !refused => out,
+            Some(out) if !unchanged && (!refused || write_refused) => out,
             // As written (or as repaired), the text is the value's own; a refused value is not
             // written; nor is one only judged.
             _ => {
                 return Ok(Read {
-                    changed: !unchanged && !refused,
+                    changed: !unchanged && (!refused || write_refused),
                     recoveries: walk.recoveries,
                     violations: walk.violations,
                     as_text: walk.as_text,
@@ -463,8 +479,15 @@ impl Deref for Decided<'_> {
 /// value `json` writes: the one [`Node::branch_for`] picks for what the value holds there,
 /// read without its containers' contents and without the names no branch declares (the choice
 /// looks at nothing else). `None` where the value holds nothing there (or `null`), or a value
-/// no object branch takes.
-fn choose(json: &str, parts: &Parts, points: &[Point], document: &Value) -> Vec<Option<usize>> {
+/// no object branch takes. And whether, at a place where only names tell the branches apart,
+/// another branch than the one chosen may take the value (its names alone do not refuse it:
+/// [`crate::schema::parts::taken_only_by`]).
+fn choose(
+    json: &str,
+    parts: &Parts,
+    points: &[Point],
+    document: &Value,
+) -> (Vec<Option<usize>>, bool) {
     let nodes: Vec<Option<Node<'_>>> = points
         .iter()
         .map(|point| parts.point_node(document, point))
@@ -478,19 +501,24 @@ fn choose(json: &str, parts: &Parts, points: &[Point], document: &Value) -> Vec<
     };
     let mut de = serde_json::Deserializer::from_str(json);
     if seek.deserialize(&mut de).is_err() {
-        return vec![None; points.len()];
+        return (vec![None; points.len()], false);
     }
     let found = found.into_inner();
-    found
+    let mut doubtful = false;
+    let choices = found
         .into_iter()
         .zip(&nodes)
         .map(|(value, node)| {
             let (value, node) = (value?, (*node)?);
             let branch = Node::branch_for(node.any_of()?, &value)?;
-            node.any_of()?
-                .position(|b| std::ptr::eq(b.value(), branch.value()))
+            let chosen = node
+                .any_of()?
+                .position(|b| std::ptr::eq(b.value(), branch.value()))?;
+            doubtful |= !crate::schema::parts::taken_only_by(node, chosen, &value);
+            Some(chosen)
         })
-        .collect()
+        .collect();
+    (choices, doubtful)
 }
 
 /// Looks through a text for the values at the places where variants are chosen.
@@ -835,7 +863,7 @@ impl<'p> Walk<'p> {
             out.matched += usize::from(matched);
         }
         // Nothing is kept for the second pass once the value is refused (it is not written).
-        if self.violations.is_empty() {
+        if self.violations.is_empty() || self.target.write_refused.get() {
             if moved {
                 out.moved.push(item.to_string());
             } else if fitted {
@@ -910,6 +938,7 @@ impl<'p> Walk<'p> {
             nested_from: self.target.nested_from,
             gave_up: Cell::new(false),
             compact: Cell::new(self.target.compact.get()),
+            write_refused: Cell::new(self.target.write_refused.get()),
         };
         if self.writing {
             let fitted = self
@@ -968,7 +997,7 @@ impl<'p> Walk<'p> {
         let Some(out) = self.lists.get_mut(list) else {
             return Err(());
         };
-        if read.changed && !refused {
+        if read.changed && (!refused || self.target.write_refused.get()) {
             out.fitted.insert(index);
         }
         out.count += 1;
@@ -1000,6 +1029,11 @@ impl<'p> Walk<'p> {
             return Err(());
         };
         out.count += 1;
+        if !policy.drop_unknown_keys && self.target.write_refused.get() {
+            // Kept and refused, it is never written: a value judged as streamed is read whole.
+            self.stop = Some(Stop::GaveUp);
+            return Err(());
+        }
         if policy.drop_unknown_keys {
             out.dropped += 1;
             self.recoveries.push(Recovery {
@@ -1230,7 +1264,13 @@ impl<'p> Walk<'p> {
             // then the `anyOf` there says so in one violation, nothing below it reported (the
             // listing full, which violations it dropped is not known: read whole). Naming
             // another variant, it is explained as that one: read whole.
-            let unnamed = parts.unnamed(document, rest).ok_or(Stop::GaveUp)?;
+            let unnamed = match parts.unnamed(document, rest) {
+                Some(unnamed) => unnamed,
+                // (Written fitted, and judged as streamed.)
+                None if parts.chose_by_names() && self.target.write_refused.get() => Vec::new(),
+                None if parts.chose_by_names() => return Err(Stop::ByNames),
+                None => return Err(Stop::GaveUp),
+            };
             if !unnamed.is_empty() && self.violations.len() >= MAX_VIOLATIONS {
                 return Err(Stop::GaveUp);
             }
@@ -1810,6 +1850,9 @@ impl<'p> ShapeVisitor<'_, 'p> {
             true => &walk.rest_stand_ins,
             false => &walk.item_stand_ins,
         };
+        // A refused value written to be judged as streamed holds no stand-in: its text is the
+        // value's, containers and all (another branch may look inside them).
+        let node = node.filter(|_| !walk.target.write_refused.get());
         let mut read = Some(read);
         at_path(
             &self.shape.keys,
@@ -1836,6 +1879,67 @@ impl<'p> ShapeVisitor<'_, 'p> {
     }
 }
 
+impl InParts<'_> {
+    /// [`Stop::ByNames`]: `json` judged as written by a stream reader keeping no value; when it
+    /// does not fit so, read again, fitted as coercion fits the whole value and written whether
+    /// refused or not, and that text judged by such a reader
+    /// ([`StreamReader::changes_only`], which reports what the validator of record says of the
+    /// whole value, judging an untagged enum's object against each branch from its text). The
+    /// value's text, or why it is refused; `None` where the stream cannot judge it (read whole).
+    fn judged_as_streamed(
+        &self,
+        json: &str,
+        compact: bool,
+        attempt: &mut Attempt<'_, '_>,
+        options: &ParseOptions,
+    ) -> Option<Result<String, Violations>> {
+        // As written first: a value valid so is not fitted.
+        let text = match compact {
+            true => json.as_bytes().to_vec(),
+            false => strict_de::json_from_str(json)?.into_bytes(),
+        };
+        let (violations, complete, text) = self.streamed_violations(text);
+        if complete && violations.is_empty() {
+            return String::from_utf8(text).ok().map(Ok);
+        }
+        drop(text);
+        let mut out = Vec::new();
+        self.write_refused.set(true);
+        let read = self.read(
+            json,
+            &attempt.repairs,
+            Some(&options.coerce),
+            Some(&mut out),
+        );
+        self.write_refused.set(false);
+        let read = read.ok()?;
+        attempt.recoveries = read.recoveries.into_vec();
+        let text = match (read.changed, compact) {
+            (true, _) => out,
+            (false, true) => json.as_bytes().to_vec(),
+            (false, false) => strict_de::json_from_str(json)?.into_bytes(),
+        };
+        // (The text lent to the reader and given back: judged without a copy.)
+        let (violations, complete, text) = self.streamed_violations(text);
+        if !complete {
+            return None;
+        }
+        if !violations.is_empty() {
+            return Some(Err(Violations(violations)));
+        }
+        if !read.as_text.is_empty() {
+            return Some(Err(Violations(read.as_text)));
+        }
+        String::from_utf8(text).ok().map(Ok)
+    }
+
+    /// What a stream reader keeping no value reports of `text`, one JSON value read to its end
+    /// ([`StreamReader::judge_whole`]), whether it ended complete, and the text back.
+    fn streamed_violations(&self, text: Vec<u8>) -> (Vec<Violation>, bool, Vec<u8>) {
+        StreamReader::judge_whole(self.schema, text)
+    }
+}
+
 impl Target for InParts<'_> {
     type Out = String;
     fn schema(&self) -> &ResponseSchema {
@@ -1850,7 +1954,16 @@ impl Target for InParts<'_> {
         }
         // Judged as written first (nothing is changed, so the text is the value's); the text is
         // written out, as the strict reader writes it, only for a value that fits.
-        self.read(json, &[], None, None).ok()?;
+        match self.read(json, &[], None, None) {
+            Ok(_) => {}
+            Err(Stop::ByNames) => {
+                let (violations, complete, _) = self.streamed_violations(json.as_bytes().to_vec());
+                if !complete || !violations.is_empty() {
+                    return None;
+                }
+            }
+            Err(_) => return None,
+        }
         strict_de::json_from_str(json)
     }
     /// Why not is worked out on the whole value, only when the answer is refused.
@@ -1916,6 +2029,16 @@ impl Target for InParts<'_> {
             Some(&mut out),
         ) {
             Ok(read) => read,
+            Err(Stop::ByNames) => {
+                return match self.judged_as_streamed(&json, compact, &mut attempt, options) {
+                    Some(Ok(text)) => valid(attempt, text),
+                    Some(Err(violations)) => invalid(attempt, Value::Null, violations),
+                    None => {
+                        self.gave_up.set(true);
+                        Err(Unjudged::Unread)
+                    }
+                };
+            }
             Err(_) => {
                 self.gave_up.set(true);
                 return Err(Unjudged::Unread);

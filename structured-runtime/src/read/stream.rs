@@ -763,6 +763,36 @@ impl<'s> StreamReader<'s> {
         }
     }
 
+    /// What a reader keeping no value ([`StreamReader::changes_only`]) reports of `text`, one
+    /// JSON value, read to its end: its violations, whether it ended complete, and the text
+    /// back. The text is lent to the reader (not copied) and read a piece at a time: what it
+    /// reports of each piece is all it holds beside the text. For judging a value written out
+    /// whole as a stream judges it (`read::parts`).
+    pub(crate) fn judge_whole(
+        schema: &'s ResponseSchema,
+        text: Vec<u8>,
+    ) -> (Vec<Violation>, bool, Vec<u8>) {
+        let mut reader = StreamReader {
+            text,
+            ..StreamReader::changes_only(schema)
+        };
+        let mut found = Vec::new();
+        while reader.read < reader.text.len() && reader.status() != StreamStatus::Complete {
+            let before = reader.read;
+            reader.until = reader.read.saturating_add(JUDGE_PIECE);
+            reader.run();
+            found.append(&mut reader.violations);
+            reader.changes.clear();
+            reader.completed.clear();
+            if reader.read == before {
+                break;
+            }
+        }
+        found.append(&mut reader.violations);
+        let complete = reader.status() == StreamStatus::Complete;
+        (found, complete, std::mem::take(&mut reader.text))
+    }
+
     /// Reads the next chunk: any bytes, cut anywhere.
     pub fn feed(&mut self, chunk: &[u8]) -> StreamProgress<'_> {
         self.completed.clear();

@@ -61,9 +61,10 @@
 //! coercion chooses, and kept only when the value as fitted names that branch and no other).
 //! Where only the names an object has tell object branches apart (an untagged enum,
 //! [`apart_by_names`]), the branch coercion takes (the one declaring most of them) has its lists
-//! read in parts for a value every other branch refuses by its names alone, and only when the
-//! value is valid: a refusal there is explained by the closest branch, which takes every
-//! branch's report on the whole value.
+//! read in parts, and the verdict is theirs for a valid value every other branch refuses by its
+//! names alone ([`Parts::chose_by_names`]; else `read::parts` judges the value's fitted text as
+//! a stream reader does, each branch on the whole text: a refusal there is explained by the
+//! closest branch).
 //!
 //! The way also passes through references: a `$ref`, or an `allOf` of one schema, beside
 //! nothing that asserts (how code generators write nested types). The rest's schema has the
@@ -684,7 +685,8 @@ impl Parts {
     }
 
     /// Whether a variant was chosen where only names tell the branches apart
-    /// ([`apart_by_names`]): the value is then read in parts only when it is valid.
+    /// ([`apart_by_names`]): the verdict of these parts is then the value's only when it is
+    /// valid and every other branch refuses its names.
     pub(crate) fn chose_by_names(&self) -> bool {
         self.chosen.iter().any(|c| c.by_names)
     }
@@ -1469,7 +1471,7 @@ pub(crate) fn decides(node: Node<'_>) -> bool {
 /// names ([`Node::branch_for`]); that branch's lists are parts only for a value every other
 /// branch refuses by its names alone ([`refuses_by_names`]), and only a valid one: the
 /// explanation of a refusal there is the closest branch's, which needs every branch's report on
-/// the whole value (`read::parts` reads such a value whole).
+/// the whole value (`read::parts` judges such a value's fitted text as a stream reader does).
 pub(crate) fn apart_by_names(node: Node<'_>) -> bool {
     kinds(node).is_some_and(|(objects, lists)| lists <= 1 && objects.len() >= 2) && !decides(node)
 }
@@ -1507,6 +1509,18 @@ fn kinds(node: Node<'_>) -> Option<(Vec<Node<'_>>, usize)> {
         }
     }
     Some((objects, lists))
+}
+
+/// Whether at the `anyOf` `node` no branch but `chosen` (an index) may take `value` (the value
+/// there, or its skeleton: its members some branch declares, containers empty), where only names
+/// tell its branches apart ([`apart_by_names`]; elsewhere the kind of value or a tag does, and
+/// this is `true`).
+pub(crate) fn taken_only_by(node: Node<'_>, chosen: usize, value: &Value) -> bool {
+    if !apart_by_names(node) {
+        return true;
+    }
+    let branches: Vec<Node<'_>> = node.any_of().map(Iterator::collect).unwrap_or_default();
+    only_taker(&branches, chosen, value)
 }
 
 /// Whether `value`, an object, is taken by no branch of `branches` but `chosen` (an index), by
