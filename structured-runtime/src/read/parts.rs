@@ -175,8 +175,9 @@ enum Stop {
     /// another branch may take it: its verdict and report are the ones the check of the whole
     /// value gives, weighing every branch on the whole value. The value is written fitted, and
     /// that text judged by a stream reader keeping no value, which judges such an object
-    /// against each branch from its text ([`InParts::judged_as_streamed`]).
-    ByNames,
+    /// against each branch from its text ([`InParts::judged_as_streamed`]). `true`: another
+    /// branch may take the value as written (else it is known not to fit so).
+    ByNames(bool),
 }
 
 /// A candidate's JSON read in parts.
@@ -297,7 +298,7 @@ impl InParts<'_> {
                 });
             }
             // (Another branch than the one chosen by names may take it as written.)
-            Err(Stop::Misfit) if doubtful => return Err(Stop::ByNames),
+            Err(Stop::Misfit) if doubtful => return Err(Stop::ByNames(true)),
             Err(Stop::Misfit) if fit.is_some() => {}
             Err(stop) => return Err(stop),
         }
@@ -327,7 +328,7 @@ impl InParts<'_> {
         if refused && parts.chose_by_names() && !write_refused {
             // Where only names tell variants apart, a refusal is explained by the closest one,
             // judged on the whole value.
-            return Err(Stop::ByNames);
+            return Err(Stop::ByNames(false));
         }
         let out = match out {
             Some(out) if !unchanged && (!refused || write_refused) => out,
@@ -1268,7 +1269,7 @@ impl<'p> Walk<'p> {
                 Some(unnamed) => unnamed,
                 // (Written fitted, and judged as streamed.)
                 None if parts.chose_by_names() && self.target.write_refused.get() => Vec::new(),
-                None if parts.chose_by_names() => return Err(Stop::ByNames),
+                None if parts.chose_by_names() => return Err(Stop::ByNames(true)),
                 None => return Err(Stop::GaveUp),
             };
             if !unnamed.is_empty() && self.violations.len() >= MAX_VIOLATIONS {
@@ -1880,8 +1881,8 @@ impl<'p> ShapeVisitor<'_, 'p> {
 }
 
 impl InParts<'_> {
-    /// [`Stop::ByNames`]: `json` judged as written by a stream reader keeping no value; when it
-    /// does not fit so, read again, fitted as coercion fits the whole value and written whether
+    /// [`Stop::ByNames`]: `json` judged as written by a stream reader keeping no value (where
+    /// it may fit so: `as_written`); when it does not fit so, read again, fitted as coercion fits the whole value and written whether
     /// refused or not, and that text judged by such a reader
     /// ([`StreamReader::changes_only`], which reports what the validator of record says of the
     /// whole value, judging an untagged enum's object against each branch from its text). The
@@ -1890,19 +1891,21 @@ impl InParts<'_> {
         &self,
         json: &str,
         compact: bool,
+        as_written: bool,
         attempt: &mut Attempt<'_, '_>,
         options: &ParseOptions,
     ) -> Option<Result<String, Violations>> {
-        // As written first: a value valid so is not fitted.
-        let text = match compact {
-            true => json.as_bytes().to_vec(),
-            false => strict_de::json_from_str(json)?.into_bytes(),
-        };
-        let (violations, complete, text) = self.streamed_violations(text);
-        if complete && violations.is_empty() {
-            return String::from_utf8(text).ok().map(Ok);
+        // As written first, where it may fit so: a value valid so is not fitted.
+        if as_written {
+            let text = match compact {
+                true => json.as_bytes().to_vec(),
+                false => strict_de::json_from_str(json)?.into_bytes(),
+            };
+            let (violations, complete, text) = self.streamed_violations(text);
+            if complete && violations.is_empty() {
+                return String::from_utf8(text).ok().map(Ok);
+            }
         }
-        drop(text);
         let mut out = Vec::new();
         self.write_refused.set(true);
         let read = self.read(
@@ -1956,7 +1959,7 @@ impl Target for InParts<'_> {
         // written out, as the strict reader writes it, only for a value that fits.
         match self.read(json, &[], None, None) {
             Ok(_) => {}
-            Err(Stop::ByNames) => {
+            Err(Stop::ByNames(_)) => {
                 let (violations, complete, _) = self.streamed_violations(json.as_bytes().to_vec());
                 if !complete || !violations.is_empty() {
                     return None;
@@ -2029,8 +2032,10 @@ impl Target for InParts<'_> {
             Some(&mut out),
         ) {
             Ok(read) => read,
-            Err(Stop::ByNames) => {
-                return match self.judged_as_streamed(&json, compact, &mut attempt, options) {
+            Err(Stop::ByNames(as_written)) => {
+                let judged =
+                    self.judged_as_streamed(&json, compact, as_written, &mut attempt, options);
+                return match judged {
                     Some(Ok(text)) => valid(attempt, text),
                     Some(Err(violations)) => invalid(attempt, Value::Null, violations),
                     None => {
