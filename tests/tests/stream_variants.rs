@@ -484,20 +484,7 @@ fn tags_written_last_at_every_depth_are_judged_at_every_depth() {
             );
         }
         let text = format!(r#"{{"action":{text}}}"#);
-        let whole: BTreeSet<String> =
-            match schema.check_instance(&serde_json::from_str(&text).unwrap()) {
-                Ok(()) => BTreeSet::new(),
-                Err(violations) => violations.iter().map(|v| v.to_string()).collect(),
-            };
-        for mut reader in [
-            StreamReader::new(&schema),
-            StreamReader::changes_only(&schema),
-        ] {
-            let (found, status) = stream(&mut reader, &text, 7);
-            assert_eq!(status, StreamStatus::Complete);
-            let streamed: BTreeSet<String> = found.into_iter().map(|(_, said)| said).collect();
-            assert_eq!(streamed, whole, "{depth}");
-        }
+        let whole = both_readers_say_what_the_check_says(&schema, &text, 7);
         // One row broken at each depth.
         assert_eq!(whole.len(), depth + 1, "{whole:?}");
     }
@@ -529,21 +516,33 @@ fn an_untagged_variant_is_judged_as_the_whole_value_is() {
     }
     for payload in texts {
         let text = format!(r#"{{"action":null,"payload":{payload}}}"#);
-        let whole: BTreeSet<String> =
-            match schema.check_instance(&serde_json::from_str(&text).unwrap()) {
-                Ok(()) => BTreeSet::new(),
-                Err(violations) => violations.iter().map(|v| v.to_string()).collect(),
-            };
-        for mut reader in [
-            StreamReader::new(&schema),
-            StreamReader::changes_only(&schema),
-        ] {
-            let (found, status) = stream(&mut reader, &text, 5);
-            assert_eq!(status, StreamStatus::Complete);
-            let streamed: BTreeSet<String> = found.into_iter().map(|(_, said)| said).collect();
-            assert_eq!(streamed, whole, "{text}");
-        }
+        both_readers_say_what_the_check_says(&schema, &text, 5);
     }
+}
+
+/// Streams `text` (one JSON value) in `piece`-byte chunks through both readers, asserting each
+/// reads it to its end and reports exactly what the validator of record says of the whole
+/// value; that report.
+fn both_readers_say_what_the_check_says(
+    schema: &ResponseSchema,
+    text: &str,
+    piece: usize,
+) -> BTreeSet<String> {
+    let whole: BTreeSet<String> = match schema.check_instance(&serde_json::from_str(text).unwrap())
+    {
+        Ok(()) => BTreeSet::new(),
+        Err(violations) => violations.iter().map(|v| v.to_string()).collect(),
+    };
+    for mut reader in [
+        StreamReader::new(schema),
+        StreamReader::changes_only(schema),
+    ] {
+        let (found, status) = stream(&mut reader, text, piece);
+        assert_eq!(status, StreamStatus::Complete);
+        let streamed: BTreeSet<String> = found.into_iter().map(|(_, said)| said).collect();
+        assert_eq!(streamed, whole, "{text}");
+    }
+    whole
 }
 
 #[test]
