@@ -1901,7 +1901,7 @@ impl InParts<'_> {
                 true => json.as_bytes().to_vec(),
                 false => strict_de::json_from_str(json)?.into_bytes(),
             };
-            let (violations, complete, text) = self.streamed_violations(text);
+            let (violations, complete, text) = StreamReader::judge_whole(self.schema, text);
             if complete && violations.is_empty() {
                 return String::from_utf8(text).ok().map(Ok);
             }
@@ -1923,7 +1923,7 @@ impl InParts<'_> {
             (false, false) => strict_de::json_from_str(json)?.into_bytes(),
         };
         // (The text lent to the reader and given back: judged without a copy.)
-        let (violations, complete, text) = self.streamed_violations(text);
+        let (violations, complete, text) = StreamReader::judge_whole(self.schema, text);
         if !complete {
             return None;
         }
@@ -1934,12 +1934,6 @@ impl InParts<'_> {
             return Some(Err(Violations(read.as_text)));
         }
         String::from_utf8(text).ok().map(Ok)
-    }
-
-    /// What a stream reader keeping no value reports of `text`, one JSON value read to its end
-    /// ([`StreamReader::judge_whole`]), whether it ended complete, and the text back.
-    fn streamed_violations(&self, text: Vec<u8>) -> (Vec<Violation>, bool, Vec<u8>) {
-        StreamReader::judge_whole(self.schema, text)
     }
 }
 
@@ -1960,7 +1954,8 @@ impl Target for InParts<'_> {
         match self.read(json, &[], None, None) {
             Ok(_) => {}
             Err(Stop::ByNames(_)) => {
-                let (violations, complete, _) = self.streamed_violations(json.as_bytes().to_vec());
+                let (violations, complete, _) =
+                    StreamReader::judge_whole(self.schema, json.as_bytes().to_vec());
                 if !complete || !violations.is_empty() {
                     return None;
                 }

@@ -1473,7 +1473,10 @@ pub(crate) fn decides(node: Node<'_>) -> bool {
 /// explanation of a refusal there is the closest branch's, which needs every branch's report on
 /// the whole value (`read::parts` judges such a value's fitted text as a stream reader does).
 pub(crate) fn apart_by_names(node: Node<'_>) -> bool {
-    kinds(node).is_some_and(|(objects, lists)| lists <= 1 && objects.len() >= 2) && !decides(node)
+    // (Two or more object branches that do not each name their variant: not [`decides`].)
+    kinds(node).is_some_and(|(objects, lists)| {
+        lists <= 1 && objects.len() >= 2 && !Node::names_variants(&objects)
+    })
 }
 
 /// A place where the value's variant decides which lists lie below: [`decides`] or
