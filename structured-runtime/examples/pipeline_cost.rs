@@ -209,6 +209,7 @@ fn main() {
             "stream_valid_1" => stream_valid(1, false),
             "stream_valid_4" => stream_valid(4, false),
             "stream_valid_16" => stream_valid(16, false),
+            "stream_valid_whole" => stream_valid(usize::MAX, false),
             "stream_lean_1" => stream_valid(1, true),
             "stream_lean_4" => stream_valid(4, true),
             "stream_lean_16" => stream_valid(16, true),

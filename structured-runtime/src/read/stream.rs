@@ -38,7 +38,7 @@ use serde_json::{Map, Value};
 use crate::read::held::Skeleton;
 use crate::read::strict_de::{fingerprint, Fingerprints};
 use crate::schema::checks::asserts_nothing;
-use crate::schema::node::{JsonType, Node, Types};
+use crate::schema::node::{entry, JsonType, Node, Types};
 use crate::schema::pointer::edit_at;
 use crate::schema::validate::{preview_list, preview_object, Violation, MAX_VIOLATIONS};
 use crate::schema::{Pointer, ResponseSchema};
@@ -441,7 +441,7 @@ impl<'s> Members<'s> {
     /// the final reading).
     fn property(&self, key: &str) -> Option<Node<'s>> {
         let node = self.node?;
-        match self.properties.and_then(|p| p.get(key)) {
+        match self.properties.and_then(|p| entry(p, key)) {
             Some(schema) => Some(node.child(schema)),
             None if self.patterns => node.member(key),
             None => self.additional,

@@ -11,6 +11,21 @@ use serde_json::{Map, Value};
 
 use super::pointer::Pointer;
 
+/// The member `name` of `map`. A schema's node holds a few keywords, and an object a few
+/// members: those are compared name by name (most differ in length, a one-word check), which
+/// costs a fraction of hashing the name; a larger map is looked up by its hash.
+pub(crate) fn entry<'m>(map: &'m Map<String, Value>, name: &str) -> Option<&'m Value> {
+    if map.len() > SCANNED_ENTRIES {
+        return map.get(name);
+    }
+    map.iter()
+        .find(|(key, _)| key.len() == name.len() && key.as_bytes() == name.as_bytes())
+        .map(|(_, value)| value)
+}
+
+/// The most entries [`entry`] compares one by one.
+const SCANNED_ENTRIES: usize = 16;
+
 /// Whether `keyword` is an extension annotation (`x-` and a name, as OpenAPI and code generators
 /// write them), or OpenAPI's `discriminator` (which a schema is admitted with only where its
 /// branches already say what it says): kept in the schema, ignored by validation, never sent
@@ -369,7 +384,7 @@ impl<'s> Node<'s> {
 
     /// A keyword's value.
     pub fn get(self, keyword: &str) -> Option<&'s Value> {
-        self.map()?.get(keyword)
+        entry(self.map()?, keyword)
     }
 
     /// Whether the node has `keyword`.
@@ -455,7 +470,7 @@ impl<'s> Node<'s> {
 
     /// The schema of property `name`.
     pub fn property(self, name: &str) -> Option<Node<'s>> {
-        let schema = self.get("properties")?.as_object()?.get(name)?;
+        let schema = entry(self.get("properties")?.as_object()?, name)?;
         Some(self.child(schema))
     }
 

@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::checks::asserts_nothing;
-use super::node::{Additional, Node};
+use super::node::{entry, Additional, Node};
 use super::pointer::{Path, Pointer};
 use super::validate::{
     capped, preview_json, preview_str, Rule, Violation, Violations, MAX_VIOLATIONS,
@@ -546,7 +546,7 @@ impl Explain {
                 self.push(path, Rule::Enum, expected, preview_json(value));
             }
         }
-        if let Some(c) = s.get("const") {
+        if let Some(c) = entry(s, "const") {
             if !json_eq(c, value) {
                 self.push(
                     path,
@@ -604,29 +604,29 @@ impl Explain {
         value: &Value,
         path: &Path<'_>,
     ) {
-        let min = s.get("minimum").and_then(Value::as_f64);
-        let max = s.get("maximum").and_then(Value::as_f64);
-        let xmin = s.get("exclusiveMinimum").and_then(Value::as_f64);
-        let xmax = s.get("exclusiveMaximum").and_then(Value::as_f64);
+        let min = entry(s, "minimum").and_then(Value::as_f64);
+        let max = entry(s, "maximum").and_then(Value::as_f64);
+        let xmin = entry(s, "exclusiveMinimum").and_then(Value::as_f64);
+        let xmax = entry(s, "exclusiveMaximum").and_then(Value::as_f64);
         let bad = min.is_some_and(|m| n < m)
             || max.is_some_and(|m| n > m)
             || xmin.is_some_and(|m| n <= m)
             || xmax.is_some_and(|m| n >= m);
         if bad {
             let mut parts = Vec::new();
-            if let Some(m) = s.get("minimum") {
+            if let Some(m) = entry(s, "minimum") {
                 parts.push(format!(">= {m}"));
             }
-            if let Some(m) = s.get("exclusiveMinimum") {
+            if let Some(m) = entry(s, "exclusiveMinimum") {
                 parts.push(format!("> {m}"));
             }
-            if let Some(m) = s.get("maximum") {
+            if let Some(m) = entry(s, "maximum") {
                 parts.push(format!("<= {m}"));
             }
-            if let Some(m) = s.get("exclusiveMaximum") {
+            if let Some(m) = entry(s, "exclusiveMaximum") {
                 parts.push(format!("< {m}"));
             }
-            let expected = match (s.get("minimum"), s.get("maximum"), parts.len()) {
+            let expected = match (entry(s, "minimum"), entry(s, "maximum"), parts.len()) {
                 (Some(lo), Some(hi), 2) => format!("a number in [{lo}, {hi}]"),
                 _ => format!("a number {}", parts.join(" and ")),
             };
@@ -641,7 +641,7 @@ impl Explain {
         value: &Value,
         path: &Path<'_>,
     ) {
-        if let Some(format) = s.get("format").and_then(Value::as_str) {
+        if let Some(format) = entry(s, "format").and_then(Value::as_str) {
             if !in_format(format, text) {
                 self.push(
                     path,
@@ -651,7 +651,7 @@ impl Explain {
                 );
             }
         }
-        if let Some(pattern) = s.get("pattern").and_then(Value::as_str) {
+        if let Some(pattern) = entry(s, "pattern").and_then(Value::as_str) {
             if !crate::schema::pattern::pattern_matches(pattern, text) {
                 self.push(
                     path,
@@ -683,7 +683,7 @@ impl Explain {
         if let Some((expected, found)) = item_count(s, count) {
             self.push(path, Rule::Items, expected, found);
         }
-        if s.get("uniqueItems") == Some(&Value::Bool(true)) {
+        if entry(s, "uniqueItems") == Some(&Value::Bool(true)) {
             if let Some(i) = first_repeat(items) {
                 let repeat = items.get(i).map(repeat_of).unwrap_or_default();
                 self.push(&path.index(i), Rule::UniqueItems, repeat.0, repeat.1);
@@ -719,7 +719,7 @@ impl Explain {
             }
         }
         for name in node.required() {
-            if !map.contains_key(name) {
+            if entry(map, name).is_none() {
                 let at = path.key(name);
                 self.push(
                     &at,
@@ -976,8 +976,8 @@ fn outside(
     max_key: &str,
     count: impl FnOnce() -> u64,
 ) -> Option<(String, u64)> {
-    let min = s.get(min_key).and_then(as_count);
-    let max = s.get(max_key).and_then(as_count);
+    let min = entry(s, min_key).and_then(as_count);
+    let max = entry(s, max_key).and_then(as_count);
     if min.is_none() && max.is_none() {
         return None;
     }
