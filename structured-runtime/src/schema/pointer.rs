@@ -89,8 +89,23 @@ impl Pointer {
 
     /// Appends an array index.
     pub fn push_index(&mut self, index: usize) {
-        use fmt::Write as _;
-        let _ = write!(self.0, "/{index}");
+        // Its digits written from the last (`write!` goes through the formatting machinery).
+        let mut digits = [0u8; MAX_INDEX_DIGITS];
+        let mut at = digits.len();
+        let mut n = index;
+        loop {
+            at -= 1;
+            if let Some(d) = digits.get_mut(at) {
+                *d = b'0' + (n % 10) as u8;
+            }
+            n /= 10;
+            if n == 0 || at == 0 {
+                break;
+            }
+        }
+        self.0.push('/');
+        self.0
+            .push_str(std::str::from_utf8(digits.get(at..).unwrap_or_default()).unwrap_or("0"));
     }
 
     /// Removes the last segment; `false` at the root.
@@ -106,14 +121,19 @@ impl Pointer {
 
     /// This pointer with a property name appended.
     pub fn key(&self, key: &str) -> Pointer {
-        let mut out = self.clone();
+        // (Room for the segment from the start: a pointer is built per value a stream reads.)
+        let mut out = String::with_capacity(self.0.len() + 1 + key.len());
+        out.push_str(&self.0);
+        let mut out = Pointer(out);
         out.push(key);
         out
     }
 
     /// This pointer with an array index appended.
     pub fn index(&self, index: usize) -> Pointer {
-        let mut out = self.clone();
+        let mut out = String::with_capacity(self.0.len() + 1 + MAX_INDEX_DIGITS);
+        out.push_str(&self.0);
+        let mut out = Pointer(out);
         out.push_index(index);
         out
     }
@@ -416,6 +436,9 @@ fn index(segment: &str) -> Option<usize> {
     segment.parse().ok()
 }
 
+/// The most digits an index has (`usize::MAX` has 20).
+const MAX_INDEX_DIGITS: usize = 20;
+
 /// Appends `name` as one pointer segment: `~` → `~0`, `/` → `~1`.
 fn escape_into(out: &mut String, name: &str) {
     if !name.contains(['~', '/']) {
@@ -569,6 +592,17 @@ mod tests {
         assert_eq!(Pointer::parse("/a/9").unwrap().remove(&mut doc), None);
         assert_eq!(Pointer::root().remove(&mut doc), None);
         assert_eq!(doc, json!({"a": [1, 3]}));
+    }
+
+    #[test]
+    fn indexes_are_written_in_decimal() {
+        for n in [0, 7, 10, 99, 100, 12_345, usize::MAX] {
+            assert_eq!(Pointer::root().index(n).as_str(), format!("/{n}"));
+            assert_eq!(
+                Pointer::root().key("a").index(n).as_str(),
+                format!("/a/{n}")
+            );
+        }
     }
 
     #[test]
