@@ -1968,15 +1968,76 @@ fn free_text(node: Node<'_>) -> bool {
 /// The text of a JSON string's content (the bytes between its quotes): itself when it holds
 /// no escape and no control character, else decoded as a JSON string; `None` when it is not
 /// JSON text.
+///
+/// Decoded here in one pass into a string of the content's length at most (each escape is
+/// longer than what it stands for), as `serde_json` decodes a string: the same text, and `None`
+/// where it refuses (a control character, an unknown escape, a lone surrogate, bytes that are
+/// not UTF-8).
 fn string_content(content: &[u8]) -> Option<String> {
-    if !content.iter().any(|&b| b == b'\\' || b < 0x20) {
+    let mut out: Vec<u8> = Vec::new();
+    // The start of the bytes not yet copied, and the next byte looked at.
+    let (mut start, mut i) = (0, 0);
+    while let Some(&b) = content.get(i) {
+        if b < 0x20 {
+            return None;
+        }
+        if b != b'\\' {
+            i += 1;
+            continue;
+        }
+        if out.capacity() == 0 {
+            out.reserve_exact(content.len());
+        }
+        out.extend_from_slice(content.get(start..i)?);
+        let escaped = match content.get(i + 1)? {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0c,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let (c, len) = escaped_char(content.get(i..)?)?;
+                let mut buf = [0u8; 4];
+                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                i += len;
+                start = i;
+                continue;
+            }
+            _ => return None,
+        };
+        out.push(escaped);
+        i += 2;
+        start = i;
+    }
+    if out.capacity() == 0 {
+        // No escape: the content itself.
         return std::str::from_utf8(content).ok().map(str::to_owned);
     }
-    let mut quoted = Vec::with_capacity(content.len() + 2);
-    quoted.push(b'"');
-    quoted.extend_from_slice(content);
-    quoted.push(b'"');
-    serde_json::from_slice(&quoted).ok()
+    out.extend_from_slice(content.get(start..)?);
+    String::from_utf8(out).ok()
+}
+
+/// The character a `\uXXXX` escape at the start of `text` stands for (a surrogate pair's two
+/// escapes joined), and how many bytes it takes; `None` for a lone surrogate or a malformed one.
+fn escaped_char(text: &[u8]) -> Option<(char, usize)> {
+    let unit = |at: usize| -> Option<u32> {
+        let hex = std::str::from_utf8(text.get(at + 2..at + 6)?).ok()?;
+        let valid = text.get(at..at + 2) == Some(b"\\u") && hex.bytes().all(|b| b.is_ascii_hexdigit());
+        valid.then(|| u32::from_str_radix(hex, 16).ok())?
+    };
+    let first = unit(0)?;
+    match first {
+        0xD800..=0xDBFF => {
+            let second = unit(6).filter(|s| (0xDC00..=0xDFFF).contains(s))?;
+            let c = char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))?;
+            Some((c, 12))
+        }
+        0xDC00..=0xDFFF => None,
+        _ => Some((char::from_u32(first)?, 6)),
+    }
 }
 
 /// How many of `raw` (JSON string bytes, no quotes) can be decoded now: up to an escape or a
@@ -2118,6 +2179,77 @@ struct FreeText {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A string's content is decoded as `serde_json` decodes it, or refused where it refuses:
+    /// every sequence of up to three pieces among plain text, each escape (valid, unknown, cut
+    /// short), surrogates paired and lone, control characters and bytes that are not UTF-8.
+    #[test]
+    fn string_content_decodes_as_serde_json_does() {
+        let pieces: &[&[u8]] = &[
+            b"a",
+            b"\xc3\xa9",
+            b"\xe2\x82",
+            b"\xff",
+            b"\x01",
+            b"\t",
+            b"\\\"",
+            b"\\\\",
+            b"\\/",
+            b"\\b",
+            b"\\f",
+            b"\\n",
+            b"\\r",
+            b"\\t",
+            b"\\x",
+            b"\\",
+            b"\\u",
+            b"\\u00e9",
+            b"\\u00E",
+            b"\\u0000",
+            b"\\u12g4",
+            b"\\uD83D",
+            b"\\ude00",
+            b"\\uDBFF\\uDFFF",
+            b"\\uD800\\u0041",
+            b"\\uFFFF",
+        ];
+        let mut cases = vec![Vec::new()];
+        for _ in 0..3 {
+            let longer: Vec<Vec<u8>> = cases
+                .iter()
+                .flat_map(|case| {
+                    pieces.iter().map(move |piece| {
+                        let mut next = case.clone();
+                        next.extend_from_slice(piece);
+                        next
+                    })
+                })
+                .collect();
+            cases.extend(longer);
+        }
+        assert!(cases.len() > 17_000);
+        // (A quote no backslash escapes ends the string: it is never in a string's content.)
+        let ends_early = |content: &[u8]| {
+            let mut escaped = false;
+            content.iter().any(|&b| {
+                let quote = b == b'"' && !escaped;
+                escaped = b == b'\\' && !escaped;
+                quote
+            })
+        };
+        for content in cases.into_iter().filter(|c| !ends_early(c)) {
+            let mut quoted = vec![b'"'];
+            quoted.extend_from_slice(&content);
+            quoted.push(b'"');
+            let theirs = serde_json::from_slice::<String>(&quoted).ok();
+            assert_eq!(
+                string_content(&content),
+                theirs,
+                "{:?}",
+                String::from_utf8_lossy(&content)
+            );
+        }
+    }
 
     /// A list kept as prints notes each item from its own text: one print per distinct item
     /// (an item read from a wrong span would print as another, or as nothing).
