@@ -213,6 +213,7 @@ fn main() {
             "stream_lean_1" => stream_valid(1, true),
             "stream_lean_4" => stream_valid(4, true),
             "stream_lean_16" => stream_valid(16, true),
+            "stream_lean_whole" => stream_valid(usize::MAX, true),
             "stream_10k_reader" => stream(false),
             "prefixes_10k" => {
                 (1..=long.len())

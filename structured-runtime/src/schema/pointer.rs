@@ -365,22 +365,26 @@ pub(crate) fn lookup_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mu
 /// with no key hashed: what a stream is writing is there. `None` as soon as a segment is not
 /// the newest one (then [`lookup_mut`] finds it, if it is anywhere).
 pub(crate) fn newest_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mut Value> {
-    if pointer.is_empty() {
-        return Some(doc);
-    }
+    // One pass over the pointer's bytes: it is walked for every change a stream applies.
+    let mut rest = pointer.as_bytes();
     let mut at = doc;
-    for segment in segments(pointer.strip_prefix('/')?) {
+    while let Some((&slash, tail)) = rest.split_first() {
+        if slash != b'/' {
+            return None;
+        }
+        let end = tail.iter().position(|&b| b == b'/').unwrap_or(tail.len());
+        let (segment, next) = tail.split_at(end);
+        rest = next;
         at = match at {
             Value::Object(map) => {
                 let (key, value) = map.iter_mut().next_back()?;
-                if *key != *unescape(segment) {
+                if !names(segment, key) {
                     return None;
                 }
                 value
             }
             Value::Array(items) => {
-                let last = items.len().checked_sub(1)?;
-                if index(segment)? != last {
+                if index_bytes(segment)?.checked_add(1)? != items.len() {
                     return None;
                 }
                 items.last_mut()?
@@ -389,6 +393,44 @@ pub(crate) fn newest_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mu
         };
     }
     Some(at)
+}
+
+/// Whether the pointer segment `segment` (escaped: `~0` for `~`, `~1` for `/`) names `key`.
+fn names(segment: &[u8], key: &str) -> bool {
+    let key = key.as_bytes();
+    // (A plain loop: segments are short, and `contains` sets up a vectorised search.)
+    if !segment.iter().any(|&b| b == b'~') {
+        return segment == key;
+    }
+    let mut k = key.iter();
+    let mut s = segment.iter();
+    while let Some(&b) = s.next() {
+        let unescaped = if b == b'~' {
+            match s.next() {
+                Some(b'0') => b'~',
+                Some(b'1') => b'/',
+                _ => return false,
+            }
+        } else {
+            b
+        };
+        if k.next() != Some(&unescaped) {
+            return false;
+        }
+    }
+    k.next().is_none()
+}
+
+/// [`index`] of a segment's bytes, in one pass.
+fn index_bytes(segment: &[u8]) -> Option<usize> {
+    let leading_zero = segment.len() > 1 && segment.first() == Some(&b'0');
+    if segment.is_empty() || leading_zero {
+        return None;
+    }
+    segment.iter().try_fold(0usize, |n, &b| {
+        let digit = b.checked_sub(b'0').filter(|d| *d < 10)?;
+        n.checked_mul(10)?.checked_add(usize::from(digit))
+    })
 }
 
 /// Runs `edit` on the value `pointer` names in `doc`, found along the newest members first
@@ -551,6 +593,30 @@ mod tests {
             if let Some(found) = newest_mut(&mut newest, p) {
                 assert_eq!(Some(&*found), doc.pointer(p), "{p:?}");
             }
+        }
+    }
+
+    #[test]
+    fn newest_mut_unescapes_segments_and_reads_indexes_as_lookup_does() {
+        let doc = json!({"x": 0, "a/b": {"m~n": [0, {"": 5, "~1": 6}]}});
+        for (p, found) in [
+            ("", true),
+            ("/a~1b", true),
+            ("/a~1b/m~0n", true),
+            ("/a~1b/m~0n/1", true),
+            ("/a~1b/m~0n/1/~01", true),
+            ("/a~1b/m~0n/01", false),
+            ("/a~1b/m~0n/+1", false),
+            ("/a~1b/m~0n/18446744073709551617", false),
+            ("/a~2b", false),
+            ("/a~", false),
+            ("/a~1", false),
+            ("a~1b", false),
+            ("/x", false),
+        ] {
+            let mut newest = doc.clone();
+            let expected = found.then(|| doc.pointer(p).cloned()).flatten();
+            assert_eq!(newest_mut(&mut newest, p).map(|v| v.clone()), expected, "{p:?}");
         }
     }
 
