@@ -452,7 +452,7 @@ impl<'s> Members<'s> {
     /// property names it, no pattern matches it).
     fn undeclared(&self, key: &str) -> Option<Node<'s>> {
         let node = self.node?;
-        let declared = self.properties.is_some_and(|p| p.contains_key(key));
+        let declared = self.properties.is_some_and(|p| entry(p, key).is_some());
         let additional = !declared && (!self.patterns || node.is_additional(key));
         (self.closed && additional).then_some(node)
     }
@@ -1116,7 +1116,7 @@ impl<'s> StreamReader<'s> {
                     body: Body::Object(map, slot),
                     named,
                     ..
-                }) if !map.contains_key(&text)
+                }) if entry(map, &text).is_none()
                     && !named
                         .as_ref()
                         .is_some_and(|n| n.prints.contains(&fingerprint(&text))) =>

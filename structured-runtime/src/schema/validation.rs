@@ -35,6 +35,10 @@ const EXPLAIN_PER_VALUE: usize = 32;
 /// same as a short one's, in time linear in its size), and a schema describing exponentially
 /// many paths is cut short on any answer.
 fn walk_budget(instance: &Value) -> usize {
+    if !instance.is_object() && !instance.is_array() {
+        // (A scalar is one value: not counted, which takes a stack.)
+        return EXPLAIN_BUDGET;
+    }
     weight(instance, usize::MAX)
         .saturating_mul(EXPLAIN_PER_VALUE)
         .max(EXPLAIN_BUDGET)
