@@ -576,6 +576,10 @@ pub struct StreamReader<'s> {
     free: Option<FreeText>,
     /// What changed in the value so far, in order, since the last chunk.
     changes: Vec<Change>,
+    /// The last chunk's last change, when it added free text: its pointer and text are used
+    /// again for the next piece of the same text (a token per chunk is what providers send, and
+    /// a piece is appended per chunk).
+    spare: Option<(Pointer, String)>,
     /// The root object or list has been shown. It is shown once its first key or item has
     /// been read, so a brace in the prose before the JSON is never shown and taken back.
     root_shown: bool,
@@ -711,6 +715,7 @@ impl<'s> StreamReader<'s> {
             token: Vec::new(),
             free: None,
             changes: Vec::new(),
+            spare: None,
             root_shown: false,
             restarts: 0,
             reported: false,
@@ -797,6 +802,9 @@ impl<'s> StreamReader<'s> {
     pub fn feed(&mut self, chunk: &[u8]) -> StreamProgress<'_> {
         self.completed.clear();
         self.violations.clear();
+        if let Some(Change::Append { at, text }) = self.changes.pop() {
+            self.spare = Some((at, text));
+        }
         self.changes.clear();
         self.changed = false;
         self.text.extend_from_slice(chunk);
@@ -966,18 +974,22 @@ impl<'s> StreamReader<'s> {
         if n == 0 {
             return;
         }
-        match string_content(raw.get(..n).unwrap_or_default()) {
-            Some(piece) => {
-                self.token.drain(..n);
-                free.text.push_str(&piece);
-                self.changes.push(Change::Append {
-                    at: free.at.clone(),
-                    text: piece,
-                });
-                self.changed = true;
+        // The last piece's pointer and text, when they were this text's.
+        let (at, mut piece) = match self.spare.take() {
+            Some((at, mut piece)) if at == free.at => {
+                piece.clear();
+                (at, piece)
             }
+            _ => (free.at.clone(), String::with_capacity(n)),
+        };
+        if decode_into(raw.get(..n).unwrap_or_default(), &mut piece) {
+            self.token.drain(..n);
+            free.text.push_str(&piece);
+            self.changes.push(Change::Append { at, text: piece });
+            self.changed = true;
+        } else {
             // Not JSON text: the final reading says why.
-            None => self.lose(),
+            self.lose();
         }
     }
 
@@ -1974,50 +1986,55 @@ fn free_text(node: Node<'_>) -> bool {
 /// where it refuses (a control character, an unknown escape, a lone surrogate, bytes that are
 /// not UTF-8).
 fn string_content(content: &[u8]) -> Option<String> {
-    let mut out: Vec<u8> = Vec::new();
-    // The start of the bytes not yet copied, and the next byte looked at.
+    let mut out = String::with_capacity(content.len());
+    decode_into(content, &mut out).then_some(out)
+}
+
+/// [`string_content`] appended to `out`; `false` (and `out` not to be used) where it is not
+/// JSON text. The content is checked to be UTF-8 once: every escape is ASCII, so the text
+/// between escapes is copied as it stands.
+fn decode_into(content: &[u8], out: &mut String) -> bool {
+    let Ok(text) = std::str::from_utf8(content) else {
+        return false;
+    };
+    let bytes = text.as_bytes();
+    // The start of the text not yet copied, and the next byte looked at.
     let (mut start, mut i) = (0, 0);
-    while let Some(&b) = content.get(i) {
+    while let Some(&b) = bytes.get(i) {
         if b < 0x20 {
-            return None;
+            return false;
         }
         if b != b'\\' {
             i += 1;
             continue;
         }
-        if out.capacity() == 0 {
-            out.reserve_exact(content.len());
-        }
-        out.extend_from_slice(content.get(start..i)?);
-        let escaped = match content.get(i + 1)? {
-            b'"' => b'"',
-            b'\\' => b'\\',
-            b'/' => b'/',
-            b'b' => 0x08,
-            b'f' => 0x0c,
-            b'n' => b'\n',
-            b'r' => b'\r',
-            b't' => b'\t',
-            b'u' => {
-                let (c, len) = escaped_char(content.get(i..)?)?;
-                let mut buf = [0u8; 4];
-                out.extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                i += len;
-                start = i;
-                continue;
-            }
-            _ => return None,
+        out.push_str(text.get(start..i).unwrap_or_default());
+        let escaped = match bytes.get(i + 1) {
+            Some(b'"') => '"',
+            Some(b'\\') => '\\',
+            Some(b'/') => '/',
+            Some(b'b') => '\u{8}',
+            Some(b'f') => '\u{c}',
+            Some(b'n') => '\n',
+            Some(b'r') => '\r',
+            Some(b't') => '\t',
+            Some(b'u') => match bytes.get(i..).and_then(escaped_char) {
+                Some((c, len)) => {
+                    out.push(c);
+                    i += len;
+                    start = i;
+                    continue;
+                }
+                None => return false,
+            },
+            _ => return false,
         };
         out.push(escaped);
         i += 2;
         start = i;
     }
-    if out.capacity() == 0 {
-        // No escape: the content itself.
-        return std::str::from_utf8(content).ok().map(str::to_owned);
-    }
-    out.extend_from_slice(content.get(start..)?);
-    String::from_utf8(out).ok()
+    out.push_str(text.get(start..).unwrap_or_default());
+    true
 }
 
 /// The character a `\uXXXX` escape at the start of `text` stands for (a surrogate pair's two
