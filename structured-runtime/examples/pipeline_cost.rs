@@ -26,10 +26,11 @@
 //!   every 16th prefix of it (what re-parsing each prefix costs, over 16).
 //! - `valid_10k`, `whole_valid_10k`: `from_json` and `parse_response` on a whole valid 10 KB
 //!   answer of many small values (`long_answer` with its quotes escaped: as written it is not
-//!   JSON, and a reader stops at byte 244); `stream_valid_1`, `_4`, `_16`: that answer fed to a
-//!   `StreamReader` in 1-, 4- and 16-byte chunks, the value so far kept by its changes;
-//!   `stream_lean_1`, `_4`, `_16`: the same through `StreamReader::changes_only` (the reader
-//!   keeps no value of its own; the consumer keeps it by the changes).
+//!   JSON, and a reader stops at byte 244); `stream_valid_1`, `_4`, `_16`, `_whole`: that answer
+//!   fed to a `StreamReader` in 1-, 4- and 16-byte chunks and in one, the value so far kept by
+//!   its changes; `stream_lean_1`, `_4`, `_16`, `_whole`: the same through
+//!   `StreamReader::changes_only` (the reader keeps no value of its own; the consumer keeps it
+//!   by the changes).
 //! - `read_body`: reading the runner's OpenAI Chat body (the envelope around the answer).
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
