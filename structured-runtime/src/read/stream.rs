@@ -2042,7 +2042,8 @@ fn decode_into(content: &[u8], out: &mut String) -> bool {
 fn escaped_char(text: &[u8]) -> Option<(char, usize)> {
     let unit = |at: usize| -> Option<u32> {
         let hex = std::str::from_utf8(text.get(at + 2..at + 6)?).ok()?;
-        let valid = text.get(at..at + 2) == Some(b"\\u") && hex.bytes().all(|b| b.is_ascii_hexdigit());
+        let valid =
+            text.get(at..at + 2) == Some(b"\\u") && hex.bytes().all(|b| b.is_ascii_hexdigit());
         valid.then(|| u32::from_str_radix(hex, 16).ok())?
     };
     let first = unit(0)?;

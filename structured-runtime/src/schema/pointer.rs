@@ -398,8 +398,7 @@ pub(crate) fn newest_mut<'v>(doc: &'v mut Value, pointer: &str) -> Option<&'v mu
 /// Whether the pointer segment `segment` (escaped: `~0` for `~`, `~1` for `/`) names `key`.
 fn names(segment: &[u8], key: &str) -> bool {
     let key = key.as_bytes();
-    // (A plain loop: segments are short, and `contains` sets up a vectorised search.)
-    if !segment.iter().any(|&b| b == b'~') {
+    if !segment.contains(&b'~') {
         return segment == key;
     }
     let mut k = key.iter();
@@ -616,7 +615,11 @@ mod tests {
         ] {
             let mut newest = doc.clone();
             let expected = found.then(|| doc.pointer(p).cloned()).flatten();
-            assert_eq!(newest_mut(&mut newest, p).map(|v| v.clone()), expected, "{p:?}");
+            assert_eq!(
+                newest_mut(&mut newest, p).map(|v| v.clone()),
+                expected,
+                "{p:?}"
+            );
         }
     }
 
