@@ -1896,15 +1896,11 @@ impl InParts<'_> {
         options: &ParseOptions,
     ) -> Option<Result<String, Violations>> {
         // As written first, where it may fit so: a value valid so is not fitted.
-        if as_written {
-            let text = match compact {
-                true => json.as_bytes().to_vec(),
-                false => strict_de::json_from_str(json)?.into_bytes(),
-            };
-            let (violations, complete, text) = StreamReader::judge_whole(self.schema, text);
-            if complete && violations.is_empty() {
-                return String::from_utf8(text).ok().map(Ok);
-            }
+        if let Some(text) = as_written
+            .then(|| self.valid_as_streamed(json, compact))
+            .flatten()
+        {
+            return Some(Ok(text));
         }
         let mut out = Vec::new();
         self.write_refused.set(true);
@@ -1917,10 +1913,9 @@ impl InParts<'_> {
         self.write_refused.set(false);
         let read = read.ok()?;
         attempt.recoveries = read.recoveries.into_vec();
-        let text = match (read.changed, compact) {
-            (true, _) => out,
-            (false, true) => json.as_bytes().to_vec(),
-            (false, false) => strict_de::json_from_str(json)?.into_bytes(),
+        let text = match read.changed {
+            true => out,
+            false => as_serde_writes(Cow::Borrowed(json), compact)?.into_bytes(),
         };
         // (The text lent to the reader and given back: judged without a copy.)
         let (violations, complete, text) = StreamReader::judge_whole(self.schema, text);
@@ -1934,6 +1929,26 @@ impl InParts<'_> {
             return Some(Err(Violations(read.as_text)));
         }
         String::from_utf8(text).ok().map(Ok)
+    }
+
+    /// `json`'s text as `serde_json` writes it, when a stream reader keeping no value finds it
+    /// valid as written (the text lent to the reader and given back).
+    fn valid_as_streamed(&self, json: &str, compact: bool) -> Option<String> {
+        let text = as_serde_writes(Cow::Borrowed(json), compact)?.into_bytes();
+        let (violations, complete, text) = StreamReader::judge_whole(self.schema, text);
+        if !complete || !violations.is_empty() {
+            return None;
+        }
+        String::from_utf8(text).ok()
+    }
+}
+
+/// `json` (one JSON value) as `serde_json` writes it: itself when it is known to be written so
+/// (`compact`), else written again by the strict reader.
+fn as_serde_writes(json: Cow<'_, str>, compact: bool) -> Option<String> {
+    match compact {
+        true => Some(json.into_owned()),
+        false => strict_de::json_from_str(&json),
     }
 }
 
@@ -1952,17 +1967,11 @@ impl Target for InParts<'_> {
         // Judged as written first (nothing is changed, so the text is the value's); the text is
         // written out, as the strict reader writes it, only for a value that fits.
         match self.read(json, &[], None, None) {
-            Ok(_) => {}
-            Err(Stop::ByNames(_)) => {
-                let (violations, complete, _) =
-                    StreamReader::judge_whole(self.schema, json.as_bytes().to_vec());
-                if !complete || !violations.is_empty() {
-                    return None;
-                }
-            }
-            Err(_) => return None,
+            Ok(_) => strict_de::json_from_str(json),
+            // (Another variant may take it: judged as the whole value's check judges it.)
+            Err(Stop::ByNames(_)) => self.valid_as_streamed(json, false),
+            Err(_) => None,
         }
-        strict_de::json_from_str(json)
     }
     /// Why not is worked out on the whole value, only when the answer is refused.
     fn explained(&self, json: &str) -> Result<String, String> {
@@ -2053,11 +2062,7 @@ impl Target for InParts<'_> {
         }
         if !read.changed {
             // The value's text is the text read, as `serde_json` writes it.
-            let text = match compact {
-                true => Some(json.into_owned()),
-                false => strict_de::json_from_str(&json),
-            };
-            return match text {
+            return match as_serde_writes(json, compact) {
                 Some(text) => valid(attempt, text),
                 None => {
                     self.gave_up.set(true);

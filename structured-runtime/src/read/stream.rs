@@ -36,6 +36,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 use serde_json::{Map, Value};
 
 use crate::read::held::Skeleton;
+use crate::read::repair::{hex4, surrogate_pair};
 use crate::read::strict_de::{fingerprint, Fingerprints};
 use crate::schema::checks::asserts_nothing;
 use crate::schema::node::{entry, JsonType, Node, Types};
@@ -2040,19 +2041,13 @@ fn decode_into(content: &[u8], out: &mut String) -> bool {
 /// The character a `\uXXXX` escape at the start of `text` stands for (a surrogate pair's two
 /// escapes joined), and how many bytes it takes; `None` for a lone surrogate or a malformed one.
 fn escaped_char(text: &[u8]) -> Option<(char, usize)> {
-    let unit = |at: usize| -> Option<u32> {
-        let hex = std::str::from_utf8(text.get(at + 2..at + 6)?).ok()?;
-        let valid =
-            text.get(at..at + 2) == Some(b"\\u") && hex.bytes().all(|b| b.is_ascii_hexdigit());
-        valid.then(|| u32::from_str_radix(hex, 16).ok())?
+    let unit = |at: usize| match text.get(at..at + 2) {
+        Some(b"\\u") => hex4(text.get(at + 2..at + 6)?),
+        _ => None,
     };
     let first = unit(0)?;
     match first {
-        0xD800..=0xDBFF => {
-            let second = unit(6).filter(|s| (0xDC00..=0xDFFF).contains(s))?;
-            let c = char::from_u32(0x10000 + ((first - 0xD800) << 10) + (second - 0xDC00))?;
-            Some((c, 12))
-        }
+        0xD800..=0xDBFF => Some((surrogate_pair(first, unit(6)?)?, 12)),
         0xDC00..=0xDFFF => None,
         _ => Some((char::from_u32(first)?, 6)),
     }
@@ -2071,10 +2066,7 @@ fn decodable(raw: &[u8]) -> usize {
         let need = match raw.get(i + 1) {
             None => break,
             Some(b'u') => {
-                let high = raw
-                    .get(i + 2..i + 6)
-                    .and_then(|h| std::str::from_utf8(h).ok())
-                    .and_then(|h| u16::from_str_radix(h, 16).ok());
+                let high = raw.get(i + 2..i + 6).and_then(hex4);
                 match high {
                     None if raw.len() < i + 6 => break,
                     // A leading surrogate is whole with the escape after it.

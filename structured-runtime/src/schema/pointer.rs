@@ -420,7 +420,8 @@ fn names(segment: &[u8], key: &str) -> bool {
     k.next().is_none()
 }
 
-/// [`index`] of a segment's bytes, in one pass.
+/// An array index as RFC 6901 writes it (decimal digits, no leading zero except `0` itself),
+/// read in one pass over the segment's bytes.
 fn index_bytes(segment: &[u8]) -> Option<usize> {
     let leading_zero = segment.len() > 1 && segment.first() == Some(&b'0');
     if segment.is_empty() || leading_zero {
@@ -466,15 +467,9 @@ fn segments(text: &str) -> impl Iterator<Item = &str> {
     })
 }
 
-/// An array index as RFC 6901 writes it: decimal digits, no leading zero (except `0` itself).
+/// [`index_bytes`] of a segment's text.
 fn index(segment: &str) -> Option<usize> {
-    let valid = !segment.is_empty()
-        && segment.bytes().all(|b| b.is_ascii_digit())
-        && (segment.len() == 1 || !segment.starts_with('0'));
-    if !valid {
-        return None;
-    }
-    segment.parse().ok()
+    index_bytes(segment.as_bytes())
 }
 
 /// The most digits an index has (`usize::MAX` has 20).

@@ -35,10 +35,6 @@ const EXPLAIN_PER_VALUE: usize = 32;
 /// same as a short one's, in time linear in its size), and a schema describing exponentially
 /// many paths is cut short on any answer.
 fn walk_budget(instance: &Value) -> usize {
-    if !instance.is_object() && !instance.is_array() {
-        // (A scalar is one value: not counted, which takes a stack.)
-        return EXPLAIN_BUDGET;
-    }
     weight(instance, usize::MAX)
         .saturating_mul(EXPLAIN_PER_VALUE)
         .max(EXPLAIN_BUDGET)
@@ -47,6 +43,11 @@ fn walk_budget(instance: &Value) -> usize {
 /// The JSON values in `value` (itself, and every member and item at any depth), counted up to
 /// just past `limit`.
 pub(crate) fn weight(value: &Value, limit: usize) -> usize {
+    if !value.is_object() && !value.is_array() {
+        // (A scalar is one value: counted without a stack, which a stream's check of each
+        // value would allocate.)
+        return 1;
+    }
     let mut count = 0usize;
     let mut stack = vec![value];
     while let Some(value) = stack.pop() {

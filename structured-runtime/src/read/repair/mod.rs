@@ -27,6 +27,7 @@ mod string;
 
 pub(crate) use parser::is_literal_word;
 pub use report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH, MAX_FOUND};
+pub(crate) use string::{hex4, surrogate_pair};
 
 /// Reads a JSON value out of `text`, repairing what it must.
 ///

@@ -632,9 +632,8 @@ impl<B: super::build::Build> Parser<'_, B> {
             return i + 2;
         };
         if (0xD800..0xDC00).contains(&code) && self.text.get(i + 6..i + 8) == Some("\\u") {
-            if let Some(low) = self.hex4(i + 8).filter(|l| (0xDC00..0xE000).contains(l)) {
-                let joined = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00);
-                buf.push(char::from_u32(joined).unwrap_or('\u{fffd}'));
+            if let Some(joined) = self.hex4(i + 8).and_then(|low| surrogate_pair(code, low)) {
+                buf.push(joined);
                 return i + 12;
             }
         }
@@ -649,12 +648,26 @@ impl<B: super::build::Build> Parser<'_, B> {
     }
 
     fn hex4(&self, i: usize) -> Option<u32> {
-        let hex = self.text.get(i..i + 4)?;
-        if !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return None;
-        }
-        u32::from_str_radix(hex, 16).ok()
+        hex4(self.text.as_bytes().get(i..i + 4)?)
     }
+}
+
+/// The UTF-16 unit four hex digits write (the digits of a `\uXXXX` escape); `None` for
+/// anything else.
+pub(crate) fn hex4(digits: &[u8]) -> Option<u32> {
+    if digits.len() != 4 || !digits.iter().all(u8::is_ascii_hexdigit) {
+        return None;
+    }
+    u32::from_str_radix(std::str::from_utf8(digits).ok()?, 16).ok()
+}
+
+/// The character a leading and a trailing UTF-16 surrogate write together; `None` when they are
+/// not such a pair.
+pub(crate) fn surrogate_pair(high: u32, low: u32) -> Option<char> {
+    if !(0xD800..0xDC00).contains(&high) || !(0xDC00..0xE000).contains(&low) {
+        return None;
+    }
+    char::from_u32(0x10000 + ((high - 0xD800) << 10) + (low - 0xDC00))
 }
 
 /// What a byte means to the tight loop of [`Parser::scan`].
