@@ -4,9 +4,10 @@
 //! A list is judged an item at a time when its schema asserts only what each item is (`items`)
 //! and how many there may be (`minItems`, `maxItems`), and it is the root or is reached from
 //! the root through declared `properties` of objects that assert only what their keys and their
-//! number may be. Each item is then judged by the validator of record against `items` alone
-//! (its `$ref`s resolved in the whole document), and what is left of the value once its lists
-//! are emptied against the schema without them. Maps and the members an object does not
+//! number may be (or a tuple's positions, each judged by its own schema alone). Each item is
+//! then judged by the validator of record against `items` alone (its `$ref`s resolved in the
+//! whole document), and what is left of the value once its lists are emptied against the
+//! schema without them. Maps and the members an object does not
 //! declare are read the same way, a member at a time (`crate::schema::parts` says when); where
 //! the object allows no such member, each is dropped with its warning (or refused) as it is
 //! read. The way may pass through references (`$ref`, an `allOf` of one schema). Where it
@@ -61,7 +62,7 @@ use crate::schema::validate::{
     preview_object, Preview, Rule, Violation, Violations, MAX_VIOLATIONS,
 };
 use crate::schema::validation::{canonical, repeat_of, undeclared_member};
-use crate::schema::{Path, Pointer, ResponseSchema, Segment};
+use crate::schema::{Path, Pointer, ResponseSchema, Segment, Step};
 
 /// [`parse_value`], the value given as its compact JSON text (as `serde_json` writes it), read
 /// in parts where the schema allows: in memory about three times the answer when its bulk is in
@@ -191,15 +192,15 @@ struct Read {
     as_text: Vec<Violation>,
 }
 
-/// The role of the value at `keys` among `parts`, then `next` when given (a member of an object
-/// on the way, asked before its path is built).
-fn role_of(parts: &Parts, keys: &[String], next: Option<&str>) -> Role {
-    let depth = keys.len() + usize::from(next.is_some());
+/// The role of the value at `steps` among `parts`, then `next` when given (a member of an object
+/// or a tuple on the way, asked before its path is built).
+fn role_of(parts: &Parts, steps: &[Step], next: Option<Segment<'_>>) -> Role {
+    let depth = steps.len() + usize::from(next.is_some());
     let mut way = false;
     for list in 0..parts.len() {
-        let at = parts.keys(list);
-        let under = at.starts_with(keys)
-            && next.is_none_or(|next| at.get(keys.len()).is_some_and(|k| k == next));
+        let at = parts.steps(list);
+        let under = at.starts_with(steps)
+            && next.is_none_or(|next| at.get(steps.len()).is_some_and(|k| *k == next));
         if under && at.len() == depth {
             return Role::List(list);
         }
@@ -350,7 +351,7 @@ impl InParts<'_> {
             if !parts.beside_declared(list) {
                 continue;
             }
-            let at = pointer(parts.keys(list));
+            let at = Pointer::of_steps(parts.steps(list));
             if let (Some(Value::Object(declared)), Some(out)) =
                 (at.get_mut(&mut rest), walk.lists.get_mut(list))
             {
@@ -497,7 +498,7 @@ fn choose(
     let seek = Seek {
         points,
         nodes: &nodes,
-        keys: Vec::new(),
+        steps: Vec::new(),
         found: &found,
     };
     let mut de = serde_json::Deserializer::from_str(json);
@@ -526,14 +527,14 @@ fn choose(
 struct Seek<'a, 'd> {
     points: &'a [Point],
     nodes: &'a [Option<Node<'d>>],
-    keys: Vec<String>,
+    steps: Vec<Step>,
     found: &'a RefCell<Vec<Option<Value>>>,
 }
 
 impl<'de> DeserializeSeed<'de> for Seek<'_, '_> {
     type Value = ();
     fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
-        if let Some(at) = self.points.iter().position(|p| p.keys == self.keys) {
+        if let Some(at) = self.points.iter().position(|p| p.steps == self.steps) {
             let node = self.nodes.get(at).copied().flatten();
             let declared = |key: &str| {
                 node.and_then(Node::any_of)
@@ -547,10 +548,24 @@ impl<'de> DeserializeSeed<'de> for Seek<'_, '_> {
             }
             return Ok(());
         }
-        if self.points.iter().any(|p| p.keys.starts_with(&self.keys)) {
+        if self.points.iter().any(|p| p.steps.starts_with(&self.steps)) {
             de.deserialize_any(self)
         } else {
             IgnoredAny::deserialize(de).map(|_| ())
+        }
+    }
+}
+
+impl Seek<'_, '_> {
+    /// Looks at the value one `step` below the one looked at.
+    fn below(&self, step: Step) -> Self {
+        let mut steps = self.steps.clone();
+        steps.push(step);
+        Seek {
+            points: self.points,
+            nodes: self.nodes,
+            steps,
+            found: self.found,
         }
     }
 }
@@ -579,19 +594,19 @@ impl<'de> Visitor<'de> for Seek<'_, '_> {
         Ok(())
     }
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
+        // (A tuple's positions on the way.)
+        let mut index = 0;
+        while seq
+            .next_element_seed(self.below(Step::Index(index)))?
+            .is_some()
+        {
+            index += 1;
+        }
         Ok(())
     }
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<String>()? {
-            let mut keys = self.keys.clone();
-            keys.push(key);
-            map.next_value_seed(Seek {
-                points: self.points,
-                nodes: self.nodes,
-                keys,
-                found: self.found,
-            })?;
+            map.next_value_seed(self.below(Step::Key(key)))?;
         }
         Ok(())
     }
@@ -602,7 +617,7 @@ fn shape_of(json: &str, walk: &RefCell<Walk<'_>>) -> Result<Value, Stop> {
     let mut de = serde_json::Deserializer::from_str(json);
     let shape = Shape {
         walk,
-        keys: Vec::new(),
+        steps: Vec::new(),
     };
     let rest = shape
         .deserialize(&mut de)
@@ -791,7 +806,7 @@ impl<'p> Walk<'p> {
         let parts = self.parts;
         // A map that takes any member has no node: its members are valid as they are.
         let node = self.item_node(list, key);
-        let keys = parts.keys(list);
+        let steps = parts.steps(list);
         let at = match key {
             Some(key) => Segment::Key(key),
             None => Segment::Index(index),
@@ -817,7 +832,7 @@ impl<'p> Walk<'p> {
             self.stop = Some(Stop::GaveUp);
             return Err(());
         }
-        let fitted = at_path(keys, at, &Path::root(), &mut |path| {
+        let fitted = at_path(steps, at, &Path::root(), &mut |path| {
             let mut fitted = false;
             if fitting {
                 let stand_ins = self.item_stand_ins.borrow();
@@ -979,8 +994,8 @@ impl<'p> Walk<'p> {
             }
         };
         let at = match key {
-            Some(key) => pointer(parts.keys(list)).key(key),
-            None => pointer(parts.keys(list)).index(index),
+            Some(key) => Pointer::of_steps(parts.steps(list)).key(key),
+            None => Pointer::of_steps(parts.steps(list)).index(index),
         };
         let mut recoveries = read.recoveries;
         for recovery in &mut recoveries.list {
@@ -1025,7 +1040,7 @@ impl<'p> Walk<'p> {
             self.stop = Some(Stop::GaveUp);
             return Err(());
         }
-        let path = pointer(parts.keys(list)).key(key);
+        let path = Pointer::of_steps(parts.steps(list)).key(key);
         let Some(out) = self.lists.get_mut(list) else {
             return Err(());
         };
@@ -1066,7 +1081,7 @@ impl<'p> Walk<'p> {
         let node = self.item_node(list, key);
         if let (Some(policy), Some(node)) = (self.fit, node) {
             let schema = self.target.schema;
-            at_path(self.parts.keys(list), at, &Path::root(), &mut |path| {
+            at_path(self.parts.steps(list), at, &Path::root(), &mut |path| {
                 coerce_at(item, schema, node, path, policy);
             });
         }
@@ -1126,7 +1141,7 @@ impl<'p> Walk<'p> {
             }
             // The whole value's walk names a list's count, then its first repeat, then its
             // items.
-            let at = pointer(parts.keys(list));
+            let at = Pointer::of_steps(parts.steps(list));
             let (expected, found) = repeat_of(&item);
             let violation = Violation {
                 path: at.index(index),
@@ -1152,7 +1167,7 @@ impl<'p> Walk<'p> {
             .filter(|list| self.lists.get(*list).is_some_and(|l| l.contains_fails))
             .collect();
         for &list in &failing {
-            let at = pointer(parts.keys(list));
+            let at = Pointer::of_steps(parts.steps(list));
             if !self.violations.is_empty() || failing.len() > 1 {
                 return Err(Stop::GaveUp);
             }
@@ -1230,10 +1245,10 @@ impl<'p> Walk<'p> {
         else {
             return Err(());
         };
-        let mut keys = self.parts.keys(list).to_vec();
-        keys.push(key.clone());
+        let mut steps = self.parts.steps(list).to_vec();
+        steps.push(Step::Key(key.clone()));
         let mut around = Around::default();
-        self.write(&member, &mut keys, &mut around, true);
+        self.write(&member, &mut steps, &mut around, true);
         let mut texts: std::collections::VecDeque<Vec<u8>> = around.into_texts().into();
         let first = texts.pop_front().unwrap_or_default();
         self.emit_bytes(list, Some(&key), &first);
@@ -1277,7 +1292,7 @@ impl<'p> Walk<'p> {
             }
             self.unnamed = unnamed;
             for list in 0..parts.len() {
-                let at = pointer(parts.keys(list));
+                let at = Pointer::of_steps(parts.steps(list));
                 if parts.holds(list) == Holds::Members {
                     // Coercion put members where an object's others were taken out: not read
                     // in parts.
@@ -1322,7 +1337,7 @@ impl<'p> Walk<'p> {
                 .extend(kept.violations(rest, self.base, &Pointer::root()));
         }
         for list in 0..parts.len() {
-            let at = pointer(parts.keys(list));
+            let at = Pointer::of_steps(parts.steps(list));
             // (Members dropped are not in the value.)
             let count = self
                 .lists
@@ -1367,7 +1382,10 @@ impl<'p> Walk<'p> {
             for u in &mut unnamed {
                 let held = u.path.get(rest).and_then(Value::as_object).map(Map::len);
                 let apart: usize = (0..parts.len())
-                    .filter(|&l| parts.holds(l) != Holds::Items && pointer(parts.keys(l)) == u.path)
+                    .filter(|&l| {
+                        parts.holds(l) != Holds::Items
+                            && Pointer::of_steps(parts.steps(l)) == u.path
+                    })
                     .filter_map(|l| self.lists.get(l))
                     .map(|out| out.count - out.dropped)
                     .sum();
@@ -1388,10 +1406,10 @@ impl<'p> Walk<'p> {
         Ok(())
     }
 
-    /// Writes `value` (the rest, at `keys`) into `out`: each list's items where the list is
+    /// Writes `value` (the rest, at `steps`) into `out`: each list's items where the list is
     /// (their text written already), or with `holes` a hole for them.
-    fn write(&self, value: &Value, keys: &mut Vec<String>, out: &mut Around, holes: bool) {
-        let role = role_of(self.parts, keys, None);
+    fn write(&self, value: &Value, steps: &mut Vec<Step>, out: &mut Around, holes: bool) {
+        let role = role_of(self.parts, steps, None);
         if let Role::List(list) = role {
             let brackets = match (self.parts.holds(list), value) {
                 (Holds::Items, Value::Array(_)) => Some((b'[', b']')),
@@ -1417,7 +1435,7 @@ impl<'p> Walk<'p> {
         if !self.free.is_empty() && role == Role::Plain {
             let text = self
                 .free
-                .get(&pointer(keys))
+                .get(&Pointer::of_steps(steps))
                 .and_then(|range| self.json.get(range.clone()));
             if let Some(text) = text {
                 // Room for about the whole text read at once: a member this long is most of it
@@ -1437,11 +1455,24 @@ impl<'p> Walk<'p> {
                     }
                     write_json(&mut out.text, key);
                     out.text.push(b':');
-                    keys.push(key.clone());
-                    self.write(member, keys, out, holes);
-                    keys.pop();
+                    steps.push(Step::Key(key.clone()));
+                    self.write(member, steps, out, holes);
+                    steps.pop();
                 }
                 out.text.push(b'}');
+            }
+            // A tuple on the way.
+            Value::Array(items) if role == Role::Way => {
+                out.text.push(b'[');
+                for (index, item) in items.iter().enumerate() {
+                    if index > 0 {
+                        out.text.push(b',');
+                    }
+                    steps.push(Step::Index(index));
+                    self.write(item, steps, out, holes);
+                    steps.pop();
+                }
+                out.text.push(b']');
             }
             _ => write_json(&mut out.text, value),
         }
@@ -1478,36 +1509,30 @@ fn push_capped(violations: &mut Vec<Violation>, more: Violations) {
     violations.extend(more.into_vec().into_iter().take(room));
 }
 
-/// The pointer of the value at `keys`.
-fn pointer(keys: &[String]) -> Pointer {
-    keys.iter().fold(Pointer::root(), |at, key| at.key(key))
-}
-
-/// Calls `f` with the path of the value at `keys` and then `last` below `base`.
+/// Calls `f` with the path of the value at `steps` and then `last` below `base`.
 fn at_path<R>(
-    keys: &[String],
+    steps: &[Step],
     last: Segment<'_>,
     base: &Path<'_>,
     f: &mut dyn FnMut(&Path<'_>) -> R,
 ) -> R {
-    match (keys.split_first(), last) {
-        (Some((key, rest)), _) => at_path(rest, last, &base.key(key), f),
-        (None, Segment::Key(key)) => f(&base.key(key)),
-        (None, Segment::Index(index)) => f(&base.index(index)),
+    match steps.split_first() {
+        Some((step, rest)) => at_path(rest, last, &base.segment(step.segment()), f),
+        None => f(&base.segment(last)),
     }
 }
 
-/// Reads a value at `keys`: a list's items one at a time, an object on the way to a list
-/// member by member, anything else whole.
+/// Reads a value at `steps`: a list's items one at a time, an object (a tuple) on the way to a
+/// list member by member (position by position), anything else whole.
 struct Shape<'w, 'p> {
     walk: &'w RefCell<Walk<'p>>,
-    keys: Vec<String>,
+    steps: Vec<Step>,
 }
 
 impl<'de> DeserializeSeed<'de> for Shape<'_, '_> {
     type Value = Value;
     fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
-        let role = role_of(self.walk.borrow().parts, &self.keys, None);
+        let role = role_of(self.walk.borrow().parts, &self.steps, None);
         match role {
             Role::Plain => Value::deserialize(de),
             _ => de.deserialize_any(ShapeVisitor { shape: self, role }),
@@ -1530,6 +1555,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
         let list = match self.role {
             Role::List(list) if self.holds() == Some(Holds::Items) => list,
+            Role::Way => return self.tuple(seq),
             _ => {
                 let mut items = Vec::new();
                 while let Some(item) = seq.next_element::<Value>()? {
@@ -1579,15 +1605,8 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                 while let Some(key) = map.next_key::<String>()? {
                     if self.in_rest(list, &key) {
                         // A declared member holding a part: read through it.
-                        let way = self.member_role(&key) != Role::Plain;
-                        let shape = || {
-                            let mut keys = self.shape.keys.clone();
-                            keys.push(key.clone());
-                            Shape {
-                                walk: self.shape.walk,
-                                keys,
-                            }
-                        };
+                        let way = self.member_role(Segment::Key(&key)) != Role::Plain;
+                        let shape = || self.below(Segment::Key(&key));
                         if writing && way {
                             let not_written =
                                 || <A::Error as de::Error>::custom("not written in parts");
@@ -1612,7 +1631,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                             let member = match way {
                                 true => map.next_value_seed(shape())?,
                                 false => {
-                                    let guide = self.rest_guide(&key);
+                                    let guide = self.rest_guide(Segment::Key(&key));
                                     self.held(Segment::Key(&key), guide, true, |seed| {
                                         map.next_value_seed(seed)
                                     })?
@@ -1661,21 +1680,16 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
             let way = self.role == Role::Way || undeclared.is_some();
             let value = match self.role {
                 // Only a member on the way to a list (or one) gets its path built.
-                _ if way && self.member_role(&key) != Role::Plain => {
-                    let mut keys = self.shape.keys.clone();
-                    keys.push(key.clone());
-                    map.next_value_seed(Shape {
-                        walk: self.shape.walk,
-                        keys,
-                    })?
+                _ if way && self.member_role(Segment::Key(&key)) != Role::Plain => {
+                    map.next_value_seed(self.below(Segment::Key(&key)))?
                 }
                 // A member the rest holds: read guided by its schema; kept as its text where the
                 // schema takes anything.
                 _ if way => {
-                    let guide = self.rest_guide(&key);
+                    let guide = self.rest_guide(Segment::Key(&key));
                     if free(guide) {
                         let text = map.next_value::<&'de RawValue>()?;
-                        self.free_text(&key, text.get())
+                        self.free_text(Segment::Key(&key), text.get())
                             .map_err(|()| <A::Error as de::Error>::custom("not read in parts"))?;
                         Value::Bool(false)
                     } else {
@@ -1692,7 +1706,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
     }
 }
 
-impl<'p> ShapeVisitor<'_, 'p> {
+impl<'w, 'p> ShapeVisitor<'w, 'p> {
     /// The value of member `key`, one part `list`'s object allows none of: given to the walk to
     /// be refused or dropped, read only for its warning's preview.
     fn undeclared<'de, A: MapAccess<'de>>(
@@ -1709,6 +1723,35 @@ impl<'p> ShapeVisitor<'_, 'p> {
             .map_err(|()| <A::Error as de::Error>::custom("not read in parts"))
     }
 
+    /// A tuple on the way to a part: each position on the way read so, the others held in the
+    /// rest (guided by their schemas, or kept as their text where it takes anything).
+    fn tuple<'de, A: SeqAccess<'de>>(&self, mut seq: A) -> Result<Value, A::Error> {
+        let mut items = Vec::new();
+        loop {
+            let at = Segment::Index(items.len());
+            let item = if self.member_role(at) != Role::Plain {
+                seq.next_element_seed(self.below(at))?
+            } else {
+                let guide = self.rest_guide(at);
+                if free(guide) {
+                    let Some(text) = seq.next_element::<&'de RawValue>()? else {
+                        break;
+                    };
+                    self.free_text(at, text.get())
+                        .map_err(|()| <A::Error as de::Error>::custom("not read in parts"))?;
+                    Some(Value::Bool(false))
+                } else {
+                    self.held(at, guide, true, |seed| seq.next_element_seed(seed))?
+                }
+            };
+            match item {
+                Some(item) => items.push(item),
+                None => break,
+            }
+        }
+        Ok(Value::Array(items))
+    }
+
     /// What the part read here holds, when a part is read here.
     fn holds(&self) -> Option<Holds> {
         match self.role {
@@ -1722,9 +1765,19 @@ impl<'p> ShapeVisitor<'_, 'p> {
         self.shape.walk.borrow().parts.in_rest(list, key)
     }
 
-    /// The role of member `key` of the object read here.
-    fn member_role(&self, key: &str) -> Role {
-        role_of(self.shape.walk.borrow().parts, &self.shape.keys, Some(key))
+    /// The role of member (position) `at` of the object (tuple) read here.
+    fn member_role(&self, at: Segment<'_>) -> Role {
+        role_of(self.shape.walk.borrow().parts, &self.shape.steps, Some(at))
+    }
+
+    /// Reads member (position) `at` of the object (tuple) read here, on the way to a part.
+    fn below(&self, at: Segment<'_>) -> Shape<'w, 'p> {
+        let mut steps = self.shape.steps.clone();
+        steps.push(at.into());
+        Shape {
+            walk: self.shape.walk,
+            steps,
+        }
     }
 
     /// A part's items (or members) begin: the first pass notes the order parts come in.
@@ -1809,9 +1862,9 @@ impl<'p> ShapeVisitor<'_, 'p> {
         }
     }
 
-    /// Member `key` of the object read here, which its schema takes whatever it is: where its
-    /// `text` lies in the text read, for the last pass to write it.
-    fn free_text(&self, key: &str, text: &str) -> Result<(), ()> {
+    /// Member (position) `at` of the object (tuple) read here, which its schema takes whatever
+    /// it is: where its `text` lies in the text read, for the last pass to write it.
+    fn free_text(&self, at: Segment<'_>, text: &str) -> Result<(), ()> {
         let mut walk = self.shape.walk.borrow_mut();
         let start = (text.as_ptr() as usize).wrapping_sub(walk.json.as_ptr() as usize);
         let range = start..start.saturating_add(text.len());
@@ -1820,17 +1873,19 @@ impl<'p> ShapeVisitor<'_, 'p> {
             walk.stop = Some(Stop::GaveUp);
             return Err(());
         }
-        let at = pointer(&self.shape.keys).key(key);
-        walk.free.insert(at, range);
+        let mut pointer = Pointer::of_steps(&self.shape.steps);
+        pointer.push_segment(at);
+        walk.free.insert(pointer, range);
         Ok(())
     }
 
-    /// What guides the reading of member `key` of the object read here, held by the rest.
-    fn rest_guide(&self, key: &str) -> Option<Node<'p>> {
+    /// What guides the reading of member (position) `at` of the object (tuple) read here, held
+    /// by the rest.
+    fn rest_guide(&self, at: Segment<'_>) -> Option<Node<'p>> {
         let walk = self.shape.walk.borrow();
-        let mut keys = self.shape.keys.clone();
-        keys.push(key.to_owned());
-        walk.parts.held_node(walk.target.schema.schema(), &keys)
+        let mut steps = self.shape.steps.clone();
+        steps.push(at.into());
+        walk.parts.held_node(walk.target.schema.schema(), &steps)
     }
 
     /// `read` given the seed that reads the value at `last` (below the value read here) guided
@@ -1856,7 +1911,7 @@ impl<'p> ShapeVisitor<'_, 'p> {
         let node = node.filter(|_| !walk.target.write_refused.get());
         let mut read = Some(read);
         at_path(
-            &self.shape.keys,
+            &self.shape.steps,
             last,
             &Path::root(),
             &mut |path| match read.take() {

@@ -32,6 +32,7 @@ pub use checks::{LimitProfile, SchemaError, SchemaLimits};
 pub use guidance::GuidanceFormat;
 pub use markdown::Markdown;
 pub use partial::HasPartial;
+pub(crate) use pointer::Step;
 pub use pointer::{Path, Pointer, PointerError, Segment};
 pub use response::{is_valid_name, ResponseSchema};
 pub use strict::{limits as strict_limits, StrictReport, StrictRule, StrictViolation};

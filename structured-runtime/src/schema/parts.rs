@@ -5,7 +5,9 @@
 //! how many there may be (`minItems`, `maxItems`), and it is reached from the root through
 //! declared `properties` of objects that assert only what their keys and their number may be
 //! (`type`, `properties`, `required`, `additionalProperties`, `propertyNames`, the property
-//! counts). Then, for any value:
+//! counts), or through the positions of tuples that assert only what each position is and their
+//! count (`prefixItems` in the 2020-12 draft, `items` past them, `minItems`, `maxItems`: a
+//! derived `(Meta, Vec<Row>)`), each a [`Step`]. Then, for any value:
 //!
 //! - an item in the list is valid exactly when it is valid against `items` alone, and the list
 //!   exactly when each item is and the count is within bounds;
@@ -89,7 +91,7 @@ use serde_json::{Map, Value};
 
 use super::checks::asserts_nothing;
 use super::node::{Additional, JsonType, Node};
-use super::pointer::{Path, Pointer};
+use super::pointer::{Path, Pointer, Step};
 use super::validate::{preview_list, Rule, Violation, Violations};
 use super::validation::{item_count, name_violation, property_count, weight, Compiled, CONTAINS};
 
@@ -108,6 +110,20 @@ const OBJECT_KEYWORDS: &[&str] = &[
     "propertyNames",
     "minProperties",
     "maxProperties",
+    "$defs",
+    "definitions",
+    "$schema",
+];
+
+/// What a tuple on the way to a list may assert (`prefixItems`, in the 2020-12 draft): nothing
+/// that looks at its positions together, so each position is judged by its own schema alone
+/// (those past them by `items` alone).
+const TUPLE_KEYWORDS: &[&str] = &[
+    "type",
+    "prefixItems",
+    "items",
+    "minItems",
+    "maxItems",
     "$defs",
     "definitions",
     "$schema",
@@ -233,8 +249,8 @@ type Made = (Vec<Option<usize>>, Option<Arc<Parts>>);
 /// refused by every other branch ([`Parts::names_chosen`]).
 #[derive(Debug, Clone)]
 pub(crate) struct Point {
-    /// The property names from the base to the value.
-    pub(crate) keys: Vec<String>,
+    /// The steps from the base to the value.
+    pub(crate) steps: Vec<Step>,
     /// The `anyOf` node's pointer in the document.
     at: Pointer,
 }
@@ -254,7 +270,7 @@ impl std::fmt::Debug for Parts {
         f.debug_struct("Parts")
             .field(
                 "lists",
-                &self.lists.iter().map(|l| &l.keys).collect::<Vec<_>>(),
+                &self.lists.iter().map(|l| &l.steps).collect::<Vec<_>>(),
             )
             .finish()
     }
@@ -285,8 +301,8 @@ impl Holds {
 
 /// One list (or map) judged an item (a member) at a time.
 struct List {
-    /// The property names from the root to the list.
-    keys: Vec<String>,
+    /// The steps from the root to the list (declared properties, a tuple's positions).
+    steps: Vec<Step>,
     /// The list's (the object's) schema pointer in the document.
     at: Pointer,
     holds: Holds,
@@ -364,13 +380,14 @@ impl Parts {
         document: &Value,
         base: Pointer,
         budget: &mut Budget,
-        choices: &[(Vec<String>, usize)],
+        choices: &[(Vec<Step>, usize)],
     ) -> Option<Parts> {
         let start = node_at(document, &base)?;
         let mut search = Search {
             found: Vec::new(),
             points: Vec::new(),
             choices,
+            tuples: reads_prefix_items(document),
             chosen: Vec::new(),
             inlined: Vec::new(),
             way: Vec::new(),
@@ -394,7 +411,7 @@ impl Parts {
             .checked_sub(weight(&rest_schema, budget.values))?;
         let mut lists = Vec::with_capacity(found.len());
         for Found {
-            keys,
+            steps,
             at,
             rest,
             holds,
@@ -489,7 +506,7 @@ impl Parts {
                 made: OnceLock::new(),
             };
             lists.push(List {
-                keys,
+                steps,
                 at,
                 holds,
                 items,
@@ -550,11 +567,11 @@ impl Parts {
         if let Some((_, parts)) = cache.iter().find(|(made, _)| made == choices) {
             return parts.clone();
         }
-        let made: Vec<(Vec<String>, usize)> = self
+        let made: Vec<(Vec<Step>, usize)> = self
             .points
             .iter()
             .zip(choices)
-            .filter_map(|(point, choice)| Some((point.keys.clone(), (*choice)?)))
+            .filter_map(|(point, choice)| Some((point.steps.clone(), (*choice)?)))
             .collect();
         let mut budget = Budget::of(document);
         let parts = Parts::at(document, self.base.clone(), &mut budget, &made).map(Arc::new);
@@ -564,26 +581,35 @@ impl Parts {
         parts
     }
 
-    /// The schema node that alone judges the value at `keys` (from the base) the rest holds
+    /// The schema node that alone judges the value at `steps` (from the base) the rest holds
     /// whole, in `document`: reached through objects on the way (each judging a member by its
-    /// declared property alone) and the variants chosen; `None` where it is not known to be the
-    /// only one.
-    pub(crate) fn held_node<'d>(&self, document: &'d Value, keys: &[String]) -> Option<Node<'d>> {
+    /// declared property alone), tuples on the way (each judging a position by its own schema
+    /// alone) and the variants chosen; `None` where it is not known to be the only one.
+    pub(crate) fn held_node<'d>(&self, document: &'d Value, steps: &[Step]) -> Option<Node<'d>> {
         let mut node = way(self.base_node(document)?);
-        for (depth, key) in keys.iter().enumerate() {
+        for (depth, step) in steps.iter().enumerate() {
             if is_point(node) {
-                let above = keys.get(..depth)?;
-                let choice = self.chosen.iter().find(|c| c.point.keys == above)?;
+                let above = steps.get(..depth)?;
+                let choice = self.chosen.iter().find(|c| c.point.steps == above)?;
                 node = way(node.any_of()?.nth(choice.branch)?);
             }
-            let on_the_way = node
-                .map()?
-                .keys()
-                .all(|k| OBJECT_KEYWORDS.contains(&k.as_str()) || asserts_nothing(k));
-            if !on_the_way {
-                return None;
-            }
-            node = way(node.property(key)?);
+            node = match step {
+                Step::Key(key) => {
+                    let on_the_way = node
+                        .map()?
+                        .keys()
+                        .all(|k| OBJECT_KEYWORDS.contains(&k.as_str()) || asserts_nothing(k));
+                    if !on_the_way {
+                        return None;
+                    }
+                    way(node.property(key)?)
+                }
+                Step::Index(index) if reads_prefix_items(document) => {
+                    tuple_on_the_way(node)?;
+                    way(node.item(*index)?)
+                }
+                Step::Index(_) => return None,
+            };
         }
         Some(node)
     }
@@ -603,10 +629,7 @@ impl Parts {
     pub(crate) fn unnamed(&self, document: &Value, rest: &Value) -> Option<Vec<Violation>> {
         let mut out = Vec::new();
         for choice in &self.chosen {
-            let mut at = Pointer::root();
-            for key in &choice.point.keys {
-                at.push(key);
-            }
+            let at = Pointer::of_steps(&choice.point.steps);
             let value = at.get(rest)?;
             let node = node_at(document, &choice.point.at)?;
             let branches: Vec<Node<'_>> = node.any_of()?.collect();
@@ -656,10 +679,7 @@ impl Parts {
     /// the branch chosen does, and says why not in that branch's words.
     pub(crate) fn names_chosen(&self, document: &Value, rest: &Value) -> bool {
         self.chosen.iter().all(|choice| {
-            let mut at = Pointer::root();
-            for key in &choice.point.keys {
-                at.push(key);
-            }
+            let at = Pointer::of_steps(&choice.point.steps);
             let (Some(value), Some(node)) = (at.get(rest), node_at(document, &choice.point.at))
             else {
                 return false;
@@ -741,9 +761,9 @@ impl Parts {
     /// Whether part `list` lies inside an object whose other members are a part (its holder is
     /// one of that object's declared members, or below one).
     pub(crate) fn under_members(&self, list: usize) -> bool {
-        let keys = self.keys(list);
+        let steps = self.steps(list);
         self.lists.iter().any(|l| {
-            l.holds == Holds::Members && l.keys.len() < keys.len() && keys.starts_with(&l.keys)
+            l.holds == Holds::Members && l.steps.len() < steps.len() && steps.starts_with(&l.steps)
         })
     }
 
@@ -760,9 +780,21 @@ impl Parts {
         node_at(document, &self.lists.get(list)?.at)
     }
 
-    /// The property names from the root to list `list`.
-    pub(crate) fn keys(&self, list: usize) -> &[String] {
-        self.lists.get(list).map_or(&[], |l| &l.keys)
+    /// The steps from the root to list `list`, written as text (a position in decimal).
+    #[cfg(test)]
+    fn names(&self, list: usize) -> Vec<String> {
+        self.steps(list)
+            .iter()
+            .map(|step| match step {
+                Step::Key(key) => key.clone(),
+                Step::Index(index) => index.to_string(),
+            })
+            .collect()
+    }
+
+    /// The steps from the root to list `list`.
+    pub(crate) fn steps(&self, list: usize) -> &[Step] {
+        self.lists.get(list).map_or(&[], |l| &l.steps)
     }
 
     /// What part `list` holds.
@@ -1272,7 +1304,7 @@ fn lead_into(schema: &mut Value, whole_at: &Pointer) -> Option<()> {
 
 /// A list (an object's members) found judged in parts.
 struct Found {
-    keys: Vec<String>,
+    steps: Vec<Step>,
     /// Its schema's pointer in the document.
     at: Pointer,
     /// Where its schema lies in the rest's schema: the same place, or below a reference
@@ -1285,7 +1317,9 @@ struct Found {
 struct Search<'c> {
     found: Vec<Found>,
     points: Vec<Point>,
-    choices: &'c [(Vec<String>, usize)],
+    choices: &'c [(Vec<Step>, usize)],
+    /// The document's draft reads `prefixItems` as a tuple's positions ([`reads_prefix_items`]).
+    tuples: bool,
     chosen: Vec<Choice>,
     /// The references followed on the way, in the order met (one above before one below): where
     /// each lies in the rest's schema, and the document's node it names. The rest's schema has
@@ -1296,16 +1330,16 @@ struct Search<'c> {
     way: Vec<Pointer>,
 }
 
-/// Collects in `search` the lists below `node` (reached through `keys`, at `at` in the
+/// Collects in `search` the lists below `node` (reached through `steps`, at `at` in the
 /// document) judged in parts, and the places where a variant not chosen may lead to more.
 fn find(
     node: Node<'_>,
     at: &Pointer,
     rest: &Pointer,
-    keys: &mut Vec<String>,
+    steps: &mut Vec<Step>,
     search: &mut Search<'_>,
 ) {
-    if search.found.len() >= MAX_LISTS || keys.len() > MAX_LIST_DEPTH {
+    if search.found.len() >= MAX_LISTS || steps.len() > MAX_LIST_DEPTH {
         return;
     }
     let (node, at, target) = match followed(node, at) {
@@ -1321,7 +1355,7 @@ fn find(
         search.inlined.push((rest.clone(), at.clone()));
     }
     search.way.push(at.clone());
-    find_at(node, &at, rest, keys, search);
+    find_at(node, &at, rest, steps, search);
     search.way.pop();
 }
 
@@ -1330,22 +1364,22 @@ fn find_at(
     node: Node<'_>,
     at: &Pointer,
     rest: &Pointer,
-    keys: &mut Vec<String>,
+    steps: &mut Vec<Step>,
     search: &mut Search<'_>,
 ) {
     let Some(map) = node.map() else { return };
     if is_point(node) {
         let point = Point {
-            keys: keys.clone(),
+            steps: steps.clone(),
             at: at.clone(),
         };
-        let chosen = search.choices.iter().find(|(k, _)| k == keys).map(|c| c.1);
+        let chosen = search.choices.iter().find(|(k, _)| k == steps).map(|c| c.1);
         let branch = chosen.and_then(|b| Some((b, node.any_of()?.nth(b)?)));
         match branch {
             Some((b, branch)) if takes_container(branch) => {
                 let keyword = node.branches().map_or("anyOf", |(keyword, _)| keyword);
                 let (at, rest) = (at.key(keyword).index(b), rest.key(keyword).index(b));
-                find(branch, &at, &rest, keys, search);
+                find(branch, &at, &rest, steps, search);
                 search.chosen.push(Choice {
                     point,
                     branch: b,
@@ -1366,12 +1400,24 @@ fn find_at(
     };
     let mut found = |holds| {
         search.found.push(Found {
-            keys: keys.clone(),
+            steps: steps.clone(),
             at: at.clone(),
             rest: rest.clone(),
             holds,
         })
     };
+    // A tuple's positions are each judged by their own schema alone (as `properties` judge an
+    // object's members), so the way passes through them.
+    if let Some(positions) = tuple_on_the_way(node).filter(|_| search.tuples) {
+        let (prefix, rest_prefix) = (at.key("prefixItems"), rest.key("prefixItems"));
+        for (index, child) in positions.iter().enumerate() {
+            steps.push(Step::Index(index));
+            let (at, rest) = (prefix.index(index), rest_prefix.index(index));
+            find(node.child(child), &at, &rest, steps, search);
+            steps.pop();
+        }
+        return;
+    }
     if map
         .get("items")
         .is_some_and(|i| i.is_object() || i.is_boolean())
@@ -1413,10 +1459,10 @@ fn find_at(
         if node.patterns_matching(name).next().is_some() {
             continue;
         }
-        keys.push(name.to_owned());
+        steps.push(Step::Key(name.to_owned()));
         let (at, rest) = (properties.key(name), rest_properties.key(name));
-        find(child, &at, &rest, keys, search);
-        keys.pop();
+        find(child, &at, &rest, steps, search);
+        steps.pop();
     }
     let types = node.types();
     // An `Option` of a derived type may be `null` too: then it has no member at all.
@@ -1439,11 +1485,31 @@ fn find_at(
         return;
     };
     search.found.push(Found {
-        keys: keys.clone(),
+        steps: steps.clone(),
         at: at.clone(),
         rest: rest.clone(),
         holds,
     });
+}
+
+/// The positions of `node` when it is a tuple the way may pass through: it allows only arrays
+/// and asserts nothing beside [`TUPLE_KEYWORDS`], so each of its `prefixItems` judges its
+/// position alone.
+fn tuple_on_the_way(node: Node<'_>) -> Option<&[Value]> {
+    let map = node.map()?;
+    let positions = map.get("prefixItems")?.as_array()?;
+    let only = map
+        .keys()
+        .all(|k| TUPLE_KEYWORDS.contains(&k.as_str()) || asserts_nothing(k));
+    (only && node.types().is_only(JsonType::Array)).then_some(positions.as_slice())
+}
+
+/// Whether `document`'s draft reads `prefixItems` as a tuple's positions: 2020-12, which the
+/// validator of record reads a document naming no draft by (an earlier draft ignores the word).
+fn reads_prefix_items(document: &Value) -> bool {
+    document
+        .get("$schema")
+        .is_none_or(|draft| draft.as_str().is_some_and(|d| d.contains("2020-12")))
 }
 
 /// Whether `node` is a place where the value decides the branch (a [`Point`]): only an `anyOf`
@@ -1591,10 +1657,10 @@ mod tests {
         let parts = Parts::of(&doc).expect("a list");
         // The list, and the root's members it does not declare (it allows none).
         assert_eq!(parts.len(), 2);
-        assert_eq!(parts.keys(0), ["rows"]);
+        assert_eq!(parts.names(0), ["rows"]);
         assert_eq!(
-            (parts.keys(1), parts.holds(1)),
-            (&[][..], Holds::Undeclared)
+            (parts.names(1), parts.holds(1)),
+            (Vec::new(), Holds::Undeclared)
         );
         // The item's reference resolves in the whole document.
         assert!(parts.item_is_valid(0, None, &json!({"n": 1})));
@@ -1628,6 +1694,62 @@ mod tests {
     }
 
     #[test]
+    fn a_list_at_a_tuple_s_position_is_judged_an_item_at_a_time() {
+        // A derived `(Meta, Vec<i64>)` field.
+        let tuple = json!({"type": "array", "prefixItems": [
+            {"type": "object", "properties": {"n": {"type": "integer"}}},
+            {"type": "array", "items": {"type": "integer"}, "maxItems": 3}
+        ], "minItems": 2, "maxItems": 2});
+        let doc = json!({"type": "object", "properties": {"page": tuple},
+            "required": ["page"], "additionalProperties": false});
+        let parts = Parts::of(&doc).expect("the list at position 1");
+        // Position 0's members beside `n`, position 1's items, the root's undeclared members.
+        let found: Vec<(Vec<String>, Holds)> = (0..parts.len())
+            .map(|i| (parts.names(i), parts.holds(i)))
+            .collect();
+        let at = |i: &str| vec!["page".to_owned(), i.to_owned()];
+        assert_eq!(
+            found,
+            [
+                (at("0"), Holds::Members),
+                (at("1"), Holds::Items),
+                (Vec::new(), Holds::Undeclared)
+            ]
+        );
+        assert_eq!(parts.steps(1)[1], Step::Index(1));
+        // The rest: the tuple with its list emptied, each other position judged as before.
+        assert!(parts.rest_is_valid(&json!({"page": [{"n": 1}, []]})));
+        assert!(!parts.rest_is_valid(&json!({"page": [{"n": "1"}, []]})));
+        assert!(!parts.rest_is_valid(&json!({"page": [{"n": 1}]})));
+        assert!(!parts.rest_is_valid(&json!({"page": [{"n": 1}, [], 3]})));
+        assert!(parts.item_is_valid(1, None, &json!(5)));
+        assert!(!parts.item_is_valid(1, None, &json!("5")));
+        assert!(parts
+            .check_count(1, 4, Pointer::root().key("page").index(1))
+            .is_some());
+        let page = [Step::Key("page".into())];
+        assert_eq!(
+            parts
+                .held_node(&doc, &[page[0].clone(), Step::Index(0)])
+                .map(|n| n.value()),
+            doc.pointer("/properties/page/prefixItems/0")
+        );
+        // A draft that reads no `prefixItems` (the validator ignores the word there), or a tuple
+        // asserting something of its positions together: held whole.
+        let mut draft_7 = doc.clone();
+        draft_7["$schema"] = json!("http://json-schema.org/draft-07/schema#");
+        let mut unique = doc.clone();
+        unique["properties"]["page"]["uniqueItems"] = json!(true);
+        for doc in [draft_7, unique] {
+            let parts = Parts::of(&doc).expect("the root's undeclared members");
+            assert_eq!(parts.len(), 1, "{doc}");
+            assert!(parts
+                .held_node(&doc, &[page[0].clone(), Step::Index(0)])
+                .is_none());
+        }
+    }
+
+    #[test]
     fn a_schema_that_looks_inside_its_lists_otherwise_is_not_split() {
         for doc in [
             // The list's whole value is compared with others.
@@ -1657,7 +1779,7 @@ mod tests {
             "patternProperties": {"^r": {"maxItems": 2}}
         });
         let parts = Parts::of(&doc).expect("the other members and `more`");
-        let lists: Vec<&[String]> = (0..parts.len()).map(|l| parts.keys(l)).collect();
+        let lists: Vec<Vec<String>> = (0..parts.len()).map(|l| parts.names(l)).collect();
         assert_eq!(lists, [&["more".to_owned()][..], &[][..]]);
         assert!(parts.rest_is_valid(&json!({"rows": [1, 2], "more": []})));
         assert!(!parts.rest_is_valid(&json!({"rows": [1, 2, 3], "more": []})));
@@ -1675,7 +1797,7 @@ mod tests {
             "additionalProperties": false
         });
         let parts = Parts::of(&doc).expect("the members by pattern");
-        assert_eq!(parts.keys(0), [] as [String; 0]);
+        assert_eq!(parts.names(0), [] as [String; 0]);
         assert!(!parts.refuses_member(0, "x1") && parts.refuses_member(0, "y"));
         assert!(parts.item_is_valid(0, Some("x1"), &json!(3)));
         assert!(!parts.item_is_valid(0, Some("x1"), &json!(-3)));
@@ -1694,7 +1816,7 @@ mod tests {
         let doc =
             json!({"type": "array", "items": {"type": "integer", "minimum": 0}, "maxItems": 2});
         let parts = Parts::of(&doc).expect("the root list");
-        assert_eq!(parts.keys(0), [] as [String; 0]);
+        assert_eq!(parts.names(0), [] as [String; 0]);
         assert!(parts.item_is_valid(0, None, &json!(3)));
         assert!(!parts.item_is_valid(0, None, &json!(-3)));
         assert!(parts.rest_is_valid(&json!([])));
@@ -1716,8 +1838,8 @@ mod tests {
         let parts = Parts::of(&doc).expect("the map");
         // (The root's other members are the second part.)
         assert_eq!(
-            (parts.keys(0), parts.holds(0)),
-            (&["rows".to_owned()][..], Holds::Members)
+            (parts.names(0), parts.holds(0)),
+            (vec!["rows".to_owned()], Holds::Members)
         );
         assert!(!parts.by_name(1));
         assert!(parts.by_name(0) && parts.inner(0, &doc).is_none());
@@ -1748,7 +1870,7 @@ mod tests {
         let mut closed = doc.clone();
         closed["properties"]["rows"]["additionalProperties"] = json!(false);
         let parts = Parts::of(&closed).expect("the map's members");
-        assert_eq!(parts.keys(0), ["rows".to_owned()]);
+        assert_eq!(parts.names(0), ["rows".to_owned()]);
         assert!(parts.refuses_member(0, "x") && !parts.refuses_member(0, "r1"));
         // Beside declared properties no pattern matches: the other members, by their names.
         let beside = json!({
@@ -1814,17 +1936,17 @@ mod tests {
             "additionalProperties": false
         });
         let parts = Parts::of(&doc).expect("its undeclared members");
-        let found: Vec<(&[String], Holds)> = (0..parts.len())
-            .map(|i| (parts.keys(i), parts.holds(i)))
+        let found: Vec<(Vec<String>, Holds)> = (0..parts.len())
+            .map(|i| (parts.names(i), parts.holds(i)))
             .collect();
-        let inner = ["inner".to_owned()];
-        let rows = ["inner".to_owned(), "rows".to_owned()];
+        let inner = vec!["inner".to_owned()];
+        let rows = vec!["inner".to_owned(), "rows".to_owned()];
         assert_eq!(
             found,
             [
-                (&rows[..], Holds::Items),
-                (&inner[..], Holds::Undeclared),
-                (&[][..], Holds::Undeclared)
+                (rows, Holds::Items),
+                (inner, Holds::Undeclared),
+                (Vec::new(), Holds::Undeclared)
             ]
         );
         // No undeclared member is valid; the declared ones (any case) are in the rest.
@@ -1929,7 +2051,7 @@ mod tests {
             "required": ["name", "children"]
         });
         let parts = Parts::of(&tree).expect("the children read in parts");
-        assert_eq!(parts.keys(0), ["children".to_owned()]);
+        assert_eq!(parts.names(0), ["children".to_owned()]);
         // Only the children's items name the root, and they are taken out of the rest: it keeps
         // no copy of the whole.
         assert!(parts.rest_schema.get("$defs").is_none());
@@ -1938,7 +2060,7 @@ mod tests {
         // A child is the root again, worked out when one is long: its children in parts too.
         assert!(parts.may_nest(0) && parts.lists[0].inner.made.get().is_none());
         let child = parts.inner(0, &tree).expect("a child read in parts");
-        assert_eq!(child.keys(0), ["children".to_owned()]);
+        assert_eq!(child.names(0), ["children".to_owned()]);
         assert!(!child.rest_is_valid(&json!({"name": "abcd", "children": []})));
         assert!(child.inner(0, &tree).is_some());
         // A tree deeper than the budget allows is read in parts down to it, whole below.
@@ -1965,7 +2087,7 @@ mod tests {
             "$defs": {"Rows": rows}
         });
         let parts = Parts::of(&doc).expect("lists reached through references");
-        let lists: Vec<&[String]> = (0..parts.len()).map(|l| parts.keys(l)).collect();
+        let lists: Vec<Vec<String>> = (0..parts.len()).map(|l| parts.names(l)).collect();
         // (The root's other members are a part too.)
         assert_eq!(
             lists,
@@ -1988,7 +2110,7 @@ mod tests {
             "properties": {"rows": rows, "again": {"$ref": "#"}, "same": {"$ref": "#/properties/rows"}}
         });
         let parts = Parts::of(&back).expect("a tree's list read in parts");
-        let lists: Vec<&[String]> = (0..parts.len()).map(|l| parts.keys(l)).collect();
+        let lists: Vec<Vec<String>> = (0..parts.len()).map(|l| parts.names(l)).collect();
         // (`again` is not followed back to the root: it is held in the rest.)
         assert_eq!(
             lists,
@@ -2029,7 +2151,7 @@ mod tests {
         assert_eq!(parts.points().len(), 1);
         let many_parts = parts.decided(&doc, &[Some(0)]).expect("the rows of `many`");
         assert!(many_parts.chose_by_names() && !parts.chose_by_names());
-        assert_eq!(many_parts.keys(0), ["rows"]);
+        assert_eq!(many_parts.names(0), ["rows"]);
         // `counts` allows no `title`: only `many` may take the value.
         let titled = json!({"rows": [], "title": "t"});
         assert!(many_parts.names_chosen(&doc, &titled));
@@ -2098,14 +2220,14 @@ mod tests {
         ]}}});
         let parts = Parts::of(&doc).expect("a place where a variant decides");
         assert_eq!(parts.points().len(), 1);
-        assert_eq!(parts.points()[0].keys, ["action"]);
+        assert_eq!(parts.points()[0].steps, ["action"]);
         // Only the root's other members are a part until a variant is chosen.
         assert_eq!(parts.len(), 1);
         assert!(parts.decided(&doc, &[None]).is_none());
         let b = parts.decided(&doc, &[Some(1)]).expect("variant b's parts");
-        let lists: Vec<&[String]> = (0..b.len()).map(|l| b.keys(l)).collect();
+        let lists: Vec<Vec<String>> = (0..b.len()).map(|l| b.names(l)).collect();
         assert!(
-            lists.contains(&&["action".to_owned(), "cols".to_owned()][..]),
+            lists.contains(&vec!["action".to_owned(), "cols".to_owned()]),
             "{lists:?}"
         );
         assert!(!lists.iter().any(|k| k.ends_with(&["rows".to_owned()])));

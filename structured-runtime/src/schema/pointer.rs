@@ -251,6 +251,66 @@ pub enum Segment<'a> {
     Index(usize),
 }
 
+/// A [`Segment`] that owns its name: one step of a path kept beside the value (the way from a
+/// schema's root to the lists read in parts: declared properties and a tuple's positions).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// A property name.
+    Key(String),
+    /// An array index.
+    Index(usize),
+}
+
+impl Step {
+    /// This step, borrowed.
+    pub(crate) fn segment(&self) -> Segment<'_> {
+        match self {
+            Step::Key(key) => Segment::Key(key),
+            Step::Index(index) => Segment::Index(*index),
+        }
+    }
+}
+
+impl From<Segment<'_>> for Step {
+    fn from(segment: Segment<'_>) -> Step {
+        match segment {
+            Segment::Key(key) => Step::Key(key.to_owned()),
+            Segment::Index(index) => Step::Index(index),
+        }
+    }
+}
+
+impl PartialEq<Segment<'_>> for Step {
+    fn eq(&self, other: &Segment<'_>) -> bool {
+        self.segment() == *other
+    }
+}
+
+impl PartialEq<&str> for Step {
+    fn eq(&self, other: &&str) -> bool {
+        self.segment() == Segment::Key(other)
+    }
+}
+
+impl Pointer {
+    /// The pointer of the value `steps` lead to from the root.
+    pub(crate) fn of_steps(steps: &[Step]) -> Pointer {
+        let mut out = Pointer::root();
+        for step in steps {
+            out.push_segment(step.segment());
+        }
+        out
+    }
+
+    /// Appends one segment (a name escaped, an index in decimal).
+    pub(crate) fn push_segment(&mut self, segment: Segment<'_>) {
+        match segment {
+            Segment::Key(key) => self.push(key),
+            Segment::Index(index) => self.push_index(index),
+        }
+    }
+}
+
 /// The location of a value being walked: a list linked through the stack, so walking a valid
 /// value allocates nothing; the [`Pointer`] is written only when something is reported.
 ///
@@ -294,6 +354,14 @@ impl<'a> Path<'a> {
         }
     }
 
+    /// The value `segment` names below the value here.
+    pub(crate) fn segment<'b>(&'b self, segment: Segment<'b>) -> Path<'b> {
+        Path {
+            parent: Some(self),
+            segment: Some(segment),
+        }
+    }
+
     /// The segments from the root down.
     pub fn segments(&self) -> Vec<Segment<'a>> {
         let mut out = Vec::new();
@@ -310,10 +378,7 @@ impl<'a> Path<'a> {
     pub fn to_pointer(&self) -> Pointer {
         let mut out = Pointer::root();
         for seg in self.segments() {
-            match seg {
-                Segment::Key(key) => out.push(key),
-                Segment::Index(i) => out.push_index(i),
-            }
+            out.push_segment(seg);
         }
         out
     }
