@@ -493,6 +493,38 @@ mod tests {
     }
 
     #[test]
+    fn a_member_a_condition_requires_is_reported_beside_one_the_walk_names() {
+        // The walk names `/x/y` (required by `x`); the validator names the root for `note`,
+        // required by the condition, which the walk does not judge: both are reported.
+        let schema = ResponseSchema::new(
+            "t",
+            json!({"type": "object", "properties": {
+                "kind": {"type": "string"},
+                "x": {"type": "object", "required": ["y"]}
+            }, "if": {"properties": {"kind": {"const": "a"}}}, "then": {"required": ["note"]}}),
+        )
+        .unwrap();
+        let report = schema
+            .check_instance(&json!({"kind": "a", "x": {}}))
+            .unwrap_err();
+        let found: Vec<(String, Rule)> = report
+            .iter()
+            .map(|v| (v.path.as_str().to_owned(), v.rule))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("/x/y".to_owned(), Rule::Required),
+                (String::new(), Rule::Required)
+            ]
+        );
+        assert!(
+            report.iter().any(|v| v.expected.contains("note")),
+            "{report}"
+        );
+    }
+
+    #[test]
     fn the_validator_refuses_what_the_schema_forbids() {
         let schema = ResponseSchema::new(
             "t",

@@ -210,8 +210,12 @@ impl Compiled {
             {
                 let path = base.join(&location(error.instance_path().as_str()));
                 let violation = from_validator(&error, path);
+                let members = members_named(&error);
                 let said = violations.get(..walked).unwrap_or_default();
-                if !said.iter().any(|walk| says_as_well(walk, &violation)) {
+                if !said
+                    .iter()
+                    .any(|walk| says_as_well(walk, &violation, &members))
+                {
                     violations.push(violation);
                 }
             }
@@ -252,15 +256,45 @@ impl Compiled {
 }
 
 /// Whether the walk's `walk` already says what the validator's `error` says: the same rule at
-/// the same place, or below it where the validator names the object (a `required` or
-/// undeclared member, a refused name: the walk names the member), or where the validator names
-/// an `anyOf` (`oneOf`) the walk explained by the branch the value takes. A validator's error
-/// at a place the walk reported for another rule, or below it, is a violation of its own (a
-/// member refused by a keyword the walk does not judge, inside a map whose count the walk
-/// refused), and is kept.
-fn says_as_well(walk: &Violation, error: &Violation) -> bool {
-    error.path.contains(&walk.path)
-        && (walk.rule == error.rule || matches!(error.rule, Rule::AnyOf | Rule::OneOf))
+/// the same place or below it (the walk names a repeated item where the validator names the
+/// list), at one of the members the validator names at the object (`members`: a `required` or
+/// undeclared member, a refused name, each of which the walk reports at the member), or below
+/// the place where the validator names an `anyOf` (`oneOf`) the walk explained by the branch
+/// the value takes. A validator's error at a place the walk reported
+/// for another rule, or below it, is a violation of its own (a member refused by a keyword the
+/// walk does not judge, inside a map whose count the walk refused), and is kept; so is one
+/// naming a member the walk did not name (a member a condition requires, beside another the
+/// object's own `required` names).
+fn says_as_well(walk: &Violation, error: &Violation, members: &[String]) -> bool {
+    match error.rule {
+        Rule::AnyOf | Rule::OneOf => error.path.contains(&walk.path),
+        rule if rule != walk.rule => false,
+        _ if !members.is_empty() => {
+            walk.path == error.path
+                || members
+                    .iter()
+                    .any(|member| error.path.key(member) == walk.path)
+        }
+        // (The walk names the repeated item where the validator names the list.)
+        _ => error.path.contains(&walk.path),
+    }
+}
+
+/// The members a validator's error at an object names, which the walk reports each at its own
+/// pointer: a missing `required` property, undeclared members, a refused name.
+fn members_named(error: &jsonschema::ValidationError<'_>) -> Vec<String> {
+    use jsonschema::error::ValidationErrorKind as K;
+    match error.kind() {
+        K::Required { property } => property.as_str().map(str::to_owned).into_iter().collect(),
+        K::AdditionalProperties { unexpected } => unexpected.clone(),
+        K::PropertyNames { error } => error
+            .instance()
+            .as_str()
+            .map(str::to_owned)
+            .into_iter()
+            .collect(),
+        _ => Vec::new(),
+    }
 }
 
 fn location(pointer: &str) -> Pointer {
