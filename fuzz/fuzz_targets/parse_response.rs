@@ -112,7 +112,8 @@ fn holds<T>(parsed: &Parsed<T>, text: &str, options: &ParseOptions) {
 }
 
 /// Schemas read in parts: a list of objects, a map, an object with members beside declared
-/// properties, a list whose items must differ and some match `contains`, enums with data.
+/// properties, a list whose items must differ and some match `contains`, enums with data, a
+/// tuple.
 fn in_parts_schemas() -> &'static [ResponseSchema] {
     static SCHEMAS: std::sync::OnceLock<Vec<ResponseSchema>> = std::sync::OnceLock::new();
     SCHEMAS.get_or_init(|| {
@@ -276,6 +277,17 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
                     {"type": "string"}
                 ]}},
                 "required": ["payload"]
+            }),
+            // A tuple on the way: a list at one position, a free one after it.
+            serde_json::json!({
+                "type": "object",
+                "properties": {"page": {"type": "array", "prefixItems": [
+                    {"type": "string"},
+                    {"type": "array", "items": row, "maxItems": 4},
+                    {}
+                ], "minItems": 2, "maxItems": 3}},
+                "required": ["page"],
+                "additionalProperties": false
             }),
         ]
         .into_iter()

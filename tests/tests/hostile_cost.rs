@@ -645,6 +645,55 @@ fn a_tuple_holding_the_bulk_is_read_in_parts() {
     one_violation_in_parts(Paged::schema(), &refused, "/page/1/9/id");
 }
 
+/// Rules beside the bulk that look at other members only (a condition, `not`, a member another
+/// requires): the rows are read an item at a time, the rules judged on what is left, as
+/// written and refused by the condition (its violation at the root, beside a row's own), and
+/// streamed keeping no row. Before: held whole, about 20 times the answer, read or streamed.
+#[test]
+fn rules_beside_the_bulk_leave_it_read_in_parts() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let schema = any_root(json!({
+        "type": "object",
+        "properties": {
+            "kind": {"type": "string"},
+            "note": {"type": "string"},
+            "rows": {"type": "array", "items": {
+                "type": "object",
+                "properties": {"id": {"type": "integer", "minimum": 0}, "tag": {"type": "string"}},
+                "required": ["id", "tag"]
+            }}
+        },
+        "required": ["kind", "rows"],
+        "if": {"properties": {"kind": {"const": "batch"}}},
+        "then": {"required": ["note"]},
+        "not": {"required": ["note", "reason"]},
+        "dependentRequired": {"reason": ["kind"]}
+    }));
+    let rows = rows_text(100_000);
+    let valid = format!(r#"{{"kind":"batch","note":"n","rows":{rows}}}"#);
+    let (peak, _, read) = cost(|| parse_value_json(&valid, &schema, &ParseOptions::default()));
+    assert_within(peak, 3, valid.len());
+    let read = read.unwrap_or_else(|e| panic!("{e}"));
+    assert_eq!(read.value, valid);
+    assert_eq!(read.provenance, Provenance::Clean);
+    // Streamed, the rules beside (which the final reading judges) keep no row.
+    let (peak, _, reported) = cost(|| streamed(&schema, &valid));
+    assert_within(peak, 3, valid.len());
+    assert_eq!(reported, []);
+
+    let refused = format!(
+        r#"{{"kind":"batch","rows":{}}}"#,
+        rows.replace(r#"{"id":9,"#, r#"{"id":-9,"#)
+    );
+    let (peak, _, read) = cost(|| parse_value_json(&refused, &schema, &ParseOptions::default()));
+    assert_within(peak, 3, refused.len());
+    let Err(ParseError::Invalid { violations, .. }) = read else {
+        panic!("refused: {read:?}");
+    };
+    let at: Vec<&str> = violations.iter().map(|v| v.path.as_str()).collect();
+    assert_eq!(at, ["/rows/9/id", ""], "{violations}");
+}
+
 /// Untagged (`#[serde(untagged)]`): only the names an object has tell the variants apart.
 #[derive(StructuredOutput, serde::Deserialize, Debug)]
 #[serde(untagged)]

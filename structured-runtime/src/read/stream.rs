@@ -344,6 +344,13 @@ const READ_WITHOUT_MEMBERS: &[&str] = &[
     "contains",
     "minContains",
     "maxContains",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentSchemas",
+    // (Reads names only: kept for it by [`reads_names`].)
+    "dependentRequired",
     "$defs",
     "definitions",
     "$schema",
@@ -363,11 +370,21 @@ fn reads_members_beside(node: Option<Node<'_>>, beside: &[&str]) -> bool {
         // (A reference, or an `allOf` of one schema, says what its target says.)
         let step = |k: &str| k == "$ref" || (k == "allOf" && n.sole_all_of().is_some());
         n.map().is_some_and(|keywords| {
-            keywords.keys().any(|k| {
-                !(step(k)
+            keywords.iter().any(|(k, value)| {
+                if step(k)
                     || READ_WITHOUT_MEMBERS.contains(&k.as_str())
                     || beside.contains(&k.as_str())
-                    || asserts_nothing(k))
+                    || asserts_nothing(k)
+                {
+                    return false;
+                }
+                // An `allOf` reads what its branches read.
+                match (k.as_str(), value) {
+                    ("allOf", Value::Array(branches)) if !n.too_deep() => branches
+                        .iter()
+                        .any(|b| reads_members_beside(Some(n.child(b)), beside)),
+                    _ => true,
+                }
             })
         })
     };

@@ -115,6 +115,26 @@ const OBJECT_KEYWORDS: &[&str] = &[
     "$schema",
 ];
 
+/// What an object on the way may assert beside [`OBJECT_KEYWORDS`] where no schema it names
+/// looks inside the value on the way below it ([`blind_below`]): conditions and further rules
+/// about its other members, its names or its count (`if` a kind is given `then` a member is
+/// required, `not` both of two members, `allOf` more rules). Coercion reads none of these (an
+/// `anyOf`, a `oneOf` or a `$ref` beside would choose what it fits), so the value is fitted by
+/// its declared properties alone as the whole reading fits it.
+const BESIDE_THE_WAY: &[&str] = &[
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "dependentRequired",
+    "dependentSchemas",
+];
+
+/// Schema nodes [`blind_below`] looks at for one object on the way, at most (past that, the
+/// object is held whole).
+const MAX_BLIND_NODES: usize = 4096;
+
 /// What a tuple on the way to a list may assert (`prefixItems`, in the 2020-12 draft): nothing
 /// that looks at its positions together, so each position is judged by its own schema alone
 /// (those past them by `items` alone).
@@ -391,6 +411,7 @@ impl Parts {
             chosen: Vec::new(),
             inlined: Vec::new(),
             way: Vec::new(),
+            watchers: Vec::new(),
         };
         find(start, &base, &base, &mut Vec::new(), &mut search);
         let Search {
@@ -1314,7 +1335,7 @@ struct Found {
 }
 
 /// What [`find`] finds, and the choices of variants it follows.
-struct Search<'c> {
+struct Search<'c, 'd> {
     found: Vec<Found>,
     points: Vec<Point>,
     choices: &'c [(Vec<Step>, usize)],
@@ -1328,16 +1349,204 @@ struct Search<'c> {
     inlined: Vec<(Pointer, Pointer)>,
     /// The document's nodes the way passes, from the start to the node looked at.
     way: Vec<Pointer>,
+    /// The objects on the way asserting more than [`OBJECT_KEYWORDS`] ([`BESIDE_THE_WAY`]), and
+    /// how many steps lead to each: a part (a place where a variant is chosen) is one only where
+    /// none of those looks inside it ([`Search::unwatched`]).
+    watchers: Vec<(Node<'d>, usize)>,
+}
+
+impl Search<'_, '_> {
+    /// Whether no object on the way above the value at `steps` asserts anything beside the way
+    /// that looks inside that value.
+    fn unwatched(&self, steps: &[Step]) -> bool {
+        self.watchers.iter().all(|(node, depth)| {
+            let mut budget = MAX_BLIND_NODES;
+            let below = steps.get(*depth..).unwrap_or_default();
+            blind_below(*node, below, OBJECT_KEYWORDS, &mut budget)
+        })
+    }
+}
+
+/// Whether the schema `node`, applied to a value, judges it the same whatever the value
+/// `steps` below it holds, as long as that value keeps its kind (the value on the way: a list
+/// emptied, an object's members taken out), in the same words: it looks at what lies beside
+/// the way, at names and counts above it, at the kind of the value on the way, and no further.
+/// Keywords in `skip` (the way's own, judged by the reading in parts) are not looked at here.
+/// Within `budget` schema nodes; `false` past it.
+fn blind_below(node: Node<'_>, steps: &[Step], skip: &[&str], budget: &mut usize) -> bool {
+    if *budget == 0 || node.too_deep() {
+        return false;
+    }
+    *budget -= 1;
+    let Some(map) = node.map() else {
+        // `true` and `false` judge every value alike.
+        return true;
+    };
+    let each = |keyword: &str, budget: &mut usize| match node.get(keyword) {
+        Some(Value::Array(branches)) => branches
+            .iter()
+            .all(|b| blind_below(node.child(b), steps, &[], budget)),
+        _ => false,
+    };
+    map.iter().all(|(keyword, value)| {
+        let keyword = keyword.as_str();
+        if skip.contains(&keyword) || asserts_nothing(keyword) {
+            return true;
+        }
+        match keyword {
+            // The same schema again, on the same value.
+            "allOf" | "anyOf" | "oneOf" => each(keyword, budget),
+            "not" | "if" | "then" | "else" => blind_below(node.child(value), steps, &[], budget),
+            "dependentSchemas" => value.as_object().is_some_and(|schemas| {
+                schemas
+                    .values()
+                    .all(|s| blind_below(node.child(s), steps, &[], budget))
+            }),
+            "$ref" => match node.lookup(value.as_str().unwrap_or_default()) {
+                Ok(target) => blind_below(target, steps, &[], budget),
+                Err(_) => false,
+            },
+            // Definitions are read only through references.
+            "$defs" | "definitions" | "$schema" => true,
+            // The kind of every value above the way, and of the value on the way, is kept.
+            "type" => true,
+            _ => match steps.split_first() {
+                // At the value on the way: nothing else may look at it (what it holds changes).
+                None => false,
+                Some((Step::Key(name), below)) => {
+                    blind_in_object(node, keyword, value, name, below, budget)
+                }
+                Some((Step::Index(index), below)) => {
+                    blind_in_array(node, keyword, value, *index, below, budget)
+                }
+            },
+        }
+    })
+}
+
+/// [`blind_below`] for one `keyword` (its `value`) of `node`, applied to an object whose member
+/// `name` is on the way (`below` it, the rest of the way).
+fn blind_in_object(
+    node: Node<'_>,
+    keyword: &str,
+    value: &Value,
+    name: &str,
+    below: &[Step],
+    budget: &mut usize,
+) -> bool {
+    let declared = || node.property(name).is_some();
+    let matched = || node.patterns_matching(name).next().is_some();
+    match keyword {
+        // Its names and count are kept.
+        "required" | "minProperties" | "maxProperties" | "propertyNames" | "dependentRequired" => {
+            true
+        }
+        "properties" => match value.get(name) {
+            Some(member) => blind_below(node.child(member), below, &[], budget),
+            None => true,
+        },
+        "patternProperties" => node
+            .patterns_matching(name)
+            .all(|member| blind_below(member, below, &[], budget)),
+        "additionalProperties" if declared() || matched() => true,
+        "additionalProperties" => blind_below(node.child(value), below, &[], budget),
+        // What judges only lists, strings and numbers passes an object by.
+        _ => judges_no_object(keyword),
+    }
+}
+
+/// [`blind_below`] for one `keyword` (its `value`) of `node`, applied to a list whose item
+/// `index` is on the way (a tuple's position; `below` it, the rest of the way).
+fn blind_in_array(
+    node: Node<'_>,
+    keyword: &str,
+    value: &Value,
+    index: usize,
+    below: &[Step],
+    budget: &mut usize,
+) -> bool {
+    let prefix = node
+        .get("prefixItems")
+        .and_then(Value::as_array)
+        .map_or(0, Vec::len);
+    match keyword {
+        // Its count is kept.
+        "minItems" | "maxItems" => true,
+        "prefixItems" => match value.as_array().and_then(|p| p.get(index)) {
+            Some(position) => blind_below(node.child(position), below, &[], budget),
+            None => true,
+        },
+        "items" if value.is_array() => false,
+        "items" if index < prefix => true,
+        "items" => blind_below(node.child(value), below, &[], budget),
+        // (What compares or counts the items looks inside them.)
+        "contains" | "minContains" | "maxContains" | "uniqueItems" | "unevaluatedItems"
+        | "additionalItems" | "enum" | "const" => false,
+        _ => judges_no_list(keyword),
+    }
+}
+
+/// Whether `keyword` judges only values that are not objects (an object passes it).
+fn judges_no_object(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "items"
+            | "prefixItems"
+            | "additionalItems"
+            | "contains"
+            | "minContains"
+            | "maxContains"
+            | "minItems"
+            | "maxItems"
+            | "uniqueItems"
+            | "unevaluatedItems"
+    ) || judges_only_scalars(keyword)
+}
+
+/// Whether `keyword` judges only values that are not lists (a list passes it).
+fn judges_no_list(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "properties"
+            | "patternProperties"
+            | "additionalProperties"
+            | "required"
+            | "minProperties"
+            | "maxProperties"
+            | "propertyNames"
+            | "dependentRequired"
+            | "dependentSchemas"
+            | "unevaluatedProperties"
+    ) || judges_only_scalars(keyword)
+}
+
+/// Whether `keyword` judges only strings or numbers.
+fn judges_only_scalars(keyword: &str) -> bool {
+    matches!(
+        keyword,
+        "minLength"
+            | "maxLength"
+            | "pattern"
+            | "format"
+            | "minimum"
+            | "maximum"
+            | "exclusiveMinimum"
+            | "exclusiveMaximum"
+            | "multipleOf"
+            | "contentEncoding"
+            | "contentMediaType"
+            | "contentSchema"
+    )
 }
 
 /// Collects in `search` the lists below `node` (reached through `steps`, at `at` in the
 /// document) judged in parts, and the places where a variant not chosen may lead to more.
-fn find(
-    node: Node<'_>,
+fn find<'d>(
+    node: Node<'d>,
     at: &Pointer,
     rest: &Pointer,
     steps: &mut Vec<Step>,
-    search: &mut Search<'_>,
+    search: &mut Search<'_, 'd>,
 ) {
     if search.found.len() >= MAX_LISTS || steps.len() > MAX_LIST_DEPTH {
         return;
@@ -1360,15 +1569,21 @@ fn find(
 }
 
 /// [`find`] at the node `node` (at `at`) the way has reached.
-fn find_at(
-    node: Node<'_>,
+fn find_at<'d>(
+    node: Node<'d>,
     at: &Pointer,
     rest: &Pointer,
     steps: &mut Vec<Step>,
-    search: &mut Search<'_>,
+    search: &mut Search<'_, 'd>,
 ) {
     let Some(map) = node.map() else { return };
+    // (A part, or a place where a variant is chosen, only where no object above looks inside
+    // it: else held whole.)
+    let unwatched = search.unwatched(steps);
     if is_point(node) {
+        if !unwatched {
+            return;
+        }
         let point = Point {
             steps: steps.clone(),
             at: at.clone(),
@@ -1399,12 +1614,14 @@ fn find_at(
         })
     };
     let mut found = |holds| {
-        search.found.push(Found {
-            steps: steps.clone(),
-            at: at.clone(),
-            rest: rest.clone(),
-            holds,
-        })
+        if unwatched {
+            search.found.push(Found {
+                steps: steps.clone(),
+                at: at.clone(),
+                rest: rest.clone(),
+                holds,
+            })
+        }
     };
     // A tuple's positions are each judged by their own schema alone (as `properties` judge an
     // object's members), so the way passes through them.
@@ -1451,8 +1668,20 @@ fn find_at(
         found(Holds::Members);
         return;
     }
-    if !only(OBJECT_KEYWORDS) {
+    let beside = |k: &String| {
+        !OBJECT_KEYWORDS.contains(&k.as_str()) && !asserts_nothing(k) && k != "patternProperties"
+    };
+    if !map
+        .keys()
+        .filter(|k| beside(k))
+        .all(|k| BESIDE_THE_WAY.contains(&k.as_str()))
+    {
         return;
+    }
+    // What it asserts beside the way is looked at for each part below it.
+    let watched = map.keys().any(beside);
+    if watched {
+        search.watchers.push((node, steps.len()));
     }
     let (properties, rest_properties) = (at.key("properties"), rest.key("properties"));
     for (name, child) in node.properties() {
@@ -1464,13 +1693,16 @@ fn find_at(
         find(child, &at, &rest, steps, search);
         steps.pop();
     }
+    if watched {
+        search.watchers.pop();
+    }
     let types = node.types();
     // An `Option` of a derived type may be `null` too: then it has no member at all.
     let object_or_null = types.contains(JsonType::Object)
         && types
             .iter()
             .all(|t| t == JsonType::Object || t == JsonType::Null);
-    if !only(MIXED_KEYWORDS) || !object_or_null || search.found.len() >= MAX_LISTS {
+    if !only(MIXED_KEYWORDS) || !object_or_null || search.found.len() >= MAX_LISTS || !unwatched {
         return;
     }
     let holds = if node.closed() && !node.has("patternProperties") {
@@ -1747,6 +1979,55 @@ mod tests {
                 .held_node(&doc, &[page[0].clone(), Step::Index(0)])
                 .is_none());
         }
+    }
+
+    #[test]
+    fn rules_beside_the_way_that_never_look_inside_it_leave_it_on_the_way() {
+        let with = |beside: Value| {
+            let mut doc = json!({"type": "object", "properties": {
+                "kind": {"type": "string"},
+                "page": {"type": "object", "properties": {
+                    "rows": {"type": "array", "items": {"type": "integer"}}
+                }}
+            }});
+            if let (Some(doc), Value::Object(beside)) = (doc.as_object_mut(), beside) {
+                doc.extend(beside);
+            }
+            doc
+        };
+        let rows = |doc: &Value| {
+            Parts::of(doc)
+                .is_some_and(|parts| (0..parts.len()).any(|l| parts.names(l) == ["page", "rows"]))
+        };
+        // Other members, names, counts, the kind of the value on the way: blind to the rows.
+        for beside in [
+            json!({"if": {"properties": {"kind": {"const": "a"}}}, "then": {"required": ["page"]}}),
+            json!({"not": {"required": ["kind", "note"]}}),
+            json!({"allOf": [{"properties": {"page": {"type": "object", "minProperties": 1}}}]}),
+            json!({"dependentRequired": {"kind": ["page"]}, "dependentSchemas": {"kind": {"maxProperties": 3}}}),
+            json!({"allOf": [{"properties": {"page": {"properties": {"rows": {"type": "array"}}}}}]}),
+            json!({"allOf": [{"$ref": "#/$defs/Kinded"}], "$defs": {"Kinded": {"required": ["kind"]}}}),
+        ] {
+            assert!(rows(&with(beside.clone())), "{beside}");
+        }
+        // What looks inside the rows, or what coercion would choose by: held whole.
+        for beside in [
+            json!({"if": {"properties": {"page": {"properties": {"rows": {"minItems": 1}}}}}, "then": {"required": ["kind"]}}),
+            json!({"not": {"properties": {"page": {"properties": {"rows": {"contains": {"const": 1}}}}}}}),
+            json!({"allOf": [{"properties": {"page": {"additionalProperties": {"maxItems": 2}}}}]}),
+            json!({"allOf": [{"properties": {"page": {"const": {"rows": []}}}}]}),
+            json!({"anyOf": [{"required": ["kind"]}, {"required": ["page"]}]}),
+            json!({"unevaluatedProperties": false}),
+        ] {
+            assert!(!rows(&with(beside.clone())), "{beside}");
+        }
+        // The rest keeps the rule beside: judged there, the rows emptied.
+        let doc = with(
+            json!({"if": {"properties": {"kind": {"const": "a"}}}, "then": {"required": ["note"]}}),
+        );
+        let parts = Parts::of(&doc).expect("the rows");
+        assert!(parts.rest_is_valid(&json!({"kind": "b", "page": {"rows": []}})));
+        assert!(!parts.rest_is_valid(&json!({"kind": "a", "page": {"rows": []}})));
     }
 
     #[test]
