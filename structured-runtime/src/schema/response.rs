@@ -492,6 +492,16 @@ mod tests {
         assert!(s.clone().with_strict(true).strict_preflight().is_err());
     }
 
+    /// The report on `instance`, refused: each violation's place and rule, and the whole.
+    fn refused(schema: &ResponseSchema, instance: &Value) -> (Vec<(String, Rule)>, Violations) {
+        let report = schema.check_instance(instance).unwrap_err();
+        let found = report
+            .iter()
+            .map(|v| (v.path.as_str().to_owned(), v.rule))
+            .collect();
+        (found, report)
+    }
+
     #[test]
     fn a_member_a_condition_requires_is_reported_beside_one_the_walk_names() {
         // The walk names `/x/y` (required by `x`); the validator names the root for `note`,
@@ -504,13 +514,7 @@ mod tests {
             }, "if": {"properties": {"kind": {"const": "a"}}}, "then": {"required": ["note"]}}),
         )
         .unwrap();
-        let report = schema
-            .check_instance(&json!({"kind": "a", "x": {}}))
-            .unwrap_err();
-        let found: Vec<(String, Rule)> = report
-            .iter()
-            .map(|v| (v.path.as_str().to_owned(), v.rule))
-            .collect();
+        let (found, report) = refused(&schema, &json!({"kind": "a", "x": {}}));
         assert_eq!(
             found,
             [
@@ -536,13 +540,7 @@ mod tests {
             }}),
         )
         .unwrap();
-        let report = schema
-            .check_instance(&json!({"a": 1, "b": "x", "c": [1, 1], "d": "abc"}))
-            .unwrap_err();
-        let found: Vec<(String, Rule)> = report
-            .iter()
-            .map(|v| (v.path.as_str().to_owned(), v.rule))
-            .collect();
+        let (found, _) = refused(&schema, &json!({"a": 1, "b": "x", "c": [1, 1], "d": "abc"}));
         assert_eq!(
             found,
             [
