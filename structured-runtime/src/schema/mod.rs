@@ -4,6 +4,7 @@
 //! their Rust types ([`SchemaType`]); a schema given at run time is checked at construction and
 //! compiled once with the `jsonschema` crate, the validator of record for it.
 
+pub(crate) mod blind;
 pub(crate) mod checks;
 #[cfg(any(
     feature = "chrono",

@@ -89,6 +89,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use serde_json::{Map, Value};
 
+use super::blind::blind_below;
 use super::checks::asserts_nothing;
 use super::node::{Additional, JsonType, Node};
 use super::pointer::{Path, Pointer, Step};
@@ -130,10 +131,6 @@ const BESIDE_THE_WAY: &[&str] = &[
     "dependentRequired",
     "dependentSchemas",
 ];
-
-/// Schema nodes [`blind_below`] looks at for one object on the way, at most (past that, the
-/// object is held whole).
-const MAX_BLIND_NODES: usize = 4096;
 
 /// What a tuple on the way to a list may assert (`prefixItems`, in the 2020-12 draft): nothing
 /// that looks at its positions together, so each position is judged by its own schema alone
@@ -1360,183 +1357,10 @@ impl Search<'_, '_> {
     /// that looks inside that value.
     fn unwatched(&self, steps: &[Step]) -> bool {
         self.watchers.iter().all(|(node, depth)| {
-            let mut budget = MAX_BLIND_NODES;
             let below = steps.get(*depth..).unwrap_or_default();
-            blind_below(*node, below, OBJECT_KEYWORDS, &mut budget)
+            blind_below(*node, below, OBJECT_KEYWORDS)
         })
     }
-}
-
-/// Whether the schema `node`, applied to a value, judges it the same whatever the value
-/// `steps` below it holds, as long as that value keeps its kind (the value on the way: a list
-/// emptied, an object's members taken out), in the same words: it looks at what lies beside
-/// the way, at names and counts above it, at the kind of the value on the way, and no further.
-/// Keywords in `skip` (the way's own, judged by the reading in parts) are not looked at here.
-/// Within `budget` schema nodes; `false` past it.
-fn blind_below(node: Node<'_>, steps: &[Step], skip: &[&str], budget: &mut usize) -> bool {
-    if *budget == 0 || node.too_deep() {
-        return false;
-    }
-    *budget -= 1;
-    let Some(map) = node.map() else {
-        // `true` and `false` judge every value alike.
-        return true;
-    };
-    let each = |keyword: &str, budget: &mut usize| match node.get(keyword) {
-        Some(Value::Array(branches)) => branches
-            .iter()
-            .all(|b| blind_below(node.child(b), steps, &[], budget)),
-        _ => false,
-    };
-    map.iter().all(|(keyword, value)| {
-        let keyword = keyword.as_str();
-        if skip.contains(&keyword) || asserts_nothing(keyword) {
-            return true;
-        }
-        match keyword {
-            // The same schema again, on the same value.
-            "allOf" | "anyOf" | "oneOf" => each(keyword, budget),
-            "not" | "if" | "then" | "else" => blind_below(node.child(value), steps, &[], budget),
-            "dependentSchemas" => value.as_object().is_some_and(|schemas| {
-                schemas
-                    .values()
-                    .all(|s| blind_below(node.child(s), steps, &[], budget))
-            }),
-            "$ref" => match node.lookup(value.as_str().unwrap_or_default()) {
-                Ok(target) => blind_below(target, steps, &[], budget),
-                Err(_) => false,
-            },
-            // Definitions are read only through references.
-            "$defs" | "definitions" | "$schema" => true,
-            // The kind of every value above the way, and of the value on the way, is kept.
-            "type" => true,
-            _ => match steps.split_first() {
-                // At the value on the way: nothing else may look at it (what it holds changes).
-                None => false,
-                Some((Step::Key(name), below)) => {
-                    blind_in_object(node, keyword, value, name, below, budget)
-                }
-                Some((Step::Index(index), below)) => {
-                    blind_in_array(node, keyword, value, *index, below, budget)
-                }
-            },
-        }
-    })
-}
-
-/// [`blind_below`] for one `keyword` (its `value`) of `node`, applied to an object whose member
-/// `name` is on the way (`below` it, the rest of the way).
-fn blind_in_object(
-    node: Node<'_>,
-    keyword: &str,
-    value: &Value,
-    name: &str,
-    below: &[Step],
-    budget: &mut usize,
-) -> bool {
-    let declared = || node.property(name).is_some();
-    let matched = || node.patterns_matching(name).next().is_some();
-    match keyword {
-        // Its names and count are kept.
-        "required" | "minProperties" | "maxProperties" | "propertyNames" | "dependentRequired" => {
-            true
-        }
-        "properties" => match value.get(name) {
-            Some(member) => blind_below(node.child(member), below, &[], budget),
-            None => true,
-        },
-        "patternProperties" => node
-            .patterns_matching(name)
-            .all(|member| blind_below(member, below, &[], budget)),
-        "additionalProperties" if declared() || matched() => true,
-        "additionalProperties" => blind_below(node.child(value), below, &[], budget),
-        // What judges only lists, strings and numbers passes an object by.
-        _ => judges_no_object(keyword),
-    }
-}
-
-/// [`blind_below`] for one `keyword` (its `value`) of `node`, applied to a list whose item
-/// `index` is on the way (a tuple's position; `below` it, the rest of the way).
-fn blind_in_array(
-    node: Node<'_>,
-    keyword: &str,
-    value: &Value,
-    index: usize,
-    below: &[Step],
-    budget: &mut usize,
-) -> bool {
-    let prefix = node
-        .get("prefixItems")
-        .and_then(Value::as_array)
-        .map_or(0, Vec::len);
-    match keyword {
-        // Its count is kept.
-        "minItems" | "maxItems" => true,
-        "prefixItems" => match value.as_array().and_then(|p| p.get(index)) {
-            Some(position) => blind_below(node.child(position), below, &[], budget),
-            None => true,
-        },
-        "items" if value.is_array() => false,
-        "items" if index < prefix => true,
-        "items" => blind_below(node.child(value), below, &[], budget),
-        // (What compares or counts the items looks inside them.)
-        "contains" | "minContains" | "maxContains" | "uniqueItems" | "unevaluatedItems"
-        | "additionalItems" | "enum" | "const" => false,
-        _ => judges_no_list(keyword),
-    }
-}
-
-/// Whether `keyword` judges only values that are not objects (an object passes it).
-fn judges_no_object(keyword: &str) -> bool {
-    matches!(
-        keyword,
-        "items"
-            | "prefixItems"
-            | "additionalItems"
-            | "contains"
-            | "minContains"
-            | "maxContains"
-            | "minItems"
-            | "maxItems"
-            | "uniqueItems"
-            | "unevaluatedItems"
-    ) || judges_only_scalars(keyword)
-}
-
-/// Whether `keyword` judges only values that are not lists (a list passes it).
-fn judges_no_list(keyword: &str) -> bool {
-    matches!(
-        keyword,
-        "properties"
-            | "patternProperties"
-            | "additionalProperties"
-            | "required"
-            | "minProperties"
-            | "maxProperties"
-            | "propertyNames"
-            | "dependentRequired"
-            | "dependentSchemas"
-            | "unevaluatedProperties"
-    ) || judges_only_scalars(keyword)
-}
-
-/// Whether `keyword` judges only strings or numbers.
-fn judges_only_scalars(keyword: &str) -> bool {
-    matches!(
-        keyword,
-        "minLength"
-            | "maxLength"
-            | "pattern"
-            | "format"
-            | "minimum"
-            | "maximum"
-            | "exclusiveMinimum"
-            | "exclusiveMaximum"
-            | "multipleOf"
-            | "contentEncoding"
-            | "contentMediaType"
-            | "contentSchema"
-    )
 }
 
 /// Collects in `search` the lists below `node` (reached through `steps`, at `at` in the
