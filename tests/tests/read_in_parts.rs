@@ -320,7 +320,8 @@ fn schemas() -> Vec<ResponseSchema> {
                 "rows": {"type": "array", "items": row},
                 "data": {"type": "array", "items": {"type": "integer", "maximum": 50}}
             },
-            "patternProperties": {"^x-": {"minimum": 0}, "^r": {"maxItems": 4}},
+            // (`^d` says only that `data` is a list: it stays on the way; `^r` counts the rows.)
+            "patternProperties": {"^x-": {"minimum": 0}, "^r": {"maxItems": 4}, "^d": {"type": "array"}},
             "additionalProperties": {"type": "string"}
         }),
         // Objects allowing only their declared members and those their patterns match: beside a

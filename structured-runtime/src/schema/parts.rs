@@ -27,12 +27,12 @@
 //! An object with declared `properties` beside its other members (asserting only `type`,
 //! `properties`, `required`, `additionalProperties` and `patternProperties`) has its other
 //! members judged one at a time the same way; lists below its declared properties are parts
-//! too, except below a declared name a pattern matches (that member is judged by the pattern
-//! too, so it is held in the rest whole). The members it holds in
-//! the rest are those whose names are declared ignoring ASCII case, the ones coercion may rename
-//! to a declared name, so fitting the rest renames them as fitting the whole object does; the
-//! rest keeps `additionalProperties` to judge those not renamed. A value whose rest and other
-//! members are each valid is valid (the converse fails only for a `required` name the object
+//! too, except below a declared name a pattern matches where that pattern's schema looks inside
+//! the part (that member is judged by the pattern too, so it is held in the rest whole: see
+//! [`super::blind`]). The members it holds in the rest are those whose names are declared
+//! ignoring ASCII case, the ones coercion may rename to a declared name, so fitting the rest
+//! renames them as fitting the whole object does; the rest keeps `additionalProperties` to
+//! judge those not renamed. A value whose rest and other members are each valid is valid (the converse fails only for a `required` name the object
 //! does not declare, and the reader then reads the answer whole).
 //!
 //! An object that allows no member it does not declare (`additionalProperties: false`, asserting
@@ -1430,8 +1430,8 @@ fn find_at<'d>(
         return;
     }
     // `patternProperties` beside declared properties judges the other members, and the declared
-    // ones whose names a pattern matches: those are held in the rest whole (the way does not
-    // pass through them), so no pattern looks inside a part.
+    // ones whose names a pattern matches: the way passes through those only where the pattern's
+    // schema never looks inside a part below (else they are held in the rest whole).
     let only = |allowed: &[&str]| {
         map.keys().all(|k| {
             allowed.contains(&k.as_str()) || asserts_nothing(k) || k == "patternProperties"
@@ -1509,12 +1509,19 @@ fn find_at<'d>(
     }
     let (properties, rest_properties) = (at.key("properties"), rest.key("properties"));
     for (name, child) in node.properties() {
-        if node.patterns_matching(name).next().is_some() {
-            continue;
-        }
         steps.push(Step::Key(name.to_owned()));
+        // A declared member a pattern matches is judged by that pattern's schema too: looked at
+        // for each part below it, as a rule beside the way is.
+        let patterns = node.patterns_matching(name).count();
+        search.watchers.extend(
+            node.patterns_matching(name)
+                .map(|pattern| (pattern, steps.len())),
+        );
         let (at, rest) = (properties.key(name), rest_properties.key(name));
         find(child, &at, &rest, steps, search);
+        search
+            .watchers
+            .truncate(search.watchers.len().saturating_sub(patterns));
         steps.pop();
     }
     if watched {
@@ -1873,8 +1880,9 @@ mod tests {
 
     #[test]
     fn a_declared_member_a_pattern_matches_is_held_in_the_rest_whole() {
-        // `rows` is judged by its pattern too: not a part, held whole in the rest; `more` is a
-        // part, and the other members are judged by the patterns one at a time.
+        // `rows` is judged by its pattern too, which counts its items: not a part, held whole in
+        // the rest; `more` is a part, and the other members are judged by the patterns one at a
+        // time.
         let doc = json!({
             "type": "object",
             "properties": {
@@ -1891,6 +1899,18 @@ mod tests {
         assert!(!parts.rest_is_valid(&json!({"rows": ["x"], "more": []})));
         assert!(parts.item_is_valid(1, Some("x"), &json!([1, 2, 3])));
         assert!(!parts.item_is_valid(1, Some("r2"), &json!([1, 2, 3])));
+        // A pattern that says only what kind the member is never looks inside it: `rows` is
+        // on the way, judged by the pattern too in the rest.
+        let mut kind_only = doc.clone();
+        kind_only["patternProperties"] = json!({"^r": {"type": "array", "description": "d"}});
+        let parts = Parts::of(&kind_only).expect("both lists");
+        let lists: Vec<Vec<String>> = (0..parts.len()).map(|l| parts.names(l)).collect();
+        assert_eq!(
+            lists,
+            [&["rows".to_owned()][..], &["more".to_owned()][..], &[][..]]
+        );
+        assert!(parts.rest_is_valid(&json!({"rows": [], "more": []})));
+        assert!(!parts.rest_is_valid(&json!({"rows": {}, "more": []})));
     }
 
     #[test]
