@@ -332,6 +332,43 @@ fn other_members_around_a_list_are_read_a_member_at_a_time() {
     }
 }
 
+/// The same other members where the object also judges its names (`propertyNames`) and counts
+/// them (`maxProperties`): each name judged as its member is read, the count at the end with
+/// the declared ones. Before: held whole, about 19 times the answer.
+#[test]
+fn other_members_named_and_counted_are_read_a_member_at_a_time() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let schema = any_root(json!({
+        "type": "object",
+        "properties": {"title": {"type": "string"}},
+        "required": ["title"],
+        "additionalProperties": {"type": "integer"},
+        "propertyNames": {"pattern": "^[a-z0-9]+$"},
+        "maxProperties": 150_001
+    }));
+    let members: Vec<String> = (0..150_000).map(|i| format!(r#""a{i}":{i}"#)).collect();
+    let answer = format!(r#"{{"title":"t",{}}}"#, members.join(","));
+    let (peak, _, read) = cost(|| parse_value_json(&answer, &schema, &ParseOptions::default()));
+    assert_within(peak, 3, answer.len());
+    assert_eq!(read.unwrap_or_else(|e| panic!("{e}")).value, answer);
+    // One member too many, one name refused: both said, each where the whole reading says it.
+    let refused = format!(r#"{{"title":"t","B":1,{}}}"#, members.join(","));
+    let (peak, _, read) = cost(|| parse_value_json(&refused, &schema, &ParseOptions::default()));
+    assert_within(peak, 3, refused.len());
+    let Err(ParseError::Invalid { violations, .. }) = read else {
+        panic!("refused: {read:?}");
+    };
+    let at: Vec<(&str, Rule)> = violations
+        .iter()
+        .map(|v| (v.path.as_str(), v.rule))
+        .collect();
+    assert_eq!(
+        at,
+        [("", Rule::Properties), ("/B", Rule::PropertyNames)],
+        "{violations}"
+    );
+}
+
 /// The bulk of the answer in one item of a list (300,000 tags in one row): that item is read in
 /// parts itself, its tags an item at a time, as written and then every tag fitted. Before: the
 /// row was held as one value, 12 times the answer.

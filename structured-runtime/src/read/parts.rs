@@ -1265,7 +1265,11 @@ impl<'p> Walk<'p> {
     fn rest(&mut self, rest: &mut Value) -> Result<(), Stop> {
         let parts = self.parts;
         let document = self.target.schema.schema();
-        let fits = |rest: &Value| parts.rest_is_valid(rest) && parts.names_chosen(document, rest);
+        let fits = |rest: &Value| {
+            parts.rest_is_valid(rest)
+                && parts.names_chosen(document, rest)
+                && declared_names(parts, document, rest).is_empty()
+        };
         if !self.fitting && !fits(rest) {
             return Err(Stop::Misfit);
         }
@@ -1327,6 +1331,10 @@ impl<'p> Walk<'p> {
                     .restore(&mut violations.0, &mut []);
                 push_capped(&mut self.violations, violations);
             }
+            push_capped(
+                &mut self.violations,
+                Violations(declared_names(parts, document, rest)),
+            );
             self.rest_fitted |= !recoveries.is_empty();
             self.recoveries.extend(recoveries);
         }
@@ -1339,13 +1347,17 @@ impl<'p> Walk<'p> {
         for list in 0..parts.len() {
             let at = Pointer::of_steps(parts.steps(list));
             // (Members dropped are not in the value.)
-            let count = self
+            let mut count = self
                 .lists
                 .get(list)
                 .map_or(0, |l| l.count.saturating_sub(l.dropped));
-            // A list's item counts, a map's property counts (its members all read in parts).
+            // A list's item counts, a map's property counts (its members read in parts, and the
+            // declared ones the rest holds).
             let counted = match (parts.holds(list), at.get(rest)) {
-                (Holds::Members, Some(Value::Object(_))) => true,
+                (Holds::Members, Some(Value::Object(declared))) => {
+                    count += declared.len();
+                    true
+                }
                 (Holds::Undeclared, Some(Value::Object(_))) => false,
                 (Holds::Items, Some(Value::Array(_))) => {
                     // Items that may be equal, or too few or many matching `contains`: judged
@@ -1486,6 +1498,27 @@ impl<'p> Walk<'p> {
             }
         }
     }
+}
+
+/// The names of the declared members the rest holds of each object whose other members are a
+/// part, refused by its `propertyNames` (judged here with the others', not by the rest's
+/// schema), each at the member's pointer.
+fn declared_names(parts: &Parts, document: &Value, rest: &Value) -> Vec<Violation> {
+    let mut refused = Vec::new();
+    for list in (0..parts.len()).filter(|&list| parts.beside_declared(list)) {
+        let steps = parts.steps(list);
+        let Some(Value::Object(declared)) = Pointer::of_steps(steps).get(rest) else {
+            continue;
+        };
+        for key in declared.keys() {
+            let last = Segment::Key(key);
+            let path = &Path::root();
+            refused.extend(at_path(steps, last, path, &mut |path| {
+                parts.check_name(document, list, key, path)
+            }));
+        }
+    }
+    refused
 }
 
 /// A value kept as its `text` (a piece of the text read, `compact` when that is written as

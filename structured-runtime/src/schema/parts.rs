@@ -25,8 +25,10 @@
 //! `schema::pattern`).
 //!
 //! An object with declared `properties` beside its other members (asserting only `type`,
-//! `properties`, `required`, `additionalProperties` and `patternProperties`) has its other
-//! members judged one at a time the same way; lists below its declared properties are parts
+//! `properties`, `required`, `additionalProperties`, `patternProperties`, `propertyNames` and
+//! the property counts) has its other members judged one at a time the same way (each name by
+//! `propertyNames` alone, the declared ones' too, and the count at the end, the declared members
+//! with the others); lists below its declared properties are parts
 //! too, except below a declared name a pattern matches where that pattern's schema looks inside
 //! the part (that member is judged by the pattern too, so it is held in the rest whole: see
 //! [`super::blind`]). The members it holds in the rest are those whose names are declared
@@ -451,9 +453,10 @@ impl Parts {
             let mut over = Map::new();
             let taken_out = match holds {
                 Holds::Items => OVER_ITEMS,
-                // (Only a map asserts these: an object with declared properties does not.)
-                Holds::Members if node.properties().next().is_none() => OVER_MEMBERS,
-                _ => &[],
+                // (Its names and count are judged here: those of the declared members the rest
+                // holds too, `Parts::declared_names`.)
+                Holds::Members => OVER_MEMBERS,
+                Holds::Undeclared => &[],
             };
             for keyword in taken_out {
                 if let Some(value) = list.remove(*keyword) {
@@ -1533,16 +1536,25 @@ fn find_at<'d>(
         && types
             .iter()
             .all(|t| t == JsonType::Object || t == JsonType::Null);
-    if !only(MIXED_KEYWORDS) || !object_or_null || search.found.len() >= MAX_LISTS || !unwatched {
+    let mixed = |k: &str| MIXED_KEYWORDS.contains(&k) || OVER_MEMBERS.contains(&k);
+    if !map
+        .keys()
+        .all(|k| mixed(k) || asserts_nothing(k) || k == "patternProperties")
+        || !object_or_null
+        || search.found.len() >= MAX_LISTS
+        || !unwatched
+    {
         return;
     }
-    let holds = if node.closed() && !node.has("patternProperties") {
+    let over_members = OVER_MEMBERS.iter().any(|k| map.contains_key(*k));
+    let holds = if node.closed() && !node.has("patternProperties") && !over_members {
         // Its undeclared members are refused (or dropped) one at a time, never written: the
         // declared ones, and parts below them, are read as on the way.
         Holds::Undeclared
-    } else if members_judged && types.is_only(JsonType::Object) {
+    } else if members_judged && types.is_only(JsonType::Object) && names_explained {
         // Its members beside the declared ones are judged one at a time (the declared ones, and
-        // parts below them, are read as on the way).
+        // parts below them, are read as on the way); its names one at a time, the declared
+        // ones' with the rest, and its count at the end, the declared ones with the others.
         Holds::Members
     } else {
         return;
@@ -1871,11 +1883,24 @@ mod tests {
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "anyOf": [{"required": ["rows"]}]}),
             // References resolve against a base of the document's own.
             json!({"$id": "https://example.com/s", "type": "object", "properties": {"rows": {"type": "array", "items": {}}}}),
-            // Other members, but something else looks at the keys.
-            json!({"type": "object", "properties": {"n": {}}, "maxProperties": 3}),
+            // Other members, but something else looks at them as a whole.
+            json!({"type": "object", "properties": {"n": {}}, "not": {"required": ["n", "m"]}}),
         ] {
             assert!(Parts::of(&doc).is_none(), "{doc}");
         }
+        // Their names and count are judged in parts: the count with the declared members the
+        // rest holds (`read::parts` adds them), each name by `propertyNames` alone.
+        let doc = json!({"type": "object", "properties": {"n": {}}, "maxProperties": 3,
+            "propertyNames": {"maxLength": 2}});
+        let parts = Parts::of(&doc).expect("the other members");
+        assert!(parts.beside_declared(0));
+        assert!(parts.check_count(0, 3, Pointer::root()).is_none());
+        assert!(parts.check_count(0, 4, Pointer::root()).is_some());
+        assert!(parts.check_name(&doc, 0, "abc", &Path::root()).is_some());
+        assert!(
+            parts.rest_is_valid(&json!({"n": 1, "abc": 1})),
+            "names and count taken out"
+        );
     }
 
     #[test]
