@@ -56,9 +56,9 @@ fn blind(node: Node<'_>, steps: &[Step], skip: &[&str], budget: &mut usize) -> b
                     .values()
                     .all(|s| blind(node.child(s), steps, &[], budget))
             }),
-            "$ref" => match node.lookup(value.as_str().unwrap_or_default()) {
-                Ok(target) => blind(target, steps, &[], budget),
-                Err(_) => false,
+            "$ref" => match value.as_str().map(|reference| node.lookup(reference)) {
+                Some(Ok(target)) => blind(target, steps, &[], budget),
+                _ => false,
             },
             // Definitions are read only through references.
             "$defs" | "definitions" | "$schema" => true,
