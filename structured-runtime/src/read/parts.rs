@@ -1059,13 +1059,21 @@ impl<'p> Walk<'p> {
             });
         } else if let Some(holder) = holder.filter(|_| self.violations.len() < MAX_VIOLATIONS) {
             let (expected, found) = undeclared_member(holder, key);
+            let named = at_path(
+                parts.steps(list),
+                Segment::Key(key),
+                &Path::root(),
+                &mut |at| parts.check_name(self.target.schema.schema(), list, key, at),
+            );
             let violation = Violation {
                 path,
                 rule: Rule::AdditionalProperty,
                 expected,
                 found,
             };
-            push_capped(&mut self.violations, Violations(vec![violation]));
+            // (Kept, its name is judged too.)
+            let refused = std::iter::once(violation).chain(named).collect();
+            push_capped(&mut self.violations, Violations(refused));
         }
         Ok(())
     }
@@ -1354,11 +1362,10 @@ impl<'p> Walk<'p> {
             // A list's item counts, a map's property counts (its members read in parts, and the
             // declared ones the rest holds).
             let counted = match (parts.holds(list), at.get(rest)) {
-                (Holds::Members, Some(Value::Object(declared))) => {
+                (Holds::Members | Holds::Undeclared, Some(Value::Object(declared))) => {
                     count += declared.len();
                     true
                 }
-                (Holds::Undeclared, Some(Value::Object(_))) => false,
                 (Holds::Items, Some(Value::Array(_))) => {
                     // Items that may be equal, or too few or many matching `contains`: judged
                     // once all are read (`Walk::over_items`).
@@ -1500,12 +1507,12 @@ impl<'p> Walk<'p> {
     }
 }
 
-/// The names of the declared members the rest holds of each object whose other members are a
-/// part, refused by its `propertyNames` (judged here with the others', not by the rest's
-/// schema), each at the member's pointer.
+/// The names of the declared members the rest holds of each object whose other (undeclared)
+/// members are a part, refused by its `propertyNames` (judged here with the others', not by the
+/// rest's schema), each at the member's pointer.
 fn declared_names(parts: &Parts, document: &Value, rest: &Value) -> Vec<Violation> {
     let mut refused = Vec::new();
-    for list in (0..parts.len()).filter(|&list| parts.beside_declared(list)) {
+    for list in (0..parts.len()).filter(|&list| parts.holds(list) != Holds::Items) {
         let steps = parts.steps(list);
         let Some(Value::Object(declared)) = Pointer::of_steps(steps).get(rest) else {
             continue;

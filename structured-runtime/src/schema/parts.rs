@@ -455,8 +455,7 @@ impl Parts {
                 Holds::Items => OVER_ITEMS,
                 // (Its names and count are judged here: those of the declared members the rest
                 // holds too, `Parts::declared_names`.)
-                Holds::Members => OVER_MEMBERS,
-                Holds::Undeclared => &[],
+                Holds::Members | Holds::Undeclared => OVER_MEMBERS,
             };
             for keyword in taken_out {
                 if let Some(value) = list.remove(*keyword) {
@@ -1546,10 +1545,10 @@ fn find_at<'d>(
     {
         return;
     }
-    let over_members = OVER_MEMBERS.iter().any(|k| map.contains_key(*k));
-    let holds = if node.closed() && !node.has("patternProperties") && !over_members {
+    let holds = if node.closed() && !node.has("patternProperties") && names_explained {
         // Its undeclared members are refused (or dropped) one at a time, never written: the
-        // declared ones, and parts below them, are read as on the way.
+        // declared ones, and parts below them, are read as on the way; its names and count as
+        // for the members beside declared ones.
         Holds::Undeclared
     } else if members_judged && types.is_only(JsonType::Object) && names_explained {
         // Its members beside the declared ones are judged one at a time (the declared ones, and
@@ -1878,7 +1877,7 @@ mod tests {
         for doc in [
             // The list's whole value is compared with others.
             json!({"type": "array", "items": {"type": "integer"}, "enum": [[1]]}),
-            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}, "prefixItems": [{"const": 1}]}}, "additionalProperties": false, "minProperties": 1}),
+            json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}, "prefixItems": [{"const": 1}]}}, "additionalProperties": false, "not": {"required": ["x", "y"]}}),
             // Something else applies to the list too.
             json!({"type": "object", "properties": {"rows": {"type": "array", "items": {}}}, "anyOf": [{"required": ["rows"]}]}),
             // References resolve against a base of the document's own.
@@ -2105,9 +2104,18 @@ mod tests {
         assert!(!parts.beside_declared(2));
         assert!(parts.rest_is_valid(&json!({"n": 1, "inner": {"rows": []}})));
         assert!(!parts.rest_is_valid(&json!({"n": 1, "x": 1})));
-        // One that asserts something of its keys or their number is read whole.
-        let counted = json!({"type": "object", "properties": {"n": {}}, "additionalProperties": false, "maxProperties": 1});
-        assert!(Parts::of(&counted).is_none());
+        // One that judges its names and counts them: each name as its member is read (kept,
+        // where it is refused), the count at the end of those kept.
+        let counted = json!({"type": "object", "properties": {"n": {}}, "additionalProperties": false,
+            "maxProperties": 1, "propertyNames": {"maxLength": 1}});
+        let parts = Parts::of(&counted).expect("its undeclared members");
+        assert_eq!(parts.holds(0), Holds::Undeclared);
+        assert!(parts.check_count(0, 2, Pointer::root()).is_some());
+        assert!(parts.check_name(&counted, 0, "xy", &Path::root()).is_some());
+        // One that asserts anything else of its members as a whole is read whole.
+        let beside = json!({"type": "object", "properties": {"n": {}}, "additionalProperties": false,
+            "not": {"required": ["n"]}});
+        assert!(Parts::of(&beside).is_none());
     }
 
     #[test]
