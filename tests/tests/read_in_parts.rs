@@ -61,6 +61,23 @@ fn schemas() -> Vec<ResponseSchema> {
         "required": ["id", "name", "ok", "kind"],
         "additionalProperties": false
     });
+    // An object with declared properties whose other members are judged by `additional` (or
+    // dropped, or refused), their names by `propertyNames` and their count with the declared.
+    let named_and_counted = |additional: Value, max: u64| {
+        json!({
+            "type": "object",
+            "properties": {
+                "title": {"type": "string"},
+                "subtitle": {"type": "string"},
+                "rows": {"type": "array", "items": row, "maxItems": 6}
+            },
+            "required": ["title"],
+            "additionalProperties": additional,
+            "propertyNames": {"maxLength": 5},
+            "minProperties": 2,
+            "maxProperties": max
+        })
+    };
     [
         json!({"type": "array", "items": row, "maxItems": 6}),
         json!({
@@ -428,34 +445,10 @@ fn schemas() -> Vec<ResponseSchema> {
         // An object with declared properties whose other members are judged one at a time,
         // its names by `propertyNames` (a declared one too long now and then) and its count
         // counting both.
-        json!({
-            "type": "object",
-            "properties": {
-                "title": {"type": "string"},
-                "subtitle": {"type": "string"},
-                "rows": {"type": "array", "items": row, "maxItems": 6}
-            },
-            "required": ["title"],
-            "additionalProperties": {"type": "integer", "minimum": 0},
-            "propertyNames": {"maxLength": 5},
-            "minProperties": 2,
-            "maxProperties": 6
-        }),
+        named_and_counted(json!({"type": "integer", "minimum": 0}), 6),
         // The same, allowing no member it does not declare (`additionalProperties: false`):
         // each undeclared one dropped or refused (its name judged too), the count of those kept.
-        json!({
-            "type": "object",
-            "properties": {
-                "title": {"type": "string"},
-                "subtitle": {"type": "string"},
-                "rows": {"type": "array", "items": row, "maxItems": 6}
-            },
-            "required": ["title"],
-            "additionalProperties": false,
-            "propertyNames": {"maxLength": 5},
-            "minProperties": 2,
-            "maxProperties": 3
-        }),
+        named_and_counted(json!(false), 3),
     ]
     .into_iter()
     .map(|schema| {
