@@ -112,8 +112,8 @@ fn holds<T>(parsed: &Parsed<T>, text: &str, options: &ParseOptions) {
 }
 
 /// Schemas read in parts: a list of objects, a map, an object with members beside declared
-/// properties, a list whose items must differ and some match `contains`, enums with data, a
-/// tuple.
+/// properties, a list whose items must differ and some match `contains`, enums with data, rules
+/// beside the way, names and counts beside declared properties, a tuple.
 fn in_parts_schemas() -> &'static [ResponseSchema] {
     static SCHEMAS: std::sync::OnceLock<Vec<ResponseSchema>> = std::sync::OnceLock::new();
     SCHEMAS.get_or_init(|| {
@@ -277,6 +277,30 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
                     {"type": "string"}
                 ]}},
                 "required": ["payload"]
+            }),
+            // Rules beside the way that never look inside it, and names and counts judged beside
+            // declared properties (other members allowed, or none).
+            serde_json::json!({
+                "type": "object",
+                "properties": {"kind": {"type": "string"}, "rows": {"type": "array", "items": row}},
+                "if": {"properties": {"kind": {"const": "a"}}},
+                "then": {"required": ["note"]},
+                "not": {"required": ["note", "x"]}
+            }),
+            serde_json::json!({
+                "type": "object",
+                "properties": {"title": {"type": "string"}, "rows": {"type": "array", "items": row}},
+                "additionalProperties": {"type": "integer"},
+                "propertyNames": {"maxLength": 4},
+                "maxProperties": 4
+            }),
+            serde_json::json!({
+                "type": "object",
+                "properties": {"title": {"type": "string"}, "rows": {"type": "array", "items": row}},
+                "additionalProperties": false,
+                "propertyNames": {"maxLength": 4},
+                "minProperties": 1,
+                "maxProperties": 2
             }),
             // A tuple on the way: a list at one position, a free one after it.
             serde_json::json!({
