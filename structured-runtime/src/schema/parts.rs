@@ -1505,8 +1505,8 @@ fn find_at<'d>(
         return;
     }
     // What it asserts beside the way is looked at for each part below it.
-    let watched = map.keys().any(beside);
-    if watched {
+    let watchers = search.watchers.len();
+    if map.keys().any(beside) {
         search.watchers.push((node, steps.len()));
     }
     let (properties, rest_properties) = (at.key("properties"), rest.key("properties"));
@@ -1514,21 +1514,17 @@ fn find_at<'d>(
         steps.push(Step::Key(name.to_owned()));
         // A declared member a pattern matches is judged by that pattern's schema too: looked at
         // for each part below it, as a rule beside the way is.
-        let patterns = node.patterns_matching(name).count();
-        search.watchers.extend(
-            node.patterns_matching(name)
-                .map(|pattern| (pattern, steps.len())),
-        );
-        let (at, rest) = (properties.key(name), rest_properties.key(name));
-        find(child, &at, &rest, steps, search);
+        let above = search.watchers.len();
+        let depth = steps.len();
         search
             .watchers
-            .truncate(search.watchers.len().saturating_sub(patterns));
+            .extend(node.patterns_matching(name).map(|pattern| (pattern, depth)));
+        let (at, rest) = (properties.key(name), rest_properties.key(name));
+        find(child, &at, &rest, steps, search);
+        search.watchers.truncate(above);
         steps.pop();
     }
-    if watched {
-        search.watchers.pop();
-    }
+    search.watchers.truncate(watchers);
     let types = node.types();
     // An `Option` of a derived type may be `null` too: then it has no member at all.
     let object_or_null = types.contains(JsonType::Object)

@@ -286,6 +286,8 @@ impl PartialEq<Segment<'_>> for Step {
     }
 }
 
+/// (A name compared with a step, in tests.)
+#[cfg(test)]
 impl PartialEq<&str> for Step {
     fn eq(&self, other: &&str) -> bool {
         self.segment() == Segment::Key(other)
@@ -340,18 +342,12 @@ impl<'a> Path<'a> {
 
     /// The property `name` of the value here.
     pub fn key<'b>(&'b self, name: &'b str) -> Path<'b> {
-        Path {
-            parent: Some(self),
-            segment: Some(Segment::Key(name)),
-        }
+        self.segment(Segment::Key(name))
     }
 
     /// The item `index` of the array here.
     pub fn index(&self, index: usize) -> Path<'_> {
-        Path {
-            parent: Some(self),
-            segment: Some(Segment::Index(index)),
-        }
+        self.segment(Segment::Index(index))
     }
 
     /// The value `segment` names below the value here.

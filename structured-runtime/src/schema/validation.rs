@@ -260,11 +260,10 @@ impl Compiled {
 /// list), at one of the members the validator names at the object (`members`: a `required` or
 /// undeclared member, a refused name, each of which the walk reports at the member), or below
 /// the place where the validator names an `anyOf` (`oneOf`) the walk explained by the branch
-/// the value takes. A validator's error at a place the walk reported
-/// for another rule, or below it, is a violation of its own (a member refused by a keyword the
-/// walk does not judge, inside a map whose count the walk refused), and is kept; so is one
-/// naming a member the walk did not name (a member a condition requires, beside another the
-/// object's own `required` names).
+/// the value takes. A validator's error at a place the walk reported for another rule, or below
+/// it, is a violation of its own (a member refused by a keyword the walk does not judge, inside a
+/// map whose count the walk refused), and is kept; so is one naming a member the walk did not
+/// name (a member a condition requires, beside another the object's own `required` names).
 fn says_as_well(walk: &Violation, error: &Violation, members: &[String]) -> bool {
     match error.rule {
         Rule::AnyOf | Rule::OneOf => error.path.contains(&walk.path),
