@@ -72,6 +72,16 @@ pub fn describe(mut node: Value, description: &str) -> Value {
     node
 }
 
+/// The schema of a type that is not generic, built once into its `static`: one function for
+/// every derived type (a closure passed to `OnceLock::get_or_init` would compile its machinery
+/// once per type).
+pub fn schema_once(
+    cell: &'static OnceLock<ResponseSchema>,
+    build: fn() -> ResponseSchema,
+) -> &'static ResponseSchema {
+    cell.get_or_init(build)
+}
+
 /// The schema of a generic type, one per instantiation: a `static` in a generic function would be
 /// shared by every instantiation, so these are kept by `TypeId`.
 pub fn generic_schema<T: 'static>(

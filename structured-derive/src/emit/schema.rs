@@ -145,7 +145,7 @@ pub fn structured_output_impl(cont: &Container, from_text: TokenStream) -> Token
         let body = quote! {
             static __STRUCTURED_SCHEMA: _structured::__private::Once<_structured::__private::ResponseSchema> =
                 _structured::__private::Once::new();
-            __STRUCTURED_SCHEMA.get_or_init(#build)
+            _structured::__private::schema_once(&__STRUCTURED_SCHEMA, #build)
         };
         // Reading needs `Deserialize`; a type the program only sends (tool parameters, a
         // schema to publish) derives without it. The bound is written for all lifetimes so the

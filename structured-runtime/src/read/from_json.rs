@@ -4,7 +4,7 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::read::repair::inexact_number;
-use crate::read::strict_de;
+use crate::read::strict_de::{self, StrictDeError};
 use crate::schema::validate::{Rule, Violation, Violations};
 use crate::schema::{Pointer, ResponseSchema, Validate};
 
@@ -68,20 +68,59 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
     json: &str,
     schema: &ResponseSchema,
 ) -> Result<T, FromJsonError> {
-    if schema.needs_schema_check() {
-        return from_value_text(json, schema);
+    let mut slot = Slot::<T>(None);
+    from_json_as(json, schema, &mut slot)?;
+    slot.0
+        .ok_or_else(|| FromJsonError::Invalid(refusal_report(None)))
+}
+
+/// A type read through the one reader, behind a trait object: what [`from_json`] decides around
+/// the reading (a `Value` to explain a refusal, the schema's check, the numbers as written) is
+/// the same for every type and compiled once; only the reading and the type's rules are
+/// compiled for each type.
+trait ReadAs {
+    /// Reads the value from `json` as the strict pass reads it, keeping it; where a refusal
+    /// happened is worked out only when `locate` (it costs a second reading).
+    fn read(&mut self, json: &str, locate: bool) -> Result<strict_de::Noted, StrictDeError>;
+    /// The value kept, judged by the type's rules (`Ok` when none is kept).
+    fn validate(&self) -> Result<(), Violations>;
+}
+
+/// Where a type is read into ([`ReadAs`]).
+struct Slot<T>(Option<T>);
+
+impl<T: DeserializeOwned + Validate> ReadAs for Slot<T> {
+    fn read(&mut self, json: &str, locate: bool) -> Result<strict_de::Noted, StrictDeError> {
+        let (value, noted) = strict_de::read_strictly::<T>(json, locate)?;
+        self.0 = Some(value);
+        Ok(noted)
     }
-    match strict_de::try_from_str_noting_floats::<T>(json) {
+
+    fn validate(&self) -> Result<(), Violations> {
+        self.0.as_ref().map_or(Ok(()), Validate::validate)
+    }
+}
+
+/// [`from_json`] for any type: on `Ok`, `reader` holds the value.
+fn from_json_as(
+    json: &str,
+    schema: &ResponseSchema,
+    reader: &mut dyn ReadAs,
+) -> Result<(), FromJsonError> {
+    if schema.needs_schema_check() {
+        return from_value_text(json, schema, reader);
+    }
+    match reader.read(json, false) {
         // A part the strict pass could not follow, in a type that did not say so ahead (an
         // absent field, a hand-written `Deserialize`): the value is read as a `Value` and judged
         // from it.
-        Some((_, noted)) if noted.loose => from_value_text(json, schema),
-        Some((value, noted)) => match value.validate() {
-            Ok(()) => exact_numbers(json, noted.floats).map(|()| value),
-            Err(violations) => Err(FromJsonError::Invalid(violations)),
-        },
-        None => match serde_json::from_str::<Value>(json) {
-            Ok(value) => refused::<T>(schema, &value, || strict_de::refusal::<T>(json))
+        Ok(noted) if noted.loose => from_value_text(json, schema, reader),
+        Ok(noted) => {
+            reader.validate().map_err(FromJsonError::Invalid)?;
+            exact_numbers(json, noted.floats)
+        }
+        Err(_) => match serde_json::from_str::<Value>(json) {
+            Ok(value) => refused(schema, &value, reader, Refusal::OfText(json))
                 .map_err(FromJsonError::Invalid),
             Err(e) => Err(syntax_error(&e)),
         },
@@ -89,23 +128,22 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
 }
 
 /// [`from_json`] through a `Value` read once (a key given twice refused, as the strict pass
-/// refuses it), `T` read from it.
-fn from_value_text<T: DeserializeOwned + Validate>(
+/// refuses it), the type read from the text by the same reader as every other text, judged
+/// from the value.
+fn from_value_text(
     json: &str,
     schema: &ResponseSchema,
-) -> Result<T, FromJsonError> {
+    reader: &mut dyn ReadAs,
+) -> Result<(), FromJsonError> {
     let (value, floats) = value_text(json)?;
-    // `T` from the text, as the strict pass reads it (the same reader as every other text, so
-    // a type is compiled for one reader), judged from the value.
-    let out = match strict_de::from_str_noting_floats::<T>(json) {
-        Ok((out, _)) => schema
+    match reader.read(json, false) {
+        Ok(_) => schema
             .check_instance(&value)
-            .and_then(|()| out.validate())
-            .map(|()| out),
-        Err(first) => refused(schema, &value, || Some(first)),
+            .and_then(|()| reader.validate()),
+        Err(_) => refused(schema, &value, reader, Refusal::OfText(json)),
     }
     .map_err(FromJsonError::Invalid)?;
-    exact_numbers(json, floats).map(|()| out)
+    exact_numbers(json, floats)
 }
 
 /// The `Value` of `json` (a key given twice refused) and whether a float was read: the part of
@@ -140,21 +178,44 @@ fn exact_numbers(json: &str, floats: bool) -> Result<(), FromJsonError> {
 /// integral floats as integers (serde refuses `3.0` for an integer inside what it buffers, a
 /// tagged or untagged enum or a flattened field, where the strict pass cannot read it as the
 /// integer JSON Schema says it is); failing that, serde's own reason (a number beyond the Rust
-/// type).
-fn refused<T: DeserializeOwned + Validate>(
+/// type). On `Ok`, `reader` holds the value.
+fn refused(
     schema: &ResponseSchema,
     value: &Value,
-    first: impl FnOnce() -> Option<strict_de::StrictDeError>,
-) -> Result<T, Violations> {
+    reader: &mut dyn ReadAs,
+    why: Refusal<'_>,
+) -> Result<(), Violations> {
     if let Some(integers) = judged_with_integers(schema, value)? {
         // Read from its text, by the one reader every text goes through (a rare path: the
         // printing costs less than a second reader compiled for every type).
-        if let Some((out, _)) = strict_de::try_from_str_noting_floats::<T>(&integers.to_string()) {
-            return out.validate().map(|()| out);
+        if reader.read(&integers.to_string(), false).is_ok() {
+            return reader.validate();
         }
     }
     // Only now is it worth working out where the type refused it (reading the text again).
-    Err(refusal_report(first()))
+    let first = match why {
+        Refusal::OfText(json) => located_refusal(json, reader),
+        Refusal::Found(first) => Some(first),
+    };
+    Err(refusal_report(first))
+}
+
+/// Where the reason the type refused a value is.
+enum Refusal<'a> {
+    /// In this text, read again to locate it.
+    OfText(&'a str),
+    /// Already found.
+    Found(StrictDeError),
+}
+
+/// Why `json`, which the strict pass refused, does not read, and where: read again keeping the
+/// keys (the first reading does not keep them); not JSON, where it broke is in the error itself.
+fn located_refusal(json: &str, reader: &mut dyn ReadAs) -> Option<StrictDeError> {
+    match reader.read(json, false) {
+        Ok(_) => None,
+        Err(first) if first.error.is_syntax() || first.error.is_eof() => Some(first),
+        Err(first) => Some(reader.read(json, true).err().unwrap_or(first)),
+    }
 }
 
 /// The schema's verdict on a value the type refused, and the value with integral floats written
@@ -168,7 +229,7 @@ fn judged_with_integers(
 }
 
 /// The type's refusal as a violation: where it happened and serde's reason (compiled once).
-fn refusal_report(first: Option<strict_de::StrictDeError>) -> Violations {
+fn refusal_report(first: Option<StrictDeError>) -> Violations {
     let (path, found) = match first {
         Some(first) => (first.path, strip_position(&first.error.to_string())),
         None => (Pointer::root(), "a value the strict reading refused".into()),
@@ -222,7 +283,11 @@ pub(crate) fn from_value<T: DeserializeOwned + Validate>(
         Ok((out, noted)) => schema_check(schema, value, noted)
             .and_then(|()| out.validate())
             .map(|()| out),
-        Err(first) => refused(schema, value, || Some(first)),
+        Err(first) => {
+            let mut slot = Slot::<T>(None);
+            refused(schema, value, &mut slot, Refusal::Found(first))?;
+            slot.0.ok_or_else(|| refusal_report(None))
+        }
     }
 }
 

@@ -41,6 +41,7 @@ pub(crate) fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, StrictDeErr
 
 /// [`from_str`], and whether a float was read that only the text can say is the number as
 /// written (then [`crate::read::repair::inexact_number`] decides).
+#[cfg(test)]
 pub(crate) fn from_str_noting_floats<T: DeserializeOwned>(
     json: &str,
 ) -> Result<(T, Noted), StrictDeError> {
@@ -57,18 +58,15 @@ pub(crate) fn from_str_noting_floats<T: DeserializeOwned>(
     }
 }
 
-/// [`from_str_noting_floats`] for a caller that needs only whether `json` reads: a refusal is
-/// not read again to say where ([`refusal`] says it when it is wanted).
+/// `T` from `json` by the strict pass, for a caller that needs only whether it reads: a refusal
+/// is not read again to say where.
 pub(crate) fn try_from_str_noting_floats<T: DeserializeOwned>(json: &str) -> Option<(T, Noted)> {
     read_strictly::<T>(json, false).ok()
 }
 
-/// Why `json`, which [`try_from_str_noting_floats`] refused, does not read, and where.
-pub(crate) fn refusal<T: DeserializeOwned>(json: &str) -> Option<StrictDeError> {
-    from_str_noting_floats::<T>(json).err()
-}
-
-fn read_strictly<T: DeserializeOwned>(
+/// `T` from `json` by the strict pass, and what it noticed; where a refusal happened (the keys
+/// kept for its path) only when `locate`.
+pub(crate) fn read_strictly<T: DeserializeOwned>(
     json: &str,
     locate: bool,
 ) -> Result<(T, Noted), StrictDeError> {
