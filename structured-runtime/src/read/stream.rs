@@ -249,11 +249,13 @@ impl<'s> Variant<'s> {
     }
 }
 
-/// The items of a list that must differ, as a reader keeping no value notes them: a 64-bit
-/// print of each ([`crate::schema::parts::print`]: repeats share one) and where it starts in
-/// the text, 12 bytes an item. When the list closes, items whose prints meet are read again
+/// The items of a list that must differ, as a reader keeping no value notes them: a 32-bit
+/// print of each ([`crate::schema::parts::print`] folded: repeats share one) and where it starts
+/// in the text, 8 bytes an item. When the list closes, items whose prints meet are read again
 /// from the text and compared as the check compares them, so the report is the one a reader
-/// keeping the items gives: the first item that repeats an earlier one.
+/// keeping the items gives: the first item that repeats an earlier one. (Among a million
+/// distinct items about a hundred pairs share a print by chance: each pair costs reading its two
+/// items again, not a wrong report.)
 struct Unique {
     /// Where the list starts in the text.
     base: usize,
@@ -268,10 +270,15 @@ struct Unique {
 
 /// One item of a list kept as prints: its print, and where it starts from the list's start.
 #[derive(Clone, Copy)]
-#[repr(C, packed(4))]
 struct Noted {
-    print: u64,
+    print: u32,
     from: u32,
+}
+
+/// An item's print ([`crate::schema::parts::print`]) folded to the 32 bits a [`Noted`] keeps.
+fn folded_print(item: &Value) -> u32 {
+    let print = crate::schema::parts::print(item);
+    (print ^ (print >> 32)) as u32
 }
 
 /// The members of an object kept without their names: the fingerprints of the names completed,
@@ -1448,7 +1455,7 @@ impl<'s> StreamReader<'s> {
                 let text = self.text.get(unique.next..self.read).unwrap_or_default();
                 let item = serde_json::from_slice::<Value>(text).unwrap_or(Value::Null);
                 let from = u32::try_from(unique.next.saturating_sub(unique.base));
-                (crate::schema::parts::print(&item), from)
+                (folded_print(&item), from)
             });
         if let (Some((print, from)), Some(unique)) = (
             print,
@@ -2297,12 +2304,12 @@ mod tests {
             .last()
             .and_then(|f| f.unique.as_ref())
             .expect("the list kept as prints");
-        let expected: Vec<u64> = serde_json::from_str::<Vec<Value>>(&format!("[{items}]"))
+        let expected: Vec<u32> = serde_json::from_str::<Vec<Value>>(&format!("[{items}]"))
             .unwrap()
             .iter()
-            .map(crate::schema::parts::print)
+            .map(folded_print)
             .collect();
-        let noted: Vec<u64> = unique.items.iter().map(|n| n.print).collect();
+        let noted: Vec<u32> = unique.items.iter().map(|n| n.print).collect();
         // Each noted where it starts, from the list's `[`.
         let list = format!(r#"[{items}, "#);
         let starts: Vec<usize> = unique.items.iter().map(|n| n.from as usize).collect();
@@ -2313,7 +2320,61 @@ mod tests {
                 .next()
                 .is_some_and(|v| v.is_ok())
         })));
-        assert_eq!(std::mem::size_of::<Noted>(), 12);
+        assert_eq!(std::mem::size_of::<Noted>(), 8);
         assert_eq!(noted, expected);
+    }
+
+    /// Two different items whose prints meet (found among the integers) are read again and told
+    /// apart: no repeat is reported for them, and a real repeat after them still is, where a
+    /// reader keeping the items reports it.
+    #[test]
+    fn items_whose_prints_meet_are_compared_as_written() {
+        let mut seen = std::collections::HashMap::new();
+        let (a, b) = (0..1_000_000u64)
+            .find_map(|n| {
+                let print = folded_print(&Value::from(n));
+                seen.insert(print, n).map(|m| (m, n))
+            })
+            .expect("two integers whose prints meet");
+        let schema = ResponseSchema::new(
+            "s",
+            serde_json::json!({"type": "object", "properties": {"xs": {"type": "array", "uniqueItems": true}}}),
+        )
+        .unwrap();
+        let report = |text: &str, lean: bool| {
+            let mut reader = if lean {
+                StreamReader::changes_only(&schema)
+            } else {
+                StreamReader::new(&schema)
+            };
+            let found: Vec<(String, crate::schema::validate::Rule)> = text
+                .as_bytes()
+                .chunks(3)
+                .flat_map(|chunk| {
+                    let progress = reader.feed(chunk);
+                    let found: Vec<_> = progress
+                        .violations
+                        .iter()
+                        .map(|v| (v.path.to_string(), v.rule))
+                        .collect();
+                    found
+                })
+                .collect();
+            assert_eq!(reader.status(), StreamStatus::Complete, "{text}");
+            found
+        };
+        let distinct = format!(r#"{{"xs": [{a}, 7, {b}]}}"#);
+        assert_eq!(report(&distinct, true), vec![]);
+        assert_eq!(report(&distinct, false), vec![]);
+        let repeated = format!(r#"{{"xs": [{a}, {b}, 7, {b}]}}"#);
+        let kept = report(&repeated, false);
+        assert_eq!(
+            kept,
+            vec![(
+                "/xs/3".to_string(),
+                crate::schema::validate::Rule::UniqueItems
+            )]
+        );
+        assert_eq!(report(&repeated, true), kept);
     }
 }
