@@ -3,9 +3,9 @@
 //! shown, and a value shown as complete is the whole answer's when it reads as written. A
 //! reader keeping no value (`StreamReader::changes_only`) reports what the one keeping it
 //! reports, chunk by chunk. On a schema of enums with data (variants named by a tag, nested in
-//! each other), an optional list of a `oneOf`'s objects or strings and an untagged enum, both
-//! readers report exactly the violations the validator of record finds in the
-//! whole value, when the bytes are one JSON object.
+//! each other), an optional list of a `oneOf`'s objects or strings, an untagged enum and a list
+//! whose items must differ, both readers report exactly the violations the validator of record
+//! finds in the whole value, when the bytes are one JSON object.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -154,6 +154,8 @@ fn variants() -> &'static ResponseSchema {
             "properties": {
                 "act": {"$ref": "#/$defs/act"},
                 "note": {"type": "string"},
+                // A list whose items must differ: kept as prints by the reader keeping no value.
+                "tags": {"type": "array", "items": {"type": ["integer", "string", "array"]}, "uniqueItems": true},
                 "pages": {"anyOf": [
                     {"type": "array", "items": {"$ref": "#/$defs/page"}, "maxItems": 3},
                     {"type": "null"}
@@ -197,8 +199,9 @@ fn variants() -> &'static ResponseSchema {
     })
 }
 
-/// Both stream readers on the enum schema report the same, and, when the bytes are one JSON
-/// object read to its end, exactly what the validator of record finds in it.
+/// Both stream readers on the enum schema (with a list whose items must differ beside) report
+/// the same, and, when the bytes are one JSON object read to its end, exactly what the validator
+/// of record finds in it.
 fn variants_agree(seed: u8, text: &[u8]) {
     let schema = variants();
     let mut full = StreamReader::new(schema);
