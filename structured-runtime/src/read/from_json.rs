@@ -208,14 +208,11 @@ enum Refusal<'a> {
     Found(StrictDeError),
 }
 
-/// Why `json`, which the strict pass refused, does not read, and where: read again keeping the
-/// keys (the first reading does not keep them); not JSON, where it broke is in the error itself.
+/// Why `json`, which the strict pass refused, does not read, and where
+/// ([`strict_de::located`]).
 fn located_refusal(json: &str, reader: &mut dyn ReadAs) -> Option<StrictDeError> {
-    match reader.read(json, false) {
-        Ok(_) => None,
-        Err(first) if first.error.is_syntax() || first.error.is_eof() => Some(first),
-        Err(first) => Some(reader.read(json, true).err().unwrap_or(first)),
-    }
+    let first = reader.read(json, false).err()?;
+    Some(strict_de::located(first, || reader.read(json, true)))
 }
 
 /// The schema's verdict on a value the type refused, and the value with integral floats written

@@ -2347,19 +2347,16 @@ mod tests {
             } else {
                 StreamReader::new(&schema)
             };
-            let found: Vec<(String, crate::schema::validate::Rule)> = text
-                .as_bytes()
-                .chunks(3)
-                .flat_map(|chunk| {
-                    let progress = reader.feed(chunk);
-                    let found: Vec<_> = progress
+            let mut found = Vec::new();
+            for chunk in text.as_bytes().chunks(3) {
+                let progress = reader.feed(chunk);
+                found.extend(
+                    progress
                         .violations
                         .iter()
-                        .map(|v| (v.path.to_string(), v.rule))
-                        .collect();
-                    found
-                })
-                .collect();
+                        .map(|v| (v.path.to_string(), v.rule)),
+                );
+            }
             assert_eq!(reader.status(), StreamStatus::Complete, "{text}");
             found
         };

@@ -47,15 +47,21 @@ pub(crate) fn from_str_noting_floats<T: DeserializeOwned>(
 ) -> Result<(T, Noted), StrictDeError> {
     // Keys are kept for error paths only when there is an error: the first pass does not keep
     // them, and a refused input is read again, keeping them, to say where.
-    match read_strictly::<T>(json, false) {
-        Ok(read) => Ok(read),
-        // Not JSON: where it broke is in the error itself.
-        Err(first) if first.error.is_syntax() || first.error.is_eof() => Err(first),
-        Err(first) => match read_strictly::<T>(json, true) {
-            Err(located) => Err(located),
-            Ok(_) => Err(first),
-        },
+    read_strictly::<T>(json, false)
+        .map_err(|first| located(first, || read_strictly::<T>(json, true)))
+}
+
+/// The refusal to report for `first`, a refusal of the strict pass that kept no key: itself
+/// when the text is not JSON (where it broke is in the error), else that of a second reading
+/// keeping the keys (`read_located`), or `first` when that reading accepts the text.
+pub(crate) fn located<T>(
+    first: StrictDeError,
+    read_located: impl FnOnce() -> Result<T, StrictDeError>,
+) -> StrictDeError {
+    if first.error.is_syntax() || first.error.is_eof() {
+        return first;
     }
+    read_located().err().unwrap_or(first)
 }
 
 /// `T` from `json` by the strict pass, for a caller that needs only whether it reads: a refusal
