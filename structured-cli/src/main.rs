@@ -7,7 +7,7 @@ use std::process::ExitCode;
 mod batch;
 
 use serde_json::Value;
-use structured_runtime::read::parts::parse_value_json;
+use structured_runtime::read::parts::{parse_value_json_within, MAX_WHOLE};
 use structured_runtime::read::repair::{repair_text_json, RepairError};
 use structured_runtime::read::MAX_STREAM_DEPTH;
 use structured_runtime::schema::{LimitProfile, Markdown};
@@ -20,7 +20,8 @@ structured: read the JSON in a model's answer
 
 USAGE:
     structured repair [--pretty] < answer.txt
-    structured check --schema schema.json [--strict] [--pretty] [--limits NAME] < answer.txt
+    structured check --schema schema.json [--strict] [--pretty] [--limits NAME]
+                     [--max-whole BYTES] < answer.txt
     structured check --schema schema.json --markdown FIELD [--title FIELD] < answer.md
     structured stream --schema schema.json [--every BYTES] [--strict] < answer.txt
     structured grammar --schema schema.json [--max-tokens N]
@@ -64,6 +65,13 @@ OPTIONS:
     --limits NAME   The limits the schema is held to: `default` (1 MiB, any root) or
                     `gateway` (16 KiB, an object root, as a gateway's HTTP layer takes
                     a client's schema). The file is not read past the limit.
+    --max-whole BYTES
+                    With check and stream: the longest JSON held as one value where the
+                    schema judges it only whole (an enum of objects, a oneOf whose
+                    branches only the whole value tells apart, ...); a longer one is
+                    refused (status 10). 524288 when not given: a value held whole
+                    takes up to thirty times its text; every other shape is read in
+                    parts, in memory about three times the answer.
     --pretty        Print the value indented (the final value, with stream).
     -h, --help      Show this help.
 
@@ -80,6 +88,8 @@ EXIT STATUS:
     3   the answer was cut off before the JSON ended (check; repair prints the closed
         value with a warning)
     4   the JSON is nested too deeply to read
+    10  the schema judges the JSON only as one whole value, and it is longer than
+        --max-whole
     64  bad usage
     66  the schema file cannot be read or is not a JSON Schema (every keyword must be
         one the validator implements; `$ref` must stay inside the file)
@@ -96,6 +106,7 @@ const INVALID: u8 = 2;
 const TRUNCATED: u8 = 3;
 const TOO_DEEP: u8 = 4;
 const NOT_EXACT: u8 = 9;
+const TOO_LARGE: u8 = 10;
 
 /// The exit status of a printed value: 0 only for the answer exactly as written.
 fn printed(provenance: Provenance) -> u8 {
@@ -123,6 +134,10 @@ struct Args {
     max_tokens: Option<u32>,
     /// `--limits NAME`: the schema's limit profile.
     limits: LimitProfile,
+    /// `--max-whole BYTES`: the longest JSON held as one value.
+    max_whole: usize,
+    /// Whether `--max-whole` was given (it belongs to `check` and `stream`).
+    max_whole_given: bool,
 }
 
 fn main() -> ExitCode {
@@ -172,6 +187,8 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
         every: None,
         max_tokens: None,
         limits: LimitProfile::Default,
+        max_whole: MAX_WHOLE,
+        max_whole_given: false,
     };
     while let Some(arg) = args.next() {
         match arg.as_str() {
@@ -193,6 +210,17 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
             "--max-tokens" => match args.next().map(|n| n.parse::<u32>()) {
                 Some(Ok(n)) if n > 0 => parsed.max_tokens = Some(n),
                 _ => return Err("`--max-tokens` needs a number above 0: `--max-tokens 512`".into()),
+            },
+            "--max-whole" => match args.next().map(|n| n.parse::<usize>()) {
+                Some(Ok(n)) => {
+                    parsed.max_whole = n;
+                    parsed.max_whole_given = true;
+                }
+                _ => {
+                    return Err(
+                        "`--max-whole` needs a number of bytes: `--max-whole 8388608`".into(),
+                    )
+                }
             },
             "--limits" => match args.next().map(|n| n.parse::<LimitProfile>()) {
                 Some(Ok(profile)) => parsed.limits = profile,
@@ -227,6 +255,9 @@ fn parse_args(mut args: impl Iterator<Item = String>) -> Result<Option<Args>, St
         }
         (command, _) if command != "stream" && parsed.every.is_some() => {
             Err("`--every` belongs to `stream`".into())
+        }
+        (command, _) if !matches!(command, "check" | "stream") && parsed.max_whole_given => {
+            Err("`--max-whole` belongs to `check` and `stream`".into())
         }
         ("repair", Some(_)) => {
             Err("`--schema` belongs to `check`; `repair` needs no schema".into())
@@ -412,7 +443,7 @@ fn stream(args: &Args) -> u8 {
     };
     // The changes are all this prints: the reader keeps no value so far, so its memory stays
     // about the answer's size.
-    let mut reader = StreamReader::changes_only(&schema);
+    let mut reader = StreamReader::changes_only(&schema).max_whole(args.max_whole);
     let mut stdin = std::io::stdin().lock();
     let mut buffer = vec![0u8; args.every.unwrap_or(8192)];
     // One line per change, never the value so far: the output grows with the answer, whatever
@@ -447,6 +478,13 @@ fn stream(args: &Args) -> u8 {
         let _ = out.flush();
     }
     drop(out);
+    if let Some(at) = reader.unjudged() {
+        eprintln!(
+            "note: the value at {at} outgrew the {} bytes held whole as it streamed; its checks \
+             are the final reading's",
+            args.max_whole
+        );
+    }
     match reader.into_text() {
         Some(text) => read_whole(&text, &schema, args),
         None => {
@@ -490,7 +528,7 @@ fn read_whole(input: &str, schema: &ResponseSchema, args: &Args) -> u8 {
     // The library is the validator of record: its verdict is the schema's, every keyword
     // included, and nothing is checked here a second time. Read in parts where the schema
     // allows (a long list an item at a time), so a long answer is never held as one `Value`.
-    match parse_value_json(input, schema, &options) {
+    match parse_value_json_within(input, schema, &options, args.max_whole) {
         Ok(parsed) => {
             report_repairs("warning", &parsed.warnings, unlisted_warning);
             if parsed.provenance != Provenance::Clean {
@@ -520,6 +558,10 @@ fn read_whole(input: &str, schema: &ResponseSchema, args: &Args) -> u8 {
         Err(e @ ParseError::TooDeep(_)) => {
             eprintln!("error: {e}");
             TOO_DEEP
+        }
+        Err(e @ ParseError::TooLarge { .. }) => {
+            eprintln!("error: {e} (--max-whole raises the limit)");
+            TOO_LARGE
         }
         Err(e) => {
             eprintln!("error: {e}");

@@ -546,3 +546,56 @@ fn grammar_prints_the_gbnf_and_says_what_it_leaves_and_adds() {
     let (code, _, err) = run(&["grammar"], "");
     assert_eq!(code, 64, "{err}");
 }
+
+/// A value the schema judges only whole (here an `enum` of objects) is held up to `--max-whole`
+/// bytes of its text: past it `check` refuses with status 10 and says where and why, and
+/// `stream` says its checks were left to the final reading; within it, the verdict.
+#[test]
+fn a_value_judged_only_whole_is_refused_past_max_whole() {
+    let schema = tempfile_path::write(r#"{"enum": [{"a": [1, 2]}, {"a": [3]}]}"#);
+    let answer = format!(r#"{{"a": [{}3]}}"#, "1, ".repeat(100));
+    let (code, out, err) = run(
+        &[
+            "check",
+            "--schema",
+            schema.0.to_str().unwrap(),
+            "--max-whole",
+            "64",
+        ],
+        &answer,
+    );
+    assert_eq!(code, 10, "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("the JSON at (root) (310 bytes)"), "{err}");
+    assert!(err.contains("--max-whole"), "{err}");
+    let (code, _, err) = run(&["check", "--schema", schema.0.to_str().unwrap()], &answer);
+    assert_eq!(code, 2, "the enum refuses it: {err}");
+    let (code, out, _) = run(
+        &[
+            "check",
+            "--schema",
+            schema.0.to_str().unwrap(),
+            "--max-whole",
+            "64",
+        ],
+        r#"{"a": [3]}"#,
+    );
+    assert_eq!((code, out.trim()), (0, r#"{"a":[3]}"#));
+    let (code, _, err) = run(
+        &[
+            "stream",
+            "--schema",
+            schema.0.to_str().unwrap(),
+            "--max-whole",
+            "64",
+        ],
+        &answer,
+    );
+    assert_eq!(code, 10, "{err}");
+    assert!(
+        err.contains("note: the value at (root) outgrew the 64 bytes"),
+        "{err}"
+    );
+    let (code, _, err) = run(&["repair", "--max-whole", "64"], "{}");
+    assert_eq!(code, 64, "{err}");
+}

@@ -7,7 +7,9 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use structured_runtime::read::parts::{parse_value_json, parse_value_json_nesting_every_item};
+use structured_runtime::read::parts::{
+    parse_value_json, parse_value_json_nesting_every_item, parse_value_json_within,
+};
 use structured_runtime::schema::{Rule, MAX_VIOLATIONS};
 use structured_runtime::{
     parse_value, ParseError, ParseOptions, Parsed, ResponseSchema, SchemaLimits,
@@ -1060,8 +1062,56 @@ fn agree(text: &str, schema: &ResponseSchema) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Within a limit on what is held whole: the whole reading's words, or a refusal as too large
+/// that only an answer longer than the limit can get (a value holding `n` values and keys is
+/// written in at least `2n - 1` bytes, and the reading holds no more than the limit allows).
+fn agree_within(text: &str, schema: &ResponseSchema, limit: usize) -> Result<(), TestCaseError> {
+    for options in options() {
+        let within = parse_value_json_within(text, schema, &options, limit);
+        if let Err(ParseError::TooLarge {
+            bytes, limit: l, ..
+        }) = &within
+        {
+            prop_assert_eq!(*l, limit);
+            prop_assert!(text.len() > limit, "refused as too large: {}", text);
+            if let Some(bytes) = bytes {
+                prop_assert!(
+                    *bytes > limit && *bytes <= text.len(),
+                    "{} bytes: {}",
+                    bytes,
+                    text
+                );
+            }
+            continue;
+        }
+        let whole = outcome(parse_value(text, schema, &options), |v: Value| {
+            v.to_string()
+        });
+        prop_assert_eq!(
+            outcome(within, |s: String| s),
+            whole,
+            "within {}: {}",
+            limit,
+            text
+        );
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 600, ..ProptestConfig::default() })]
+
+    #[test]
+    fn a_reading_within_a_limit_agrees_or_refuses_only_what_passes_it(
+        (which, value) in (0usize..34).prop_flat_map(|s| (Just(s), value_for(s))),
+        edit in prop::option::of((0.0f64..1.0, prop::sample::select(vec![
+            ",", "'", "}", "]", "Sure! ", "1e999, ",
+        ]))),
+        limit in 0usize..160,
+    ) {
+        let schema = &schemas()[which];
+        agree_within(&broken(value.to_string(), edit, None), schema, limit)?;
+    }
 
     #[test]
     fn a_reading_in_parts_agrees_with_the_whole_reading(

@@ -129,10 +129,15 @@ proptest! {
         which in 0usize..6,
         text in answer(),
         piece in 1usize..17,
+        limit in 0usize..48,
     ) {
         let schema = &schemas()[which];
         let mut full = StreamReader::new(schema);
         let mut lean = StreamReader::changes_only(schema);
+        // Holding whole at most `limit` bytes' worth: the same changes, and the same reports
+        // until it leaves a check to the final reading (then only reports the lean one gives).
+        let mut bounded = StreamReader::changes_only(schema).max_whole(limit);
+        let (mut reported, mut bounded_reported) = (Vec::new(), Vec::new());
         let mut view = Value::Null;
         for chunk in text.as_bytes().chunks(piece) {
             let a = full.feed(chunk);
@@ -143,7 +148,14 @@ proptest! {
             prop_assert_eq!(&violations, &b.violations.to_vec(), "{}", text);
             prop_assert_eq!(&changes, &b.changes.to_vec(), "{}", text);
             prop_assert_eq!((changed, status), (b.changed, b.status), "{}", text);
-            for change in b.changes {
+            reported.extend(b.violations.iter().cloned());
+            let b_changes = b.changes.to_vec();
+            let c = bounded.feed(chunk);
+            prop_assert_eq!(&b_changes, &c.changes.to_vec(), "{}", text);
+            prop_assert_eq!(&completed, &c.completed.to_vec(), "{}", text);
+            prop_assert_eq!(status, c.status, "{}", text);
+            bounded_reported.extend(c.violations.iter().cloned());
+            for change in b_changes {
                 change.apply(&mut view);
             }
             for at in &completed {
@@ -153,6 +165,15 @@ proptest! {
         prop_assert_eq!(view, full.value(), "{}", text);
         prop_assert_eq!(lean.value(), Value::Null);
         prop_assert_eq!(lean.text(), full.text());
+        match bounded.unjudged() {
+            None => prop_assert_eq!(&bounded_reported, &reported, "{}", text),
+            Some(at) => {
+                prop_assert!(text.len() > limit, "left {} unjudged: {}", at, text);
+                for v in &bounded_reported {
+                    prop_assert!(reported.contains(v), "{} not reported unbounded: {}", v, text);
+                }
+            }
+        }
     }
 }
 

@@ -16,12 +16,11 @@
 //! A value's skeleton ([`Skeleton`]: its scalars and empty containers, at the top only the
 //! members named) is what a choice among an `anyOf`'s variants looks at, read from its text.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::fmt;
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-use serde::Deserialize;
 use serde_json::{Map, Value};
 
 use crate::read::coerce::Recovery;
@@ -128,11 +127,127 @@ impl StandIns {
     }
 }
 
-/// A value read guided by `node` (`None`: held as read), at `path`, noting its stand-ins.
+/// The longest JSON text (in bytes) held as one `Value` where the schema judges a value only
+/// whole, by [`parse_value_json`](crate::read::parts::parse_value_json) and by a stream reader
+/// keeping no value: 512 KiB, as long as the longest answers models write (128 k tokens of
+/// about four bytes). A `Value` takes about twenty times the text of small members, and up to
+/// about forty-five times for objects of one member each (the costliest shape a byte), so a
+/// value held whole costs at most some 23 MB; a longer one is refused as it is read, before it
+/// costs more.
+pub const MAX_WHOLE: usize = 512 << 10;
+
+/// How many more values and keys (each scalar, container and member's name one) may be held
+/// whole: a value whose reading would pass it is refused as too large to hold, and the budget
+/// says so ([`Budget::spent_at`]). Held, each costs from 32 bytes (an item of a list) to about
+/// 100 (a member with its name and its slot in the map); written, at least two bytes
+/// ([`Budget::for_text`]).
+#[derive(Debug)]
+pub(crate) struct Budget {
+    full: usize,
+    left: Cell<usize>,
+    spent: Cell<bool>,
+    /// Where the value refused starts (the item or member held), once told.
+    at: RefCell<Option<Pointer>>,
+}
+
+impl Budget {
+    /// A budget no value whose JSON text is at most `bytes` long can spend: a value holding `n`
+    /// values and keys is written in at least `2n - 1` bytes (one per scalar, two per container
+    /// or key, one between two members or items, one after a key), so such a value holds at
+    /// most `bytes / 2 + 1`.
+    pub(crate) fn for_text(bytes: usize) -> Self {
+        let full = bytes / 2 + 1;
+        Budget {
+            full,
+            left: Cell::new(full),
+            spent: Cell::new(false),
+            at: RefCell::new(None),
+        }
+    }
+
+    /// How many values and keys the budget allows in all.
+    pub(crate) fn values(&self) -> usize {
+        self.full
+    }
+
+    /// The whole budget again, for the next value (the one held before is dropped).
+    pub(crate) fn refill(&self) {
+        self.left.set(self.full);
+    }
+
+    /// Where a value was refused for passing the budget (its place when told, else the root).
+    pub(crate) fn spent_at(&self) -> Option<Pointer> {
+        self.spent
+            .get()
+            .then(|| self.at.borrow().clone().unwrap_or_else(Pointer::root))
+    }
+
+    /// The value at `path` was being held when the budget ran out (the first place told is
+    /// kept).
+    pub(crate) fn spent_in(&self, path: &Path<'_>) {
+        if self.spent.get() && self.at.borrow().is_none() {
+            *self.at.borrow_mut() = Some(path.to_pointer());
+        }
+    }
+
+    /// One more value held, or the error that stops the reading.
+    fn take<E: de::Error>(&self) -> Result<(), E> {
+        match self.left.get().checked_sub(1) {
+            Some(left) => {
+                self.left.set(left);
+                Ok(())
+            }
+            None => {
+                self.spent.set(true);
+                Err(E::custom("a value too large to hold whole"))
+            }
+        }
+    }
+}
+
+/// A value read whole as `serde_json` reads it into a `Value`, each value it holds taken from
+/// the budget.
+pub(crate) struct Counted<'b>(pub(crate) &'b Budget);
+
+impl<'de> DeserializeSeed<'de> for Counted<'_> {
+    type Value = Value;
+    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        self.0.take()?;
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Counted<'_> {
+    type Value = Value;
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    scalars_as_values!();
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+        let mut out = Vec::new();
+        while let Some(item) = seq.next_element_seed(Counted(self.0))? {
+            out.push(item);
+        }
+        Ok(Value::Array(out))
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Value, A::Error> {
+        let mut out = Map::new();
+        while let Some(key) = map.next_key::<String>()? {
+            self.0.take()?;
+            let value = map.next_value_seed(Counted(self.0))?;
+            out.insert(key, value);
+        }
+        Ok(Value::Object(out))
+    }
+}
+
+/// A value read guided by `node` (`None`: held as read), at `path`, noting its stand-ins, each
+/// value it holds taken from `budget`.
 pub(crate) struct Held<'n, 'p, 'r> {
     pub(crate) node: Option<Node<'n>>,
     pub(crate) path: Path<'p>,
     pub(crate) noted: &'r RefCell<StandIns>,
+    pub(crate) budget: &'r Budget,
     /// Whether coercion may rename member `key` of an object at this node to a declared name
     /// (then it is not a member the object refuses).
     pub(crate) renames: &'r dyn Fn(Node<'n>, &str) -> bool,
@@ -251,6 +366,7 @@ impl<'n> Held<'n, '_, '_> {
             },
             path,
             noted: self.noted,
+            budget: self.budget,
             renames: self.renames,
         }
     }
@@ -268,11 +384,14 @@ impl<'de> DeserializeSeed<'de> for Held<'_, '_, '_> {
     fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
         match self.node {
             // Only a container asks what guides it (a scalar is held as read).
-            Some(_) => de.deserialize_any(Guided {
-                held: self,
-                refused: false,
-            }),
-            None => Value::deserialize(de),
+            Some(_) => {
+                self.budget.take()?;
+                de.deserialize_any(Guided {
+                    held: self,
+                    refused: false,
+                })
+            }
+            None => Counted(self.budget).deserialize(de),
         }
     }
 }
@@ -283,6 +402,7 @@ struct RefusedMember<'n, 'p, 'r>(Held<'n, 'p, 'r>);
 impl<'de> DeserializeSeed<'de> for RefusedMember<'_, '_, '_> {
     type Value = Value;
     fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
+        self.0.budget.take()?;
         de.deserialize_any(Guided {
             held: self.0,
             refused: true,
@@ -354,6 +474,7 @@ impl<'de> Visitor<'de> for Guided<'_, '_, '_> {
         }
         let mut out = Map::new();
         while let Some(key) = map.next_key::<String>()? {
+            self.held.budget.take()?;
             let path = self.held.path.key(&key);
             let below = match &guide {
                 None => Below::Guided(None),
@@ -413,5 +534,49 @@ impl<'de> Visitor<'de> for Skeleton<'_> {
             }
         }
         Ok(Value::Object(out))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counted(text: &str, budget: &Budget) -> Option<Value> {
+        let mut de = serde_json::Deserializer::from_str(text);
+        Counted(budget).deserialize(&mut de).ok()
+    }
+
+    #[test]
+    fn a_value_is_held_within_the_budget_of_its_text_and_refused_past_a_shorter_one() {
+        for text in [
+            "1",
+            "[]",
+            "{}",
+            r#"{"":1}"#,
+            "[1,2,3]",
+            r#"[[],[[]],{"a":{"b":[1,{}]}}]"#,
+            r#"{"a":1,"b":[true,null],"c":{"d":"e"}}"#,
+            &format!("[{}]", vec!["0"; 1000].join(",")),
+            &format!("[{}]", vec!["{\"\":[]}"; 300].join(",")),
+        ] {
+            let expected: Value = serde_json::from_str(text).unwrap();
+            // Whatever its shape, its own length is budget enough (written compactly, a value
+            // of n values and keys takes at least 2n - 1 bytes).
+            let budget = Budget::for_text(text.len());
+            assert_eq!(counted(text, &budget).as_ref(), Some(&expected), "{text}");
+            assert_eq!(budget.spent_at(), None);
+            // Half of it is not, past a few values: the reading stops there, and says so.
+            if text.len() > 8 {
+                let budget = Budget::for_text(text.len() / 4);
+                assert_eq!(counted(text, &budget), None, "{text}");
+                assert_eq!(budget.spent_at(), Some(Pointer::root()));
+            }
+        }
+        // Refilled for each value: the budget is what one value may hold.
+        let budget = Budget::for_text(8);
+        assert!(counted("[1,2,3]", &budget).is_some());
+        assert!(counted("[1,2,3]", &budget).is_none());
+        budget.refill();
+        assert!(counted("[1,2,3]", &budget).is_some());
     }
 }

@@ -396,6 +396,25 @@ pub enum ParseError {
     /// Nested deeper than the repairer follows.
     #[error(transparent)]
     TooDeep(RepairError),
+    /// A reading bounded in memory ([`crate::read::parts::parse_value_json`]) met JSON its
+    /// schema judges only as one whole value (an `enum` of objects, branches of a `oneOf` told
+    /// apart by nothing short of the whole value, ...: the module `read::parts` says which), and
+    /// that JSON is longer than the reading holds whole. A value is about twenty times its text
+    /// in memory; the limit bounds that ([`crate::read::parts::parse_value_json_within`] sets it).
+    #[error(
+        "the JSON at {at}{} is judged by this schema only as one whole value, and is longer than \
+         the {limit} bytes a value is held whole to", length(.bytes)
+    )]
+    TooLarge {
+        /// Where the value held whole starts: the root when the whole answer is judged so,
+        /// else the item or member of a long list or object.
+        at: Pointer,
+        /// Its length as text, when it was measured before it was read (the whole answer's
+        /// JSON); `None` when the reading stopped at the limit.
+        bytes: Option<usize>,
+        /// The most a value judged whole may take, as text.
+        limit: usize,
+    },
     /// The options take only the answer exactly as written ([`ParseOptions::exact`], or no
     /// repair), and reading it needed these changes.
     #[error("the answer is not exactly the JSON: {}", first_change(.warnings))]
@@ -403,6 +422,10 @@ pub enum ParseError {
         /// Every change reading it would have made.
         warnings: Vec<Warning>,
     },
+}
+
+fn length(bytes: &Option<usize>) -> String {
+    bytes.map(|b| format!(" ({b} bytes)")).unwrap_or_default()
 }
 
 fn first_change(warnings: &[Warning]) -> String {
@@ -1465,6 +1488,13 @@ pub(crate) enum Unjudged {
     Refused(Vec<Warning>),
     /// Nested deeper than the reader goes.
     TooDeep(RepairError),
+    /// Judged only whole, and longer than a value is held whole to (what
+    /// [`ParseError::TooLarge`] says).
+    TooLarge {
+        at: Pointer,
+        bytes: Option<usize>,
+        limit: usize,
+    },
     /// No JSON in it.
     Unread,
 }
@@ -1504,7 +1534,7 @@ pub(crate) fn repaired_as_allowed<'t, V>(
 
 /// One candidate read whole into a `Value`, fitted and judged by `target`: what every target
 /// but one does ([`Target::judge`]).
-fn judge_value<'c, 'a, G: Target>(
+pub(crate) fn judge_value<'c, 'a, G: Target>(
     target: &G,
     candidate: &'c Candidate<'a>,
     options: &ParseOptions,
@@ -1586,6 +1616,18 @@ pub(crate) enum Judged<'c, 'a, T> {
     Invalid(Attempt<'c, 'a>, Value, Violations),
 }
 
+impl<'c, 'a, T> Judged<'c, 'a, T> {
+    /// The same verdict, a valid value made into another kind of output.
+    pub(crate) fn map<U>(self, f: impl FnOnce(T) -> U) -> Judged<'c, 'a, U> {
+        match self {
+            Judged::Valid(attempt, out) => Judged::Valid(attempt, f(out)),
+            Judged::Invalid(attempt, value, violations) => {
+                Judged::Invalid(attempt, value, violations)
+            }
+        }
+    }
+}
+
 fn best_candidate<G: Target>(
     target: &G,
     found: &[Candidate<'_>],
@@ -1593,6 +1635,8 @@ fn best_candidate<G: Target>(
     warnings: Vec<Warning>,
 ) -> Read<G::Out> {
     let mut too_deep = None;
+    // A candidate judged only whole and too long to hold: nothing is chosen without it.
+    let mut too_large = None;
     // Without repair: the changes the latest candidate refused would have needed.
     let mut refused: Option<Vec<Warning>> = None;
     let perfect: Rank = (false, false, 0, 0);
@@ -1607,9 +1651,16 @@ fn best_candidate<G: Target>(
                 too_deep = Some(e);
                 None
             }
+            Err(Unjudged::TooLarge { at, bytes, limit }) => {
+                too_large = Some(ParseError::TooLarge { at, bytes, limit });
+                None
+            }
             Err(Unjudged::Unread) => None,
         }
     });
+    if let Some(e) = too_large {
+        return Read::Done(Err(e));
+    }
     let result = match best {
         Some((_, Judged::Valid(mut attempt, value))) => {
             let provenance = attempt.provenance();

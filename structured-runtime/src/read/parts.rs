@@ -19,6 +19,12 @@
 //! on the object's text as the check of the whole value weighs them (where the value holds a
 //! member coercion keeps and the object refuses, it is read whole).
 //!
+//! What is read whole (a candidate these parts cannot read, an item of a list that is not read
+//! in parts itself, what is left outside the lists) is held as a `Value` only up to
+//! [`MAX_WHOLE`] bytes of its text ([`parse_value_json_within`] sets another limit): past it,
+//! the answer is refused with [`ParseError::TooLarge`] as the reading reaches it, so a
+//! reading's memory is bounded whatever the schema.
+//!
 //! The steps are those of every reading ([`crate::parse_value`]): the same candidates, the same
 //! repairs, the same coercion and the same verdicts of the validator of record, so the text,
 //! provenance, warnings and violations are what `parse_value` gives (a differential test holds
@@ -45,11 +51,12 @@ use serde_json::{Map, Value};
 
 use crate::read::coerce::{coerce_at, may_rename, CoercePolicy, Listed, Recovery, RecoveryKind};
 use crate::read::extract::Candidate;
-use crate::read::held::{free, scalars_as_values, Held, Skeleton, StandIns};
+use crate::read::held::{free, scalars_as_values, Budget, Counted, Held, Skeleton, StandIns};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
-    invalid, object_root, parse_value, repaired_as_allowed, valid, value_from_json_text, Attempt,
-    KeptNumbers, ParseError, ParseOptions, Parsed, Target, Unjudged, Untyped, Verdict,
+    invalid, judge_value, object_root, parse_value, repaired_as_allowed, valid,
+    value_from_json_text, Attempt, KeptNumbers, ParseError, ParseOptions, Parsed, Target, Unjudged,
+    Untyped, Verdict,
 };
 use crate::read::repair::{inexact_number, repaired_json, Repair, RepairError, Repaired};
 use crate::read::stream::StreamReader;
@@ -72,6 +79,11 @@ use crate::schema::{Path, Pointer, ResponseSchema, Segment, Step};
 /// A refusal read in parts holds no value: `ParseError::Invalid`'s `value` and
 /// `ParseError::Truncated`'s `partial` are then `null` (the violations and warnings are all there).
 ///
+/// Where the schema judges the answer only as one whole value (the shapes the
+/// [module documentation](self) does not read in parts), a candidate JSON up to [`MAX_WHOLE`]
+/// bytes is read whole; a longer one is refused with [`ParseError::TooLarge`], so memory stays
+/// bounded whatever the schema ([`parse_value_json_within`] sets another limit).
+///
 /// ```
 /// use serde_json::json;
 /// use structured_runtime::read::parts::parse_value_json;
@@ -93,7 +105,37 @@ pub fn parse_value_json(
     schema: &ResponseSchema,
     options: &ParseOptions,
 ) -> Result<Parsed<String>, ParseError> {
-    read_json(text, schema, options, NESTED_FROM)
+    read_json(text, schema, options, NESTED_FROM, MAX_WHOLE)
+}
+
+pub use crate::read::held::MAX_WHOLE;
+
+/// [`parse_value_json`] holding a value the schema judges only whole up to `max_whole` bytes of
+/// its JSON text (a longer one refused with [`ParseError::TooLarge`]).
+///
+/// ```
+/// use serde_json::json;
+/// use structured_runtime::read::parts::parse_value_json_within;
+/// use structured_runtime::{ParseError, ParseOptions, ResponseSchema};
+///
+/// // Only the whole value can be compared with an enum's objects.
+/// let schema = ResponseSchema::new("pair", json!({"type": "object", "enum": [{"a": [1, 2]}, {"a": [3]}]}))?;
+/// let options = ParseOptions::default();
+/// assert!(parse_value_json_within(r#"{"a": [3]}"#, &schema, &options, 64).is_ok());
+/// let long = format!(r#"{{"a": [{}3]}}"#, "1, ".repeat(40));
+/// assert!(matches!(
+///     parse_value_json_within(&long, &schema, &options, 64),
+///     Err(ParseError::TooLarge { limit: 64, .. })
+/// ));
+/// # Ok::<(), structured_runtime::SchemaError>(())
+/// ```
+pub fn parse_value_json_within(
+    text: &str,
+    schema: &ResponseSchema,
+    options: &ParseOptions,
+    max_whole: usize,
+) -> Result<Parsed<String>, ParseError> {
+    read_json(text, schema, options, NESTED_FROM, max_whole)
 }
 
 /// An item of a list read in parts is read in parts itself from this many bytes of its text
@@ -108,7 +150,7 @@ pub fn parse_value_json_nesting_every_item(
     schema: &ResponseSchema,
     options: &ParseOptions,
 ) -> Result<Parsed<String>, ParseError> {
-    read_json(text, schema, options, 0)
+    read_json(text, schema, options, 0, MAX_WHOLE)
 }
 
 fn read_json(
@@ -116,36 +158,36 @@ fn read_json(
     schema: &ResponseSchema,
     options: &ParseOptions,
     nested_from: usize,
+    max_whole: usize,
 ) -> Result<Parsed<String>, ParseError> {
-    let in_parts = schema
-        .parts()
-        .filter(|_| schema.markdown().is_none() && !options.coerce.required_only);
-    if let Some(parts) = in_parts {
-        let target = InParts {
-            schema,
-            parts,
-            nested_from,
-            gave_up: Cell::new(false),
-            compact: Cell::new(true),
-            write_refused: Cell::new(false),
-        };
-        let result = value_from_json_text(&target, text, StructuredOutputMode::None, options);
-        if !target.gave_up.get() {
-            return result;
-        }
+    let in_parts = schema.parts().filter(|_| !options.coerce.required_only);
+    // (A markdown wrapper's answer is prose read as its string; no JSON of it is long enough
+    // to matter unless the answer is.)
+    let whole = schema.markdown().is_some() || (in_parts.is_none() && text.len() <= max_whole);
+    if whole {
+        return parse_value(text, schema, options).map(|parsed| parsed.map(|v| v.to_string()));
     }
-    parse_value(text, schema, options).map(|parsed| parsed.map(|value| value.to_string()))
+    let target = InParts {
+        schema,
+        parts: in_parts,
+        nested_from,
+        max_whole,
+        compact: Cell::new(true),
+        write_refused: Cell::new(false),
+    };
+    value_from_json_text(&target, text, StructuredOutputMode::None, options)
 }
 
 /// A schema's value read in parts, as its JSON text.
 struct InParts<'s> {
     schema: &'s ResponseSchema,
-    parts: &'s Parts,
+    /// `None`: the schema reads nothing in parts (every candidate is judged whole).
+    parts: Option<&'s Parts>,
     /// An item this long or longer, whose schema allows, is read in parts itself.
     nested_from: usize,
-    /// A candidate's lists could not be read in parts (coercion moved a list): the caller
-    /// reads the answer whole instead.
-    gave_up: Cell<bool>,
+    /// A candidate that cannot be read in parts is judged whole up to this many bytes of its
+    /// text, and refused past them ([`ParseError::TooLarge`]).
+    max_whole: usize,
     /// The text read is written as `serde_json` writes it (else what is copied from it into the
     /// value's text is written so first).
     compact: Cell<bool>,
@@ -172,6 +214,9 @@ enum Stop {
     Misfit,
     /// Coercion moved a list: read the answer whole.
     GaveUp,
+    /// A value held whole (an item, or a member outside the parts) at this place is longer
+    /// than a value is held whole to: the answer is refused as too large to hold.
+    TooLarge(Pointer),
     /// A variant was chosen where only names tell variants apart, and the value is refused or
     /// another branch may take it: its verdict and report are the ones the check of the whole
     /// value gives, weighing every branch on the whole value. The value is written fitted, and
@@ -218,7 +263,7 @@ impl InParts<'_> {
     /// lists, the parts of the variants it names (decided on a first look at the text, as
     /// coercion will choose them); `None` when nothing can be read in parts.
     fn parts_for(&self, json: &str) -> Option<(Decided<'_>, bool)> {
-        let parts = self.parts;
+        let parts = self.parts?;
         let (decided, doubtful) = match parts.points() {
             [] => (None, false),
             points => {
@@ -279,6 +324,8 @@ impl InParts<'_> {
             stop: None,
             rest_stand_ins: RefCell::default(),
             item_stand_ins: RefCell::default(),
+            rest_budget: Budget::for_text(self.max_whole),
+            item_budget: Budget::for_text(self.max_whole),
             json,
             free: HashMap::new(),
             unnamed: Vec::new(),
@@ -622,8 +669,13 @@ fn shape_of(json: &str, walk: &RefCell<Walk<'_>>) -> Result<Value, Stop> {
     let rest = shape
         .deserialize(&mut de)
         .and_then(|rest| de.end().map(|()| rest));
-    if let Some(stop) = walk.borrow_mut().stop.take() {
+    let mut walk = walk.borrow_mut();
+    if let Some(stop) = walk.stop.take() {
         return Err(stop);
+    }
+    // A value held whole in the rest or in an item, past what one may hold.
+    if let Some(at) = walk.rest_budget.spent_at().or(walk.item_budget.spent_at()) {
+        return Err(Stop::TooLarge(at));
     }
     // The text is JSON as serde_json wrote it: it always reads.
     rest.map_err(|_| Stop::GaveUp)
@@ -787,6 +839,10 @@ struct Walk<'p> {
     free: HashMap<Pointer, std::ops::Range<usize>>,
     /// The same in the item read last.
     item_stand_ins: RefCell<StandIns>,
+    /// What the rest may hold, values held whole in it ([`InParts::max_whole`] of text).
+    rest_budget: Budget,
+    /// What an item (or member) of a part may hold, refilled for each.
+    item_budget: Budget,
 }
 
 impl<'p> Walk<'p> {
@@ -950,9 +1006,9 @@ impl<'p> Walk<'p> {
         }
         let nested = InParts {
             schema: self.target.schema,
-            parts: inner,
+            parts: Some(inner),
             nested_from: self.target.nested_from,
-            gave_up: Cell::new(false),
+            max_whole: self.target.max_whole,
             compact: Cell::new(self.target.compact.get()),
             write_refused: Cell::new(self.target.write_refused.get()),
         };
@@ -986,16 +1042,20 @@ impl<'p> Walk<'p> {
         }
         let fit = self.fit.filter(|_| self.fitting);
         // Judged, not written (the last pass writes it).
-        let read = match nested.read(text, self.repairs, fit, None) {
-            Ok(read) => read,
-            Err(stop) => {
-                self.stop = Some(stop);
-                return Err(());
-            }
-        };
+        let read = nested.read(text, self.repairs, fit, None);
         let at = match key {
             Some(key) => Pointer::of_steps(parts.steps(list)).key(key),
             None => Pointer::of_steps(parts.steps(list)).index(index),
+        };
+        let read = match read {
+            Ok(read) => read,
+            Err(stop) => {
+                self.stop = Some(match stop {
+                    Stop::TooLarge(inner) => Stop::TooLarge(at.join(&inner)),
+                    stop => stop,
+                });
+                return Err(());
+            }
         };
         let mut recoveries = read.recoveries;
         for recovery in &mut recoveries.list {
@@ -1574,7 +1634,7 @@ impl<'de> DeserializeSeed<'de> for Shape<'_, '_> {
     fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<Value, D::Error> {
         let role = role_of(self.walk.borrow().parts, &self.steps, None);
         match role {
-            Role::Plain => Value::deserialize(de),
+            Role::Plain => Counted(&self.walk.borrow().rest_budget).deserialize(de),
             _ => de.deserialize_any(ShapeVisitor { shape: self, role }),
         }
     }
@@ -1597,8 +1657,9 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
             Role::List(list) if self.holds() == Some(Holds::Items) => list,
             Role::Way => return self.tuple(seq),
             _ => {
+                let walk = self.shape.walk.borrow();
                 let mut items = Vec::new();
-                while let Some(item) = seq.next_element::<Value>()? {
+                while let Some(item) = seq.next_element_seed(Counted(&walk.rest_budget))? {
                     items.push(item);
                 }
                 return Ok(Value::Array(items));
@@ -1738,7 +1799,7 @@ impl<'de> Visitor<'de> for ShapeVisitor<'_, '_> {
                         })?
                     }
                 }
-                _ => map.next_value::<Value>()?,
+                _ => map.next_value_seed(Counted(&self.shape.walk.borrow().rest_budget))?,
             };
             out.insert(key, value);
         }
@@ -1942,9 +2003,12 @@ impl<'w, 'p> ShapeVisitor<'w, 'p> {
         let renames = |node: Node<'p>, key: &str| {
             fit.is_some_and(|policy| may_rename(schema, node, key, policy))
         };
-        let noted = match rest {
-            true => &walk.rest_stand_ins,
-            false => &walk.item_stand_ins,
+        let (noted, budget) = match rest {
+            true => (&walk.rest_stand_ins, &walk.rest_budget),
+            false => {
+                walk.item_budget.refill();
+                (&walk.item_stand_ins, &walk.item_budget)
+            }
         };
         // A refused value written to be judged as streamed holds no stand-in: its text is the
         // value's, containers and all (another branch may look inside them).
@@ -1955,12 +2019,19 @@ impl<'w, 'p> ShapeVisitor<'w, 'p> {
             last,
             &Path::root(),
             &mut |path| match read.take() {
-                Some(read) => read(Held {
-                    node,
-                    path: *path,
-                    noted,
-                    renames: &renames,
-                }),
+                Some(read) => {
+                    let held = read(Held {
+                        node,
+                        path: *path,
+                        noted,
+                        budget,
+                        renames: &renames,
+                    });
+                    if held.is_err() {
+                        budget.spent_in(path);
+                    }
+                    held
+                }
                 None => Err(E::custom("read once")),
             },
         )
@@ -2065,13 +2136,24 @@ impl Target for InParts<'_> {
             Ok(_) => strict_de::json_from_str(json),
             // (Another variant may take it: judged as the whole value's check judges it.)
             Err(Stop::ByNames(_)) => self.valid_as_streamed(json, false),
+            // Judged only whole: so when it is short enough to hold (else its candidate is
+            // refused as too long when judged).
+            Err(Stop::GaveUp) if json.len() <= self.max_whole => {
+                Untyped(self.schema).exact(json).map(|v| v.to_string())
+            }
             Err(_) => None,
         }
     }
-    /// Why not is worked out on the whole value, only when the answer is refused.
+    /// Why not is worked out on the whole value, only when the answer is refused (and short
+    /// enough to hold whole).
     fn explained(&self, json: &str) -> Result<String, String> {
         match self.exact(json) {
             Some(text) => Ok(text),
+            None if json.len() > self.max_whole => Err(format!(
+                "{} bytes of JSON, longer than the {} a value is held whole to",
+                json.len(),
+                self.max_whole
+            )),
             None => Untyped(self.schema).explained(json).map(|v| v.to_string()),
         }
     }
@@ -2137,16 +2219,17 @@ impl Target for InParts<'_> {
                 return match judged {
                     Some(Ok(text)) => valid(attempt, text),
                     Some(Err(violations)) => invalid(attempt, Value::Null, violations),
-                    None => {
-                        self.gave_up.set(true);
-                        Err(Unjudged::Unread)
-                    }
+                    None => self.whole(candidate, options),
                 };
             }
-            Err(_) => {
-                self.gave_up.set(true);
-                return Err(Unjudged::Unread);
+            Err(Stop::TooLarge(at)) => {
+                return Err(Unjudged::TooLarge {
+                    at,
+                    bytes: None,
+                    limit: self.max_whole,
+                })
             }
+            Err(_) => return self.whole(candidate, options),
         };
         attempt.recoveries = read.recoveries.into_vec();
         if !read.violations.is_empty() {
@@ -2159,18 +2242,33 @@ impl Target for InParts<'_> {
             // The value's text is the text read, as `serde_json` writes it.
             return match as_serde_writes(json, compact) {
                 Some(text) => valid(attempt, text),
-                None => {
-                    self.gave_up.set(true);
-                    Err(Unjudged::Unread)
-                }
+                None => self.whole(candidate, options),
             };
         }
         match String::from_utf8(out) {
             Ok(text) => valid(attempt, text),
-            Err(_) => {
-                self.gave_up.set(true);
-                Err(Unjudged::Unread)
-            }
+            Err(_) => self.whole(candidate, options),
         }
+    }
+}
+
+impl InParts<'_> {
+    /// A candidate that cannot be read in parts, judged as [`parse_value`] judges it (a whole
+    /// `Value`) when its text is short enough to hold; else refused as too long.
+    fn whole<'c, 'a>(
+        &self,
+        candidate: &'c Candidate<'a>,
+        options: &ParseOptions,
+    ) -> Verdict<'c, 'a, String> {
+        let bytes = candidate.text.len();
+        if bytes > self.max_whole {
+            return Err(Unjudged::TooLarge {
+                at: Pointer::root(),
+                bytes: Some(bytes),
+                limit: self.max_whole,
+            });
+        }
+        let (rank, judged) = judge_value(&Untyped(self.schema), candidate, options)?;
+        Ok((rank, judged.map(|value| value.to_string())))
     }
 }

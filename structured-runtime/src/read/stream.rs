@@ -35,7 +35,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::{Map, Value};
 
-use crate::read::held::Skeleton;
+use crate::read::held::{Budget, Skeleton, MAX_WHOLE};
 use crate::read::repair::{hex4, surrogate_pair};
 use crate::read::strict_de::{fingerprint, Fingerprints};
 use crate::schema::checks::asserts_nothing;
@@ -135,6 +135,12 @@ struct Frame<'s> {
     /// Of a kind its node does not allow: its members are read at no node and kept by nothing,
     /// and its report, when it closes, is its type and how many members it has.
     refused: bool,
+    /// Values and keys its body holds, those of its kept members included (a reader keeping
+    /// no value counts them against [`StreamReader::max_whole`]).
+    held: usize,
+    /// Its kept members were dropped when the reader held more than it may: its own check
+    /// (and any that reads it) is left to the final reading.
+    unheld: bool,
 }
 
 /// An object at an `anyOf` whose branches that take objects each name their variant by a tag or
@@ -620,6 +626,15 @@ pub struct StreamReader<'s> {
     /// What each schema node met so far says about a value read at it, worked out once per node
     /// (by its address in the schema this reader borrows).
     facts: HashMap<usize, Facts, BuildHasherDefault<AddressHasher>>,
+    /// Without the value so far: the longest text held whole ([`StreamReader::max_whole`]), the
+    /// most values and keys the open containers whose checks read their members may hold for
+    /// it, and how many they hold.
+    max_whole: usize,
+    max_held: usize,
+    held: usize,
+    /// Where the first container whose kept members were dropped is: its checks are left to
+    /// the final reading ([`StreamReader::unjudged`]).
+    unheld: Option<Pointer>,
 }
 
 /// What a schema node says about a value read at it (a scalar, or a container opening), worked
@@ -749,7 +764,45 @@ impl<'s> StreamReader<'s> {
             violated: HashSet::new(),
             changed: false,
             facts: HashMap::default(),
+            max_whole: MAX_WHOLE,
+            max_held: Budget::for_text(MAX_WHOLE).values(),
+            held: 0,
+            unheld: None,
         }
+    }
+
+    /// A reader keeping no value ([`StreamReader::changes_only`]) holds whole the containers
+    /// whose checks read their members' values (an `enum` of objects, an `anyOf` whose
+    /// branches only the whole value tells apart, ...) up to about `bytes` of their text
+    /// ([`crate::read::parts::MAX_WHOLE`] unless set): past that it drops them, and their
+    /// checks are left to the final reading ([`StreamReader::unjudged`] says where), so its
+    /// memory stays bounded whatever the schema. A reader keeping the value so far holds it
+    /// all, as asked.
+    ///
+    /// ```
+    /// use serde_json::json;
+    /// use structured_runtime::{ResponseSchema, StreamReader};
+    ///
+    /// let schema = ResponseSchema::new("pair", json!({"type": "object", "enum": [{"a": [1, 2]}, {"a": [3]}]}))?;
+    /// let mut reader = StreamReader::changes_only(&schema).max_whole(16);
+    /// let progress = reader.feed(br#"{"a": [1, 2, 3, 4, 5, 6, 7, 8, 9, 10]}"#);
+    /// assert!(progress.violations.is_empty()); // not judged: held past 16 bytes
+    /// assert_eq!(reader.unjudged().map(|at| at.as_str()), Some(""));
+    /// # Ok::<(), structured_runtime::SchemaError>(())
+    /// ```
+    pub fn max_whole(self, bytes: usize) -> Self {
+        StreamReader {
+            max_whole: bytes,
+            max_held: Budget::for_text(bytes).values(),
+            ..self
+        }
+    }
+
+    /// Where the first container is (or the container holding the value) whose checks this
+    /// reader left to the final reading, having held more of it than it may
+    /// ([`StreamReader::max_whole`]); `None` when every check was made.
+    pub fn unjudged(&self) -> Option<&Pointer> {
+        self.unheld.as_ref()
     }
 
     /// A reader that keeps no value so far: the consumer keeps its view by the changes each
@@ -819,7 +872,8 @@ impl<'s> StreamReader<'s> {
             }
         }
         found.append(&mut reader.violations);
-        let complete = reader.status() == StreamStatus::Complete;
+        // (A check left to the final reading: not judged here.)
+        let complete = reader.status() == StreamStatus::Complete && reader.unheld.is_none();
         (found, complete, std::mem::take(&mut reader.text))
     }
 
@@ -1344,6 +1398,8 @@ impl<'s> StreamReader<'s> {
                     unique,
                     variant,
                     refused,
+                    held: 0,
+                    unheld: false,
                 });
                 self.lex = if b == b'{' {
                     Lex::FirstKey
@@ -1440,10 +1496,12 @@ impl<'s> StreamReader<'s> {
         self.completed.push(at);
         self.reported = true;
         self.changed = true;
-        self.put(value);
+        self.put(value, 0);
     }
 
-    fn put(&mut self, value: Value) {
+    /// `value` completed, put in its container (held there when it keeps its members: `inner`
+    /// values and keys held inside `value` move with it).
+    fn put(&mut self, value: Value, inner: usize) {
         // An item of a list kept as prints: its print, from its text (the value here may be a
         // shell of it).
         let print = self
@@ -1453,19 +1511,24 @@ impl<'s> StreamReader<'s> {
             .filter(|unique| !unique.too_long)
             .map(|unique| {
                 let text = self.text.get(unique.next..self.read).unwrap_or_default();
-                let item = serde_json::from_slice::<Value>(text).unwrap_or(Value::Null);
-                let from = u32::try_from(unique.next.saturating_sub(unique.base));
-                (folded_print(&item), from)
+                let from = u32::try_from(unique.next.saturating_sub(unique.base)).ok();
+                // (An item longer than a value is held whole to is not read: the list's items
+                // are left to the final reading, as past 4 GiB.)
+                let item = (text.len() <= self.max_whole)
+                    .then(|| serde_json::from_slice::<Value>(text).unwrap_or(Value::Null));
+                (item.map(|item| folded_print(&item)), from)
             });
-        if let (Some((print, from)), Some(unique)) = (
-            print,
-            self.frames.last_mut().and_then(|f| f.unique.as_mut()),
-        ) {
-            match from {
-                Ok(from) => unique.items.push(Noted { print, from }),
-                Err(_) => {
-                    unique.too_long = true;
-                    unique.items = Vec::new();
+        if let (Some(print), Some(frame)) = (print, self.frames.last_mut()) {
+            if let Some(unique) = frame.unique.as_mut() {
+                match print {
+                    (Some(print), Some(from)) => unique.items.push(Noted { print, from }),
+                    (print, _) => {
+                        unique.too_long = true;
+                        unique.items = Vec::new();
+                        if print.is_none() && self.unheld.is_none() {
+                            self.unheld = Some(frame.path.clone());
+                        }
+                    }
                 }
             }
         }
@@ -1518,11 +1581,13 @@ impl<'s> StreamReader<'s> {
                 named_now = variant.named_by(key, Some(&value));
             }
         }
+        let mut added = 0;
         match self.frames.last_mut() {
             Some(Frame {
                 body: Body::Object(map, key),
                 keep,
                 named,
+                held,
                 ..
             }) => {
                 if let Some(key) = key.take() {
@@ -1530,8 +1595,13 @@ impl<'s> StreamReader<'s> {
                         Some(named) if !named.keeps(&key) => {
                             named.prints.insert(fingerprint(&key));
                         }
+                        _ if *keep => {
+                            added = inner + 2;
+                            *held += added;
+                            map.insert(key, value);
+                        }
                         _ => {
-                            map.insert(key, if *keep { value } else { Value::Null });
+                            map.insert(key, Value::Null);
                         }
                     }
                 }
@@ -1539,8 +1609,13 @@ impl<'s> StreamReader<'s> {
             Some(Frame {
                 body: Body::Array(items),
                 keep: true,
+                held,
                 ..
-            }) => items.push(value),
+            }) => {
+                added = inner + 1;
+                *held += added;
+                items.push(value);
+            }
             Some(Frame { dropped, .. }) => *dropped += 1,
             None => {
                 self.root = Some(if self.keep_value { value } else { Value::Null });
@@ -1549,9 +1624,43 @@ impl<'s> StreamReader<'s> {
             }
         }
         self.lex = Lex::After;
+        self.held += added;
+        if !self.keep_value && self.held > self.max_held {
+            self.unhold();
+        }
         if let Some(branch) = named_now {
             self.choose(branch);
         }
+    }
+
+    /// The open containers hold more values than a reader keeping no value may: their kept
+    /// members are dropped (a list's counted), they keep no more, and their checks are left
+    /// to the final reading.
+    fn unhold(&mut self) {
+        for frame in self.frames.iter_mut().filter(|f| f.keep) {
+            match &mut frame.body {
+                // Its names, and those to come, as fingerprints only.
+                Body::Object(map, _) => {
+                    let mut named = frame.named.take().unwrap_or_else(|| Named::of(None));
+                    for key in map.keys() {
+                        named.prints.insert(fingerprint(key));
+                    }
+                    *map = Map::new();
+                    frame.named = Some(named);
+                }
+                Body::Array(items) => {
+                    frame.dropped += items.len();
+                    *items = Vec::new();
+                }
+            }
+            frame.keep = false;
+            frame.held = 0;
+            frame.unheld = true;
+            if self.unheld.is_none() {
+                self.unheld = Some(frame.path.clone());
+            }
+        }
+        self.held = 0;
     }
 
     /// The key just read in the innermost object, its value not read yet, names its variant
@@ -1583,7 +1692,7 @@ impl<'s> StreamReader<'s> {
         variant.chosen = Some(branch);
         let before = std::mem::take(&mut variant.before);
         let base = variant.base;
-        let keep = variant.kept_above || reads_members(Some(branch));
+        let keep = !frame.unheld && (variant.kept_above || reads_members(Some(branch)));
         let members = Members::of(Some(branch));
         frame.members = members;
         frame.keep = keep;
@@ -1677,7 +1786,7 @@ impl<'s> StreamReader<'s> {
                 start: from,
                 read: from,
                 lex: Lex::Value,
-                ..StreamReader::changes_only(self.schema)
+                ..StreamReader::changes_only(self.schema).max_whole(self.max_whole)
             };
             let mut found = Vec::new();
             while judge.read < to && !matches!(judge.lex, Lex::Done | Lex::Lost | Lex::TooDeep) {
@@ -1688,12 +1797,29 @@ impl<'s> StreamReader<'s> {
                 judge.completed.clear();
             }
             self.text = std::mem::take(&mut judge.text);
+            if judge.unheld.is_some() {
+                self.left_unjudged();
+            }
             return found;
         }
         let text = self.text.get(from..to).unwrap_or_default();
+        if text.len() > self.max_whole {
+            self.left_unjudged();
+            return Vec::new();
+        }
         match serde_json::from_slice::<Value>(text) {
             Ok(value) => crate::schema::validation::explain(node, &value),
             Err(_) => Vec::new(),
+        }
+    }
+
+    /// A value read again inside the innermost container was too long to hold whole: its
+    /// checks are left to the final reading (the container is where [`StreamReader::unjudged`]
+    /// points, unless one was named before).
+    fn left_unjudged(&mut self) {
+        if self.unheld.is_none() {
+            let at = self.frames.last().map(|f| f.path.clone());
+            self.unheld = Some(at.unwrap_or_else(Pointer::root));
         }
     }
 
@@ -1758,6 +1884,9 @@ impl<'s> StreamReader<'s> {
         let Some(frame) = self.frames.pop() else {
             return false;
         };
+        // What it held leaves it: into its container, if that keeps its members.
+        self.held = self.held.saturating_sub(frame.held);
+        let (inner, unheld) = (frame.held, frame.unheld);
         let value = match frame.body {
             Body::Object(map, _) => Value::Object(map),
             Body::Array(items) => Value::Array(items),
@@ -1771,6 +1900,8 @@ impl<'s> StreamReader<'s> {
         // Members of an object not kept by name (their names judged as they completed) count.
         let dropped = frame.dropped + frame.named.as_ref().map_or(0, |n| n.prints.len());
         match frame.variant {
+            // Its kept members dropped: left to the final reading.
+            _ if unheld => {}
             // An object whose members named a variant: that branch's own keywords are left
             // (unless its members before the tag were left to the final reading: then these too).
             Some(Variant {
@@ -1848,7 +1979,7 @@ impl<'s> StreamReader<'s> {
         self.completed.push(path);
         self.reported = true;
         self.changed = true;
-        self.put(value);
+        self.put(value, inner);
         true
     }
 
