@@ -11,7 +11,9 @@
 
 use libfuzzer_sys::fuzz_target;
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
-use structured_runtime::read::parts::{parse_value_json, parse_value_json_nesting_every_item};
+use structured_runtime::read::parts::{
+    parse_value_json, parse_value_json_nesting_every_item, parse_value_json_within,
+};
 use structured_runtime::schema::MAX_VIOLATIONS;
 use structured_runtime::{
     parse_value, Answer, ParseError, ParseOptions, Parsed, Provenance, Reading, ResponseSchema,
@@ -321,13 +323,22 @@ fn in_parts_schemas() -> &'static [ResponseSchema] {
 }
 
 /// The reading in parts and the whole reading give the same outcome: value text, provenance,
-/// span and warnings, or the same refusal with the same violations.
+/// span and warnings, or the same refusal with the same violations. Holding whole at most a few
+/// bytes' worth, the same again, or a refusal as too large of an answer longer than that.
 fn agree(text: &str, schema: &ResponseSchema, options: &ParseOptions) {
     let whole = outcome(parse_value(text, schema, options).map(|p| p.map(|v| v.to_string())));
     let parts = outcome(parse_value_json(text, schema, options));
     assert_eq!(parts, whole, "{text:?}");
     let nested = outcome(parse_value_json_nesting_every_item(text, schema, options));
     assert_eq!(nested, whole, "nested: {text:?}");
+    let limit = text.len() / 2;
+    match parse_value_json_within(text, schema, options, limit) {
+        Err(ParseError::TooLarge { bytes, .. }) => {
+            assert!(text.len() > limit, "{text:?}");
+            assert!(bytes.is_none_or(|b| b > limit && b <= text.len()), "{bytes:?}: {text:?}");
+        }
+        within => assert_eq!(outcome(within), whole, "within {limit}: {text:?}"),
+    }
 }
 
 fn outcome(result: Result<Parsed<String>, ParseError>) -> (String, Vec<String>, Vec<String>) {

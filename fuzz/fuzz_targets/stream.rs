@@ -201,19 +201,37 @@ fn variants() -> &'static ResponseSchema {
 
 /// Both stream readers on the enum schema (with a list whose items must differ beside) report
 /// the same, and, when the bytes are one JSON object read to its end, exactly what the validator
-/// of record finds in it.
+/// of record finds in it. A reader holding whole at most a few bytes' worth (`max_whole`) gives
+/// the same changes, and the same reports unless it left a check to the final reading (only
+/// past its limit, and then reports only what the others report).
 fn variants_agree(seed: u8, text: &[u8]) {
     let schema = variants();
     let mut full = StreamReader::new(schema);
     let mut lean = StreamReader::changes_only(schema);
-    let mut said = Vec::new();
+    let limit = usize::from(seed) % 64;
+    let mut bounded = StreamReader::changes_only(schema).max_whole(limit);
+    let (mut said, mut bounded_said) = (Vec::new(), Vec::new());
     for chunk in text.chunks(1 + usize::from(seed) % 13) {
         let a = full.feed(chunk);
         let (violations, status) = (a.violations.to_vec(), a.status);
         let b = lean.feed(chunk);
         assert_eq!(violations, b.violations);
         assert_eq!(status, b.status);
+        let changes = b.changes.to_vec();
+        let c = bounded.feed(chunk);
+        assert_eq!(changes, c.changes);
+        assert_eq!(status, c.status);
+        bounded_said.extend(c.violations.iter().map(ToString::to_string));
         said.extend(violations.iter().map(ToString::to_string));
+    }
+    match bounded.unjudged() {
+        None => assert_eq!(bounded_said, said),
+        Some(at) => {
+            assert!(text.len() > limit, "{at} left unjudged within {limit} bytes");
+            for v in &bounded_said {
+                assert!(said.contains(v), "{v} reported by the bounded reader alone");
+            }
+        }
     }
     if full.status() != StreamStatus::Complete {
         return;

@@ -444,12 +444,27 @@ proptest! {
     fn a_streamed_variant_is_judged_as_the_whole_value_is(
         (text, twice) in answer(),
         piece in 1usize..17,
+        limit in 0usize..64,
     ) {
         let schema = schema();
         let (full, status) = stream(&mut StreamReader::new(&schema), &text, piece);
         let (lean, lean_status) = stream(&mut StreamReader::changes_only(&schema), &text, piece);
         prop_assert_eq!(&full, &lean, "{}", text);
         prop_assert_eq!(status, lean_status);
+        // Holding whole at most `limit` bytes' worth: the same reports, unless it left a check
+        // to the final reading past the limit (then only reports the others give).
+        let mut bounded = StreamReader::changes_only(&schema).max_whole(limit);
+        let (said, bounded_status) = stream(&mut bounded, &text, piece);
+        prop_assert_eq!(bounded_status, status);
+        match bounded.unjudged() {
+            None => prop_assert_eq!(&said, &full, "{}", text),
+            Some(at) => {
+                prop_assert!(text.len() > limit, "{} left within {}: {}", at, limit, text);
+                for v in &said {
+                    prop_assert!(full.contains(v), "{:?} said alone: {}", v, text);
+                }
+            }
+        }
         prop_assert_eq!(status, StreamStatus::Complete, "{}", text);
         let value: Value = serde_json::from_str(&text).unwrap();
         let whole: BTreeSet<String> = match schema.check_instance(&value) {

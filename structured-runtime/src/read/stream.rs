@@ -1701,6 +1701,12 @@ impl<'s> StreamReader<'s> {
         let was_named = frame.named.is_some();
         // Names the branch's check reads: those `required` lists (or all of them).
         let mut named = (!keep && !reads_names(Some(branch))).then(|| Named::of(Some(branch)));
+        // (What it held is let go: only names stay.)
+        let freed = if keep {
+            0
+        } else {
+            std::mem::take(&mut frame.held)
+        };
         if let Body::Object(map, _) = &mut frame.body {
             if !keep {
                 map.values_mut().for_each(|v| *v = Value::Null);
@@ -1722,6 +1728,7 @@ impl<'s> StreamReader<'s> {
             }
         }
         frame.named = named;
+        self.held = self.held.saturating_sub(freed);
         let mut required = Vec::new();
         // (Members not noted, past 4 GiB, are left to the final reading: [`Variant::too_far`].)
         for [key_from, value_from, to] in before {
