@@ -553,44 +553,21 @@ fn grammar_prints_the_gbnf_and_says_what_it_leaves_and_adds() {
 #[test]
 fn a_value_judged_only_whole_is_refused_past_max_whole() {
     let schema = tempfile_path::write(r#"{"enum": [{"a": [1, 2]}, {"a": [3]}]}"#);
+    let path = schema.0.to_str().unwrap();
+    let within = |command: &str, answer: &str| {
+        run(&[command, "--schema", path, "--max-whole", "64"], answer)
+    };
     let answer = format!(r#"{{"a": [{}3]}}"#, "1, ".repeat(100));
-    let (code, out, err) = run(
-        &[
-            "check",
-            "--schema",
-            schema.0.to_str().unwrap(),
-            "--max-whole",
-            "64",
-        ],
-        &answer,
-    );
+    let (code, out, err) = within("check", &answer);
     assert_eq!(code, 10, "{err}");
     assert!(out.is_empty(), "{out}");
     assert!(err.contains("the JSON at (root) (310 bytes)"), "{err}");
     assert!(err.contains("--max-whole"), "{err}");
-    let (code, _, err) = run(&["check", "--schema", schema.0.to_str().unwrap()], &answer);
+    let (code, _, err) = run(&["check", "--schema", path], &answer);
     assert_eq!(code, 2, "the enum refuses it: {err}");
-    let (code, out, _) = run(
-        &[
-            "check",
-            "--schema",
-            schema.0.to_str().unwrap(),
-            "--max-whole",
-            "64",
-        ],
-        r#"{"a": [3]}"#,
-    );
+    let (code, out, _) = within("check", r#"{"a": [3]}"#);
     assert_eq!((code, out.trim()), (0, r#"{"a":[3]}"#));
-    let (code, _, err) = run(
-        &[
-            "stream",
-            "--schema",
-            schema.0.to_str().unwrap(),
-            "--max-whole",
-            "64",
-        ],
-        &answer,
-    );
+    let (code, _, err) = within("stream", &answer);
     assert_eq!(code, 10, "{err}");
     assert!(
         err.contains("note: the value at (root) outgrew the 64 bytes"),
