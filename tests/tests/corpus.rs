@@ -227,3 +227,68 @@ fn the_text_repairer_writes_what_the_value_repairer_reads() {
     }
     assert!(compared > 600);
 }
+
+/// The same agreement on generated answers: objects of up to 40 members (past the few the text
+/// repairer writes as they come), names given twice (the value replaced where it stood),
+/// members that extend the list before them (`"a": [1] [2]`), objects nested and cut off, in
+/// the syntax models slip into.
+mod text_repairer_agrees {
+    use proptest::prelude::*;
+    use structured_runtime::read::repair::{repair_text, repair_text_json};
+
+    fn member() -> impl Strategy<Value = String> {
+        let name = prop::sample::select(vec!["a", "b", "c", "k\"q", "é", "a"]);
+        let index = 0usize..24;
+        let value = prop_oneof![
+            Just("1".to_string()),
+            Just("'x'".to_string()),
+            Just("true".to_string()),
+            Just("[1, 2]".to_string()),
+            Just("[1] [2, 3]".to_string()),
+            Just("{x: 1, x: 2}".to_string()),
+            Just("{\"y\": [], }".to_string()),
+            Just("1e400".to_string()),
+            Just("\"s\"".to_string()),
+        ];
+        (name, index, any::<bool>(), value).prop_map(|(name, i, numbered, value)| {
+            let name = if numbered {
+                format!("{name}{i}")
+            } else {
+                name.to_string()
+            };
+            format!("\"{name}\": {value}")
+        })
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn on_generated_answers(
+            members in prop::collection::vec(member(), 0..40),
+            nested in prop::option::of(prop::collection::vec(member(), 0..20)),
+            comma in any::<bool>(),
+            cut in prop::option::of(0.0f64..1.0),
+        ) {
+            let mut text = format!("{{{}", members.join(if comma { ", " } else { " " }));
+            if let Some(inner) = nested {
+                text.push_str(&format!(", \"in\": {{{}}}", inner.join(", ")));
+            }
+            text.push('}');
+            if let Some(cut) = cut.filter(|c| *c > 0.7) {
+                let at = (cut * text.len() as f64) as usize;
+                let at = (0..=at).rev().find(|i| text.is_char_boundary(*i)).unwrap_or(0);
+                text.truncate(at);
+            }
+            match (repair_text(&text), repair_text_json(&text)) {
+                (Ok(value), Ok(json)) => {
+                    prop_assert_eq!(&json.value, &value.value.to_string(), "{}", text);
+                    prop_assert_eq!(&json.repairs, &value.repairs, "{}", text);
+                    prop_assert_eq!(json.truncated, value.truncated, "{}", text);
+                }
+                (Err(a), Err(b)) => prop_assert_eq!(a.to_string(), b.to_string()),
+                (a, b) => prop_assert!(false, "{}: {:?} / {:?}", text, a, b),
+            }
+        }
+    }
+}

@@ -132,20 +132,52 @@ impl Build for ValueBuild {
 /// Builds the value's JSON text, compact, as `serde_json` writes the same `Value`.
 pub(crate) struct TextBuild;
 
-/// A value read as text: finished JSON (bytes of UTF-8: serde_json writes no other), a string
-/// not yet quoted (it may still be an object's key or be looked at), or an object still open
-/// for members.
+/// A value read as text: finished JSON (bytes of UTF-8: serde_json writes no other), a scalar
+/// or a string not yet written (a string may still be an object's key or be looked at), or an
+/// object still open for members.
 #[derive(Debug)]
 pub(crate) enum Text {
     Json(Vec<u8>),
+    /// `null`, a boolean or a number: written where it goes, with no buffer of its own.
+    Scalar(Value),
     Str(String),
     Object(TextObject),
 }
 
 /// An object's members as JSON text, in the order first set (a key set again keeps its place and
 /// takes the new value, as `serde_json`'s map does).
-#[derive(Debug, Default)]
-pub(crate) struct TextObject(IndexMap<String, Vec<u8>>);
+#[derive(Debug)]
+pub(crate) enum TextObject {
+    /// Written as they come into one buffer (`{` and the members, no closing brace), the names
+    /// kept beside with where each member starts (its comma, or its name for the first) and
+    /// where its value starts: no key given twice, and at most [`FLAT_MEMBERS`] of them (a name
+    /// is then looked for among the few).
+    Flat {
+        out: Vec<u8>,
+        keys: Vec<(String, usize, usize)>,
+    },
+    /// Each member's text apart, by name: once a key comes twice (its value replaced where it
+    /// stood) or there are many.
+    Map(IndexMap<String, Vec<u8>>),
+}
+
+/// Members an object keeps written in one buffer ([`TextObject::Flat`]); past them, by name.
+const FLAT_MEMBERS: usize = 16;
+
+impl Default for TextObject {
+    fn default() -> Self {
+        let mut out = Vec::with_capacity(START_CAPACITY);
+        out.push(b'{');
+        TextObject::Flat {
+            out,
+            keys: Vec::new(),
+        }
+    }
+}
+
+/// Room an object's or a list's text starts with: most of a model's are short, and a buffer
+/// grown from a byte at a time is copied a few times over.
+const START_CAPACITY: usize = 128;
 
 /// An array's text so far, and its last item not yet written (a list of one may be its item).
 pub(crate) struct TextList {
@@ -166,14 +198,19 @@ impl Text {
     fn write_to(self, out: &mut Vec<u8>) {
         match self {
             Text::Json(json) => out.extend_from_slice(&json),
-            Text::Str(s) => write_json(out, s.as_str()),
-            Text::Object(object) => {
+            Text::Scalar(value) => write_json(out, &value),
+            Text::Str(s) => write_str(out, &s),
+            Text::Object(TextObject::Flat { out: json, .. }) => {
+                out.extend_from_slice(&json);
+                out.push(b'}');
+            }
+            Text::Object(TextObject::Map(members)) => {
                 out.push(b'{');
-                for (i, (key, json)) in object.0.into_iter().enumerate() {
+                for (i, (key, json)) in members.into_iter().enumerate() {
                     if i > 0 {
                         out.push(b',');
                     }
-                    write_json(out, key.as_str());
+                    write_str(out, &key);
                     out.push(b':');
                     out.extend_from_slice(&json);
                 }
@@ -186,7 +223,11 @@ impl Text {
     fn into_bytes(self) -> Vec<u8> {
         match self {
             Text::Json(json) => json,
-            Text::Object(object) => object.into_bytes(),
+            Text::Object(TextObject::Flat { mut out, .. }) => {
+                out.push(b'}');
+                out
+            }
+            Text::Object(object @ TextObject::Map(_)) => object.into_bytes(),
             other => {
                 let mut out = Vec::new();
                 other.write_to(&mut out);
@@ -194,16 +235,37 @@ impl Text {
             }
         }
     }
+
+    /// Written after `prefix`: in `prefix` itself, or, when this is finished JSON longer than a
+    /// [`BIG_MEMBER`] and than `prefix`, in its own buffer with `prefix` put in front (the long
+    /// text is not copied, so it is never held twice).
+    fn write_after(self, prefix: &mut Vec<u8>) {
+        match self {
+            text @ (Text::Json(_) | Text::Object(_)) => {
+                let mut json = text.into_bytes();
+                if json.len() >= BIG_MEMBER && json.len() >= prefix.len() {
+                    json.reserve_exact(prefix.len() + 1);
+                    json.splice(0..0, prefix.drain(..));
+                    *prefix = json;
+                } else {
+                    prefix.extend_from_slice(&json);
+                }
+            }
+            other => other.write_to(prefix),
+        }
+    }
 }
 
 impl TextObject {
-    /// The object's JSON text. A member holding most of it (a long list) is not copied: the
-    /// text before it is put in front of it in its own buffer, the rest after, so the object's
-    /// text is never held twice.
+    /// The object's JSON text, when it is held by name. A member holding most of it (a long
+    /// list) is not copied: the text before it is put in front of it in its own buffer, the
+    /// rest after, so the object's text is never held twice.
     fn into_bytes(self) -> Vec<u8> {
-        let total: usize = self.0.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
-        let largest = self
-            .0
+        let TextObject::Map(members) = self else {
+            return Text::Object(self).into_bytes();
+        };
+        let total: usize = members.iter().map(|(k, v)| k.len() + v.len() + 4).sum();
+        let largest = members
             .values()
             .enumerate()
             .max_by_key(|(_, json)| json.len())
@@ -211,16 +273,16 @@ impl TextObject {
         let Some((big, _)) = largest.filter(|(_, len)| *len >= BIG_MEMBER && *len >= total / 2)
         else {
             let mut out = Vec::with_capacity(total + 2);
-            Text::Object(self).write_to(&mut out);
+            Text::Object(TextObject::Map(members)).write_to(&mut out);
             return out;
         };
         let (mut before, mut after, mut body) = (vec![b'{'], Vec::new(), Vec::new());
-        for (i, (key, json)) in self.0.into_iter().enumerate() {
+        for (i, (key, json)) in members.into_iter().enumerate() {
             let to = if i <= big { &mut before } else { &mut after };
             if i > 0 {
                 to.push(b',');
             }
-            write_json(to, key.as_str());
+            write_str(to, &key);
             to.push(b':');
             if i == big {
                 body = json;
@@ -234,6 +296,34 @@ impl TextObject {
         body.extend_from_slice(&after);
         body
     }
+
+    fn is_empty(&self) -> bool {
+        match self {
+            TextObject::Flat { keys, .. } => keys.is_empty(),
+            TextObject::Map(members) => members.is_empty(),
+        }
+    }
+
+    /// The members by name, each value's text apart (what a flat object becomes).
+    fn into_map(self) -> IndexMap<String, Vec<u8>> {
+        match self {
+            TextObject::Map(members) => members,
+            TextObject::Flat { out, keys } => {
+                let ends: Vec<usize> = keys
+                    .iter()
+                    .skip(1)
+                    .map(|(_, member, _)| *member)
+                    .chain(std::iter::once(out.len()))
+                    .collect();
+                keys.into_iter()
+                    .zip(ends)
+                    .map(|((key, _, value), end)| {
+                        (key, out.get(value..end).unwrap_or_default().to_vec())
+                    })
+                    .collect()
+            }
+        }
+    }
 }
 
 /// A member this long, holding most of its object's text, is not copied when the object's text
@@ -245,6 +335,43 @@ fn write_json<T: serde::Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) {
     if serde_json::to_writer(&mut *out, value).is_err() {
         out.extend_from_slice(b"null");
     }
+}
+
+/// `s` as a JSON string, quoted and escaped exactly as `serde_json` writes it (`"`, `\\` and the
+/// control characters, those with a short escape by it, the others as `\u00XX`), the runs
+/// between escapes copied whole.
+fn write_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let bytes = s.as_bytes();
+    out.reserve(bytes.len() + 2);
+    out.push(b'"');
+    let mut run = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let short = match b {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'\n' => b'n',
+            b'\r' => b'r',
+            b'\t' => b't',
+            0x08 => b'b',
+            0x0C => b'f',
+            0x00..=0x1F => 0,
+            _ => continue,
+        };
+        out.extend_from_slice(bytes.get(run..i).unwrap_or_default());
+        run = i + 1;
+        if short == 0 {
+            out.extend_from_slice(b"\\u00");
+            for digit in [b >> 4, b & 0xF] {
+                out.push(HEX.get(usize::from(digit)).copied().unwrap_or(b'0'));
+            }
+        } else {
+            out.push(b'\\');
+            out.push(short);
+        }
+    }
+    out.extend_from_slice(bytes.get(run..).unwrap_or_default());
+    out.push(b'"');
 }
 
 impl TextList {
@@ -267,11 +394,7 @@ impl Build for TextBuild {
     fn scalar(value: Value) -> Text {
         match value {
             Value::String(s) => Text::Str(s),
-            other => {
-                let mut json = Vec::new();
-                write_json(&mut json, &other);
-                Text::Json(json)
-            }
+            other => Text::Scalar(other),
         }
     }
     fn string(s: String) -> Text {
@@ -292,13 +415,15 @@ impl Build for TextBuild {
     fn is_empty_container(node: &Text) -> bool {
         match node {
             Text::Json(json) => json == b"[]",
-            Text::Object(object) => object.0.is_empty(),
-            Text::Str(_) => false,
+            Text::Object(object) => object.is_empty(),
+            Text::Scalar(_) | Text::Str(_) => false,
         }
     }
     fn list() -> TextList {
+        let mut written = Vec::with_capacity(START_CAPACITY);
+        written.push(b'[');
         TextList {
-            written: vec![b'['],
+            written,
             len: 0,
             last: None,
         }
@@ -326,13 +451,34 @@ impl Build for TextBuild {
         TextObject::default()
     }
     fn object_is_empty(object: &TextObject) -> bool {
-        object.0.is_empty()
+        object.is_empty()
     }
     fn insert(object: &mut TextObject, key: String, value: Text) -> bool {
-        object.0.insert(key, value.into_bytes()).is_some()
+        if let TextObject::Flat { out, keys } = object {
+            let known = keys.iter().any(|(k, _, _)| *k == key);
+            if !known && keys.len() < FLAT_MEMBERS {
+                let member = out.len();
+                if !keys.is_empty() {
+                    out.push(b',');
+                }
+                write_str(out, &key);
+                out.push(b':');
+                let at = out.len();
+                value.write_after(out);
+                keys.push((key, member, at));
+                return false;
+            }
+            // A key given again, or many: by name from here on.
+            let flat = std::mem::replace(object, TextObject::Map(IndexMap::new()));
+            *object = TextObject::Map(flat.into_map());
+        }
+        match object {
+            TextObject::Map(members) => members.insert(key, value.into_bytes()).is_some(),
+            TextObject::Flat { .. } => false,
+        }
     }
     fn extend_last(object: &mut TextObject, array: Text) {
-        let (Text::Json(items), Some((_, last))) = (array, object.0.last_mut()) else {
+        let Text::Json(items) = array else {
             return;
         };
         // Both are arrays as JSON text: `[a,b]` and `[c]` make `[a,b,c]`.
@@ -340,11 +486,24 @@ impl Build for TextBuild {
             .strip_prefix(b"[")
             .and_then(|i| i.strip_suffix(b"]"))
             .unwrap_or_default();
-        if !last.starts_with(b"[") || inner.is_empty() {
+        // The last member's value: the end of a flat object's text.
+        let (last, start) = match object {
+            TextObject::Flat { out, keys } => match keys.last() {
+                Some((_, _, at)) => (out, *at),
+                None => return,
+            },
+            TextObject::Map(members) => match members.last_mut() {
+                Some((_, last)) => (last, 0),
+                None => return,
+            },
+        };
+        let value = last.get(start..).unwrap_or_default();
+        if !value.starts_with(b"[") || inner.is_empty() {
             return;
         }
+        let had_items = value.len() > 2;
         last.pop();
-        if last.len() > 1 {
+        if had_items {
             last.push(b',');
         }
         last.extend_from_slice(inner);
@@ -357,6 +516,25 @@ impl Build for TextBuild {
         match node {
             Text::Object(object) => Some(object),
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_written_as_serde_json_writes_them() {
+        let mut every: String = (0u8..=0x7F).map(char::from).collect();
+        every.push_str("é€😀\u{2028}\u{FEFF}");
+        for s in [String::new(), "plain".into(), "a\"b\\c".into(), every] {
+            let mut out = Vec::new();
+            write_str(&mut out, &s);
+            assert_eq!(
+                String::from_utf8(out).unwrap(),
+                serde_json::to_string(&s).unwrap()
+            );
         }
     }
 }
