@@ -68,8 +68,9 @@ OPTIONS:
     --max-whole BYTES
                     With check and stream: the longest JSON held as one value where the
                     schema judges it only whole (an enum of objects, a oneOf whose
-                    branches only the whole value tells apart, ...); a longer one is
-                    refused (status 10). 524288 when not given: a value held whole
+                    branches only the whole value tells apart, ...), or a longer one of
+                    no more values (a long string is one); past that it is refused
+                    (status 10). 524288 when not given: a value held whole
                     takes up to thirty times its text; every other shape is read in
                     parts, in memory about three times the answer.
     --pretty        Print the value indented (the final value, with stream).

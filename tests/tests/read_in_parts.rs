@@ -1336,3 +1336,40 @@ fn a_reading_in_parts_gives_the_value_as_its_text() {
     // A refusal read in parts holds no value.
     assert_eq!(value, Value::Null);
 }
+
+/// A limit never makes the reading choose another value than the whole reading: an earlier
+/// candidate is not taken as written while a later one is too long to judge (found by the
+/// `parse_response` fuzz target), and a long string is one value, held whatever its length.
+#[test]
+fn a_limit_never_chooses_another_value() {
+    let schema = ResponseSchema::new("any", json!({"type": "object"})).unwrap();
+    let options = ParseOptions::default();
+    let text = r#"{"key":"value"}, {"key":"value_after"}"#;
+    let whole = parse_value(text, &schema, &options).unwrap();
+    assert_eq!(whole.value, json!({"key": "value_after"}));
+    // (Three values and keys each: either may be held within 19 bytes' worth.)
+    let within = parse_value_json_within(text, &schema, &options, 19).unwrap();
+    assert_eq!(
+        (within.value.as_str(), within.span),
+        (r#"{"key":"value_after"}"#, 17..38)
+    );
+    // The later one holding more than 8 bytes' worth: refused, not the earlier one taken.
+    let text = r#"{"a": 1}, {"k": [1, 2, 3, 4, 5, 6, 7, 8]}"#;
+    assert_eq!(parse_value(text, &schema, &options).unwrap().span, 10..41);
+    let within = parse_value_json_within(text, &schema, &options, 8);
+    assert!(
+        matches!(within, Err(ParseError::TooLarge { limit: 8, .. })),
+        "{within:?}"
+    );
+    // 600 KB of text in one member: one value, read whatever the limit.
+    let essay = ResponseSchema::new(
+        "essay",
+        json!({"type": "object", "properties": {"text": {"type": "string"}}}),
+    )
+    .unwrap();
+    let long = format!(r#"{{"text": "{}"}}"#, "word ".repeat(120_000));
+    for answer in [long.clone(), long.replace('"', "'")] {
+        let read = parse_value_json_within(&answer, &essay, &options, 1024).unwrap();
+        assert_eq!(read.value.len(), 600_011, "{}", &answer[..20]);
+    }
+}

@@ -241,6 +241,69 @@ impl<'de> Visitor<'de> for Counted<'_> {
     }
 }
 
+/// A value walked and counted against the budget, nothing of it built.
+struct Count<'b>(&'b Budget);
+
+impl<'de> DeserializeSeed<'de> for Count<'_> {
+    type Value = ();
+    fn deserialize<D: de::Deserializer<'de>>(self, de: D) -> Result<(), D::Error> {
+        self.0.take()?;
+        de.deserialize_any(self)
+    }
+}
+
+impl<'de> Visitor<'de> for Count<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        f.write_str("a JSON value")
+    }
+    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
+        Ok(())
+    }
+    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        while seq.next_element_seed(Count(self.0))?.is_some() {}
+        Ok(())
+    }
+    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
+        while map.next_key::<IgnoredAny>()?.is_some() {
+            self.0.take()?;
+            map.next_value_seed(Count(self.0))?;
+        }
+        Ok(())
+    }
+}
+
+/// Whether the JSON `json` may be held whole under a limit of `max_whole` bytes: when it is no
+/// longer, or when it holds no more values and keys than a text that long can (a long string
+/// is one value, about its own size held). Counted without being built; a text that is not
+/// JSON is not counted (`true`: its reader judges it).
+pub(crate) fn holds_within(json: &[u8], max_whole: usize) -> bool {
+    if json.len() <= max_whole {
+        return true;
+    }
+    let budget = Budget::for_text(max_whole);
+    let mut de = serde_json::Deserializer::from_slice(json);
+    match Count(&budget).deserialize(&mut de) {
+        Ok(()) => true,
+        Err(_) => !budget.spent.get(),
+    }
+}
+
 /// A value read guided by `node` (`None`: held as read), at `path`, noting its stand-ins, each
 /// value it holds taken from `budget`.
 pub(crate) struct Held<'n, 'p, 'r> {

@@ -51,14 +51,18 @@ use serde_json::{Map, Value};
 
 use crate::read::coerce::{coerce_at, may_rename, CoercePolicy, Listed, Recovery, RecoveryKind};
 use crate::read::extract::Candidate;
-use crate::read::held::{free, scalars_as_values, Budget, Counted, Held, Skeleton, StandIns};
+use crate::read::held::{
+    free, holds_within, scalars_as_values, Budget, Counted, Held, Skeleton, StandIns,
+};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
     invalid, judge_value, object_root, parse_value, repaired_as_allowed, valid,
     value_from_json_text, Attempt, KeptNumbers, ParseError, ParseOptions, Parsed, Target, Unjudged,
     Untyped, Verdict,
 };
-use crate::read::repair::{inexact_number, repaired_json, Repair, RepairError, Repaired};
+use crate::read::repair::{
+    inexact_number, is_json_syntax, repaired_json, Repair, RepairError, Repaired,
+};
 use crate::read::stream::StreamReader;
 use crate::read::strict_de;
 use crate::read::Answer;
@@ -172,10 +176,21 @@ fn read_json(
         parts: in_parts,
         nested_from,
         max_whole,
+        declined: RefCell::new(None),
         compact: Cell::new(true),
         write_refused: Cell::new(false),
     };
-    value_from_json_text(&target, text, StructuredOutputMode::None, options)
+    let read = value_from_json_text(&target, text, StructuredOutputMode::None, options);
+    // A value taken as written while a later one (or the whole answer) was too long to judge
+    // might not be the one the whole reading takes: refused as too large, not chosen silently.
+    match (read, target.declined.into_inner()) {
+        (Ok(_), Some((at, bytes))) => Err(ParseError::TooLarge {
+            at,
+            bytes,
+            limit: max_whole,
+        }),
+        (read, _) => read,
+    }
 }
 
 /// A schema's value read in parts, as its JSON text.
@@ -188,6 +203,9 @@ struct InParts<'s> {
     /// A candidate that cannot be read in parts is judged whole up to this many bytes of its
     /// text, and refused past them ([`ParseError::TooLarge`]).
     max_whole: usize,
+    /// JSON asked whether it is exactly a valid value, and too long to tell ([`Target::exact`]):
+    /// where, and how long. A value chosen without it is not one the reading may give.
+    declined: RefCell<Option<(Pointer, Option<usize>)>>,
     /// The text read is written as `serde_json` writes it (else what is copied from it into the
     /// value's text is written so first).
     compact: Cell<bool>,
@@ -1009,6 +1027,7 @@ impl<'p> Walk<'p> {
             parts: Some(inner),
             nested_from: self.target.nested_from,
             max_whole: self.target.max_whole,
+            declined: RefCell::new(None),
             compact: Cell::new(self.target.compact.get()),
             write_refused: Cell::new(self.target.write_refused.get()),
         };
@@ -2138,8 +2157,17 @@ impl Target for InParts<'_> {
             Err(Stop::ByNames(_)) => self.valid_as_streamed(json, false),
             // Judged only whole: so when it is short enough to hold (else its candidate is
             // refused as too long when judged).
-            Err(Stop::GaveUp) if json.len() <= self.max_whole => {
+            Err(Stop::GaveUp) if holds_within(json.as_bytes(), self.max_whole) => {
                 Untyped(self.schema).exact(json).map(|v| v.to_string())
+            }
+            // JSON too long to tell: noted (what is chosen without it is not the reading's).
+            Err(stop @ (Stop::GaveUp | Stop::TooLarge(_))) if is_json_syntax(json) => {
+                let (at, bytes) = match stop {
+                    Stop::TooLarge(at) => (at, None),
+                    _ => (Pointer::root(), Some(json.len())),
+                };
+                self.declined.borrow_mut().get_or_insert((at, bytes));
+                None
             }
             Err(_) => None,
         }
@@ -2149,7 +2177,7 @@ impl Target for InParts<'_> {
     fn explained(&self, json: &str) -> Result<String, String> {
         match self.exact(json) {
             Some(text) => Ok(text),
-            None if json.len() > self.max_whole => Err(format!(
+            None if !holds_within(json.as_bytes(), self.max_whole) => Err(format!(
                 "{} bytes of JSON, longer than the {} a value is held whole to",
                 json.len(),
                 self.max_whole
@@ -2254,14 +2282,21 @@ impl Target for InParts<'_> {
 
 impl InParts<'_> {
     /// A candidate that cannot be read in parts, judged as [`parse_value`] judges it (a whole
-    /// `Value`) when its text is short enough to hold; else refused as too long.
+    /// `Value`) when it holds no more than its limit allows (its text that short, or as few
+    /// values: a long string is one); else refused as too long.
     fn whole<'c, 'a>(
         &self,
         candidate: &'c Candidate<'a>,
         options: &ParseOptions,
     ) -> Verdict<'c, 'a, String> {
         let bytes = candidate.text.len();
-        if bytes > self.max_whole {
+        let within = || match is_json_syntax(candidate.text) {
+            true => holds_within(candidate.text.as_bytes(), self.max_whole),
+            // (Repaired into text first, about its size, to be counted.)
+            false => repaired_json(candidate.text)
+                .map_or(true, |r| holds_within(r.value.as_bytes(), self.max_whole)),
+        };
+        if bytes > self.max_whole && !within() {
             return Err(Unjudged::TooLarge {
                 at: Pointer::root(),
                 bytes: Some(bytes),

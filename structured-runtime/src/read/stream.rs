@@ -35,7 +35,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::{Map, Value};
 
-use crate::read::held::{Budget, Skeleton, MAX_WHOLE};
+use crate::read::held::{holds_within, Budget, Skeleton, MAX_WHOLE};
 use crate::read::repair::{hex4, surrogate_pair};
 use crate::read::strict_de::{fingerprint, Fingerprints};
 use crate::schema::checks::asserts_nothing;
@@ -1514,7 +1514,7 @@ impl<'s> StreamReader<'s> {
                 let from = u32::try_from(unique.next.saturating_sub(unique.base)).ok();
                 // (An item longer than a value is held whole to is not read: the list's items
                 // are left to the final reading, as past 4 GiB.)
-                let item = (text.len() <= self.max_whole)
+                let item = holds_within(text, self.max_whole)
                     .then(|| serde_json::from_slice::<Value>(text).unwrap_or(Value::Null));
                 (item.map(|item| folded_print(&item)), from)
             });
@@ -1810,7 +1810,7 @@ impl<'s> StreamReader<'s> {
             return found;
         }
         let text = self.text.get(from..to).unwrap_or_default();
-        if text.len() > self.max_whole {
+        if !holds_within(text, self.max_whole) {
             self.left_unjudged();
             return Vec::new();
         }
