@@ -84,6 +84,32 @@ macro_rules! scalars_as_values {
 }
 pub(crate) use scalars_as_values;
 
+/// The visits of a `Visitor` walking a value for its shape alone that pass over a scalar (for
+/// the walks that count or seek, one shape of code).
+macro_rules! scalars_passed {
+    () => {
+        fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<(), E> {
+            Ok(())
+        }
+        fn visit_unit<E: serde::de::Error>(self) -> Result<(), E> {
+            Ok(())
+        }
+    };
+}
+pub(crate) use scalars_passed;
+
 /// Whether the schema at `node` takes any value and coercion leaves any value as it is (it
 /// asserts nothing: `{}`, `true`, or words about the value only). A member of an object on the
 /// way that such a node judges is kept as its text, not as a value (`read::parts`).
@@ -257,24 +283,7 @@ impl<'de> Visitor<'de> for Count<'_> {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
+    scalars_passed!();
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         while seq.next_element_seed(Count(self.0))?.is_some() {}
         Ok(())

@@ -52,7 +52,8 @@ use serde_json::{Map, Value};
 use crate::read::coerce::{coerce_at, may_rename, CoercePolicy, Listed, Recovery, RecoveryKind};
 use crate::read::extract::Candidate;
 use crate::read::held::{
-    free, holds_within, scalars_as_values, Budget, Counted, Held, Skeleton, StandIns,
+    free, holds_within, scalars_as_values, scalars_passed, Budget, Counted, Held, Skeleton,
+    StandIns,
 };
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
@@ -640,24 +641,7 @@ impl<'de> Visitor<'de> for Seek<'_, '_> {
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
         f.write_str("a JSON value")
     }
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        Ok(())
-    }
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
+    scalars_passed!();
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
         // (A tuple's positions on the way.)
         let mut index = 0;
