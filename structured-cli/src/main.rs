@@ -71,8 +71,8 @@ OPTIONS:
                     branches only the whole value tells apart, ...), or a longer one of
                     no more values (a long string is one); past that it is refused
                     (status 10). 524288 when not given: a value held whole
-                    takes up to thirty times its text; every other shape is read in
-                    parts, in memory about three times the answer.
+                    takes up to about forty-five times its text; every other shape is
+                    read in parts, in memory about three times the answer.
     --pretty        Print the value indented (the final value, with stream).
     -h, --help      Show this help.
 

@@ -157,9 +157,9 @@ impl StandIns {
 /// whole, by [`parse_value_json`](crate::read::parts::parse_value_json) and by a stream reader
 /// keeping no value: 512 KiB, as long as the longest answers models write (128 k tokens of
 /// about four bytes). A `Value` takes about twenty times the text of small members, and up to
-/// about forty-five times for objects of one member each (the costliest shape a byte), so a
-/// value held whole costs at most some 23 MB; a longer one is refused as it is read, before it
-/// costs more.
+/// about forty-five times for objects of one member each (the costliest shape a byte): a value
+/// held whole costs at most some 40 MB (41 MB measured for one-member objects, `structured
+/// check` on 5.5 MB of them); a longer one is refused as it is read, before it costs more.
 pub const MAX_WHOLE: usize = 512 << 10;
 
 /// How many more values and keys (each scalar, container and member's name one) may be held
@@ -182,18 +182,13 @@ impl Budget {
     /// or key, one between two members or items, one after a key), so such a value holds at
     /// most `bytes / 2 + 1`.
     pub(crate) fn for_text(bytes: usize) -> Self {
-        let full = bytes / 2 + 1;
+        let full = values_within(bytes);
         Budget {
             full,
             left: Cell::new(full),
             spent: Cell::new(false),
             at: RefCell::new(None),
         }
-    }
-
-    /// How many values and keys the budget allows in all.
-    pub(crate) fn values(&self) -> usize {
-        self.full
     }
 
     /// The whole budget again, for the next value (the one held before is dropped).
@@ -229,6 +224,11 @@ impl Budget {
             }
         }
     }
+}
+
+/// The most values and keys a JSON text of `bytes` bytes holds ([`Budget::for_text`]).
+pub(crate) fn values_within(bytes: usize) -> usize {
+    bytes / 2 + 1
 }
 
 /// A value read whole as `serde_json` reads it into a `Value`, each value it holds taken from
@@ -297,19 +297,20 @@ impl<'de> Visitor<'de> for Count<'_> {
     }
 }
 
-/// Whether the JSON `json` may be held whole under a limit of `max_whole` bytes: when it is no
-/// longer, or when it holds no more values and keys than a text that long can (a long string
-/// is one value, about its own size held). Counted without being built; a text that is not
-/// JSON is not counted (`true`: its reader judges it).
-pub(crate) fn holds_within(json: &[u8], max_whole: usize) -> bool {
-    if json.len() <= max_whole {
-        return true;
+/// Whether `text` may be held whole under a limit of `max_whole` bytes: when it is no longer,
+/// or when it is one JSON value holding no more values and keys than a text that long can (a
+/// long string is one value, about its own size held). Counted without being built; `None`
+/// for a longer text that is not one JSON value (its reader judges it).
+pub(crate) fn holds_within(text: &[u8], max_whole: usize) -> Option<bool> {
+    if text.len() <= max_whole {
+        return Some(true);
     }
     let budget = Budget::for_text(max_whole);
-    let mut de = serde_json::Deserializer::from_slice(json);
-    match Count(&budget).deserialize(&mut de) {
-        Ok(()) => true,
-        Err(_) => !budget.spent.get(),
+    let mut de = serde_json::Deserializer::from_slice(text);
+    match Count(&budget).deserialize(&mut de).and_then(|()| de.end()) {
+        Ok(()) => Some(true),
+        Err(_) if budget.spent.get() => Some(false),
+        Err(_) => None,
     }
 }
 
@@ -637,7 +638,7 @@ mod tests {
             let budget = Budget::for_text(text.len());
             assert_eq!(counted(text, &budget).as_ref(), Some(&expected), "{text}");
             assert_eq!(budget.spent_at(), None);
-            // Half of it is not, past a few values: the reading stops there, and says so.
+            // A quarter of it is not, past a few values: the reading stops there, and says so.
             if text.len() > 8 {
                 let budget = Budget::for_text(text.len() / 4);
                 assert_eq!(counted(text, &budget), None, "{text}");

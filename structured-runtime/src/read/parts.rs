@@ -61,9 +61,7 @@ use crate::read::parse::{
     value_from_json_text, Attempt, KeptNumbers, ParseError, ParseOptions, Parsed, Target, Unjudged,
     Untyped, Verdict,
 };
-use crate::read::repair::{
-    inexact_number, is_json_syntax, repaired_json, Repair, RepairError, Repaired,
-};
+use crate::read::repair::{inexact_number, repaired_json, Repair, RepairError, Repaired};
 use crate::read::stream::StreamReader;
 use crate::read::strict_de;
 use crate::read::Answer;
@@ -2141,18 +2139,12 @@ impl Target for InParts<'_> {
             Err(Stop::ByNames(_)) => self.valid_as_streamed(json, false),
             // Judged only whole: so when it is short enough to hold (else its candidate is
             // refused as too long when judged).
-            Err(Stop::GaveUp) if holds_within(json.as_bytes(), self.max_whole) => {
-                Untyped(self.schema).exact(json).map(|v| v.to_string())
-            }
-            // JSON too long to tell: noted (what is chosen without it is not the reading's).
-            Err(stop @ (Stop::GaveUp | Stop::TooLarge(_))) if is_json_syntax(json) => {
-                let (at, bytes) = match stop {
-                    Stop::TooLarge(at) => (at, None),
-                    _ => (Pointer::root(), Some(json.len())),
-                };
-                self.declined.borrow_mut().get_or_insert((at, bytes));
-                None
-            }
+            Err(Stop::GaveUp) => match holds_within(json.as_bytes(), self.max_whole) {
+                Some(true) => Untyped(self.schema).exact(json).map(|v| v.to_string()),
+                Some(false) => self.declined(Pointer::root(), Some(json.len())),
+                None => None,
+            },
+            Err(Stop::TooLarge(at)) => self.declined(at, None),
             Err(_) => None,
         }
     }
@@ -2161,7 +2153,7 @@ impl Target for InParts<'_> {
     fn explained(&self, json: &str) -> Result<String, String> {
         match self.exact(json) {
             Some(text) => Ok(text),
-            None if !holds_within(json.as_bytes(), self.max_whole) => Err(format!(
+            None if holds_within(json.as_bytes(), self.max_whole) == Some(false) => Err(format!(
                 "{} bytes of JSON, longer than the {} a value is held whole to",
                 json.len(),
                 self.max_whole
@@ -2265,6 +2257,13 @@ impl Target for InParts<'_> {
 }
 
 impl InParts<'_> {
+    /// JSON asked whether it is exactly a valid value, too long to tell: noted where and how
+    /// long (what is chosen without it is not the reading's), and not taken.
+    fn declined(&self, at: Pointer, bytes: Option<usize>) -> Option<String> {
+        self.declined.borrow_mut().get_or_insert((at, bytes));
+        None
+    }
+
     /// A candidate that cannot be read in parts, judged as [`parse_value`] judges it (a whole
     /// `Value`) when it holds no more than its limit allows (its text that short, or as few
     /// values: a long string is one); else refused as too long.
@@ -2273,17 +2272,15 @@ impl InParts<'_> {
         candidate: &'c Candidate<'a>,
         options: &ParseOptions,
     ) -> Verdict<'c, 'a, String> {
-        let bytes = candidate.text.len();
-        let within = || match is_json_syntax(candidate.text) {
-            true => holds_within(candidate.text.as_bytes(), self.max_whole),
-            // (Repaired into text first, about its size, to be counted.)
-            false => repaired_json(candidate.text)
-                .map_or(true, |r| holds_within(r.value.as_bytes(), self.max_whole)),
-        };
-        if bytes > self.max_whole && !within() {
+        let held = |text: &str| holds_within(text.as_bytes(), self.max_whole);
+        let within = held(candidate.text).unwrap_or_else(|| {
+            // (Not JSON as written: repaired into text, about its size, to be counted.)
+            repaired_json(candidate.text).map_or(true, |r| held(&r.value) != Some(false))
+        });
+        if !within {
             return Err(Unjudged::TooLarge {
                 at: Pointer::root(),
-                bytes: Some(bytes),
+                bytes: Some(candidate.text.len()),
                 limit: self.max_whole,
             });
         }

@@ -35,7 +35,7 @@ use std::hash::{BuildHasherDefault, Hasher};
 
 use serde_json::{Map, Value};
 
-use crate::read::held::{holds_within, Budget, Skeleton, MAX_WHOLE};
+use crate::read::held::{holds_within, values_within, Skeleton, MAX_WHOLE};
 use crate::read::repair::{hex4, surrogate_pair};
 use crate::read::strict_de::{fingerprint, Fingerprints};
 use crate::schema::checks::asserts_nothing;
@@ -626,11 +626,10 @@ pub struct StreamReader<'s> {
     /// What each schema node met so far says about a value read at it, worked out once per node
     /// (by its address in the schema this reader borrows).
     facts: HashMap<usize, Facts, BuildHasherDefault<AddressHasher>>,
-    /// Without the value so far: the longest text held whole ([`StreamReader::max_whole`]), the
-    /// most values and keys the open containers whose checks read their members may hold for
-    /// it, and how many they hold.
+    /// Without the value so far: the longest text held whole ([`StreamReader::max_whole`]), and
+    /// how many values and keys the open containers whose checks read their members hold (at
+    /// most as many as that text may: [`values_within`]).
     max_whole: usize,
-    max_held: usize,
     held: usize,
     /// Where the first container whose kept members were dropped is: its checks are left to
     /// the final reading ([`StreamReader::unjudged`]).
@@ -765,7 +764,6 @@ impl<'s> StreamReader<'s> {
             changed: false,
             facts: HashMap::default(),
             max_whole: MAX_WHOLE,
-            max_held: Budget::for_text(MAX_WHOLE).values(),
             held: 0,
             unheld: None,
         }
@@ -793,7 +791,6 @@ impl<'s> StreamReader<'s> {
     pub fn max_whole(self, bytes: usize) -> Self {
         StreamReader {
             max_whole: bytes,
-            max_held: Budget::for_text(bytes).values(),
             ..self
         }
     }
@@ -1514,7 +1511,7 @@ impl<'s> StreamReader<'s> {
                 let from = u32::try_from(unique.next.saturating_sub(unique.base)).ok();
                 // (An item longer than a value is held whole to is not read: the list's items
                 // are left to the final reading, as past 4 GiB.)
-                let item = holds_within(text, self.max_whole)
+                let item = (holds_within(text, self.max_whole) != Some(false))
                     .then(|| serde_json::from_slice::<Value>(text).unwrap_or(Value::Null));
                 (item.map(|item| folded_print(&item)), from)
             });
@@ -1625,7 +1622,7 @@ impl<'s> StreamReader<'s> {
         }
         self.lex = Lex::After;
         self.held += added;
-        if !self.keep_value && self.held > self.max_held {
+        if !self.keep_value && self.held > values_within(self.max_whole) {
             self.unhold();
         }
         if let Some(branch) = named_now {
@@ -1810,7 +1807,7 @@ impl<'s> StreamReader<'s> {
             return found;
         }
         let text = self.text.get(from..to).unwrap_or_default();
-        if !holds_within(text, self.max_whole) {
+        if holds_within(text, self.max_whole) == Some(false) {
             self.left_unjudged();
             return Vec::new();
         }
