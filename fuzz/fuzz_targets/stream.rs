@@ -19,7 +19,7 @@ use structured_examples::HeartbeatDecision;
 use structured_runtime::provider::wire::{Expect, StreamDecoder, WireApi};
 use structured_runtime::{
     parse_value, ParseOptions, Provenance, ResponseSchema, StreamReader, StreamStatus,
-    StructuredOutput, StructuredOutputMode,
+    StreamView, StructuredOutput, StructuredOutputMode,
 };
 
 fuzz_target!(|data: &[u8]| {
@@ -31,6 +31,7 @@ fuzz_target!(|data: &[u8]| {
     let mut reader = StreamReader::new(schema);
     let mut lean = StreamReader::changes_only(schema);
     let mut kept = Value::Null;
+    let mut view = StreamView::new();
     let mut shown: Vec<Value> = Vec::new();
     let mut rest = text;
     let mut n = 0usize;
@@ -53,7 +54,10 @@ fuzz_target!(|data: &[u8]| {
         }
         for change in progress.changes {
             change.apply(&mut kept);
+            view.apply(change);
         }
+        // A view finding each change from the last builds the same value.
+        assert_eq!(view.value(), &kept);
         // What the reader says it completed is shown, and it says so again when asked.
         for at in progress.completed {
             assert!(at.get(&kept).is_some(), "{at} in {kept}");

@@ -11,19 +11,21 @@ mod heartbeat;
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use heartbeat::{long_answer, HeartbeatDecision};
 use std::hint::black_box;
-use structured_runtime::{parse_response, StreamReader, StructuredOutput, StructuredOutputMode};
+use structured_runtime::{
+    parse_response, StreamReader, StreamView, StructuredOutput, StructuredOutputMode,
+};
 
 /// Feeds `text` in `chunk`-byte pieces, keeping the value so far after each (its changes
-/// applied, as a consumer keeps it).
+/// applied to a `StreamView`, as a consumer keeps it).
 fn feed(text: &str, chunk: usize) -> serde_json::Value {
     let mut reader = StreamReader::new(HeartbeatDecision::schema());
-    let mut shown = serde_json::Value::Null;
+    let mut shown = StreamView::new();
     for bytes in text.as_bytes().chunks(chunk) {
         for change in reader.feed(black_box(bytes)).changes {
-            change.apply(&mut shown);
+            shown.apply(change);
         }
     }
-    shown
+    shown.into_value()
 }
 
 fn stream_10k(c: &mut Criterion) {

@@ -21,14 +21,14 @@
 //! - `jsonrepair_corpus`, `jsonrepair_1mb`: the same inputs through `jsonrepair-rs`.
 //! - `whole_10k`: `parse_response` on a 10 KB answer of JSON alone; `stream_10k`: the same text
 //!   fed to a `StreamReader` one byte at a time, the value so far kept after each byte (its
-//!   changes applied), then `parse_response` on the whole text (the final value);
+//!   changes applied to a `StreamView`), then `parse_response` on the whole text (the final value);
 //!   `stream_10k_reader`: the same without the final reading; `prefixes_10k`: `parse_response` on
 //!   every 16th prefix of it (what re-parsing each prefix costs, over 16).
 //! - `valid_10k`, `whole_valid_10k`: `from_json` and `parse_response` on a whole valid 10 KB
 //!   answer of many small values (`long_answer` with its quotes escaped: as written it is not
 //!   JSON, and a reader stops at byte 244); `stream_valid_1`, `_4`, `_16`, `_whole`: that answer
 //!   fed to a `StreamReader` in 1-, 4- and 16-byte chunks and in one, the value so far kept by
-//!   its changes; `stream_lean_1`, `_4`, `_16`, `_whole`: the same through
+//!   its changes in a `StreamView`; `stream_lean_1`, `_4`, `_16`, `_whole`: the same through
 //!   `StreamReader::changes_only` (the reader keeps no value of its own; the consumer keeps it
 //!   by the changes).
 //! - `read_body`: reading the runner's OpenAI Chat body (the envelope around the answer).
@@ -44,7 +44,9 @@ use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::{read_response, ChatRequest, Expect, WireApi};
 use structured_runtime::read::repair::repair_text;
 use structured_runtime::run::{run_structured, Provider, RunConfig, TransportError};
-use structured_runtime::{parse_response, StreamReader, StructuredOutput, StructuredOutputMode};
+use structured_runtime::{
+    parse_response, StreamReader, StreamView, StructuredOutput, StructuredOutputMode,
+};
 
 #[path = "../benches/heartbeat.rs"]
 mod heartbeat;
@@ -135,22 +137,22 @@ fn main() {
         } else {
             StreamReader::new(HeartbeatDecision::schema())
         };
-        let mut shown = serde_json::Value::Null;
+        let mut shown = StreamView::new();
         for piece in valid.as_bytes().chunks(chunk) {
             for change in reader.feed(black_box(piece)).changes {
-                change.apply(&mut shown);
+                shown.apply(change);
             }
         }
         black_box(&shown);
-        !shown.is_null()
+        !shown.value().is_null()
     };
     let stream = |final_read: bool| {
         // The value so far kept after every byte, as a consumer keeps it: by its changes.
         let mut reader = StreamReader::new(HeartbeatDecision::schema());
-        let mut shown = serde_json::Value::Null;
+        let mut shown = StreamView::new();
         for byte in long.as_bytes().chunks(1) {
             for change in reader.feed(black_box(byte)).changes {
-                change.apply(&mut shown);
+                shown.apply(change);
             }
         }
         black_box(&shown);

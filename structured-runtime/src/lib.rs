@@ -363,7 +363,7 @@ pub use read::output::StructuredOutput;
 pub use read::{
     parse_response, parse_value, Answer, AnswerRef, DefaultReason, FieldReport, FromJsonError,
     FromText, FromTextError, ParseError, ParseOptions, Parsed, Provenance, Reading, StreamProgress,
-    StreamReader, StreamStatus, TextReport, TextSource, Warning,
+    StreamReader, StreamStatus, StreamView, TextReport, TextSource, Warning,
 };
 pub use run::{
     run_structured, run_value, Ask, DynProvider, Provider, RunConfig, RunError, RunErrorKind,

@@ -7,7 +7,7 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use structured_runtime::{ResponseSchema, SchemaLimits, StreamReader};
+use structured_runtime::{ResponseSchema, SchemaLimits, StreamReader, StreamView};
 
 fn schemas() -> Vec<ResponseSchema> {
     let row = json!({
@@ -139,6 +139,7 @@ proptest! {
         let mut bounded = StreamReader::changes_only(schema).max_whole(limit);
         let (mut reported, mut bounded_reported) = (Vec::new(), Vec::new());
         let mut view = Value::Null;
+        let mut kept = StreamView::new();
         for chunk in text.as_bytes().chunks(piece) {
             let a = full.feed(chunk);
             let (completed, violations, changes, changed, status) =
@@ -157,7 +158,9 @@ proptest! {
             bounded_reported.extend(c.violations.iter().cloned());
             for change in b_changes {
                 change.apply(&mut view);
+                kept.apply(&change);
             }
+            prop_assert_eq!(kept.value(), &view, "{}", text);
             for at in &completed {
                 prop_assert!(lean.is_complete(at), "{} {}", at, text);
             }

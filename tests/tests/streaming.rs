@@ -9,7 +9,8 @@ use common::grows::grows;
 use serde_json::{json, Value};
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
 use structured_runtime::{
-    parse_value, ParseOptions, ResponseSchema, StreamReader, StreamStatus, StructuredOutput,
+    parse_value, ParseOptions, ResponseSchema, StreamReader, StreamStatus, StreamView,
+    StructuredOutput,
 };
 
 /// Feeds `text` in `chunks` and checks every snapshot; returns the last value and how many
@@ -19,13 +20,16 @@ fn stream(schema: &ResponseSchema, chunks: &[&[u8]], whole: &Value) -> (Value, u
     let mut done: Vec<(structured_runtime::Pointer, Value)> = Vec::new();
     let mut changes = 0;
     let mut mirror = Value::Null;
+    let mut view = StreamView::new();
     for chunk in chunks {
         let progress = reader.feed(chunk);
         let (changed, completed) = (progress.changed, progress.completed.to_vec());
         // The changes, applied in turn, build the same value so far.
         for change in progress.changes {
             change.apply(&mut mirror);
+            view.apply(change);
         }
+        assert_eq!(view.value(), &mirror);
         if !changed {
             assert!(completed.is_empty());
             continue;

@@ -21,6 +21,7 @@ pub mod repair;
 pub mod reshape;
 pub(crate) mod select;
 pub mod stream;
+pub(crate) mod stream_view;
 pub(crate) mod strict_de;
 
 pub use from_json::FromJsonError;
@@ -35,3 +36,4 @@ pub use parse::{
 };
 pub use reshape::{ReadBackStream, Reshape};
 pub use stream::{Change, StreamProgress, StreamReader, StreamStatus, MAX_STREAM_DEPTH};
+pub use stream_view::StreamView;

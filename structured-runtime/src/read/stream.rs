@@ -14,9 +14,10 @@
 //! - a string of free text as far as it has arrived;
 //! - an object or list as far as its members are.
 //!
-//! Each chunk also gives its [`Change`]s (a value set, free text appended): applied in turn,
-//! they keep a copy of the value so far at a cost that grows with what changed, so keeping the
-//! value after every chunk stays linear too. The root object or list is shown once its first key
+//! Each chunk also gives its [`Change`]s (a value set, free text appended): applied in turn
+//! (to a [`crate::StreamView`], which finds each from where the last one went), they keep a copy
+//! of the value so far at a cost that grows with what changed, so keeping the value after every
+//! chunk stays linear too. The root object or list is shown once its first key
 //! or item has been read, so a brace in the prose before the JSON is never shown.
 //!
 //! Once a field completes it never changes. Each completed value is checked against the schema
@@ -2271,6 +2272,13 @@ pub enum Change {
 }
 
 impl Change {
+    /// Where the change is made.
+    pub fn at(&self) -> &Pointer {
+        match self {
+            Change::Set { at, .. } | Change::Append { at, .. } => at,
+        }
+    }
+
     /// This change as one JSON object, to hand on (to a browser, a log, another process):
     /// `{"op": "set", "path": "/a", "value": 1}` or `{"op": "append", "path": "/note", "text":
     /// "qu"}`, with `path` a JSON pointer. Its size is the change's, not the value's.

@@ -22,6 +22,7 @@ use crate::provider::wire::{
 use crate::read::parse::Target;
 use crate::read::reshape::ReadBackStream;
 use crate::read::stream::StreamReader;
+use crate::read::stream_view::StreamView;
 use crate::schema::response::{derived, ResponseSchema};
 
 use super::config::RunConfig;
@@ -186,7 +187,7 @@ async fn streamed<G: Target, P: Provider>(
     let api = provider.kind().wire_api();
     let mut shown = Shown {
         reader: StreamReader::new(reader_schema),
-        value: Value::Null,
+        value: StreamView::new(),
         reshaped: (!run.reshape.is_empty()).then(|| {
             (
                 ReadBackStream::new(run.reshape, schema.schema()),

@@ -5,6 +5,7 @@ use serde_json::Value;
 
 use crate::read::reshape::ReadBackStream;
 use crate::read::stream::StreamReader;
+use crate::read::stream_view::StreamView;
 use crate::schema::validate::Violation;
 use crate::schema::Pointer;
 
@@ -40,7 +41,7 @@ pub enum StreamEvent<'e> {
 pub(super) struct Shown<'v> {
     pub(super) reader: StreamReader<'v>,
     /// The value so far, kept in step by the reader's changes (no copy per event).
-    pub(super) value: Value,
+    pub(super) value: StreamView,
     /// When the answer is written in another shape than the schema's ([`super::Reshape`]):
     /// the changes read back into the schema's shape, and the value so far in that shape.
     pub(super) reshaped: Option<(ReadBackStream<'v>, Value)>,
@@ -62,7 +63,7 @@ impl Shown<'_> {
         // The reader and the value kept beside it are apart: nothing is copied per chunk.
         let progress = self.reader.feed(text.as_bytes());
         for change in progress.changes {
-            change.apply(&mut self.value);
+            self.value.apply(change);
         }
         if !progress.violations.is_empty() {
             on_event(StreamEvent::Violations(progress.violations));
@@ -74,15 +75,19 @@ impl Shown<'_> {
             match &mut self.reshaped {
                 // In the schema's own shape, change by change.
                 Some((back, written)) => {
-                    let completed =
-                        back.apply(progress.changes, progress.completed, &self.value, written);
+                    let completed = back.apply(
+                        progress.changes,
+                        progress.completed,
+                        self.value.value(),
+                        written,
+                    );
                     on_event(StreamEvent::Partial {
                         value: written,
                         completed: &completed,
                     });
                 }
                 None => on_event(StreamEvent::Partial {
-                    value: &self.value,
+                    value: self.value.value(),
                     completed: progress.completed,
                 }),
             }

@@ -529,7 +529,7 @@ fn segments(text: &str) -> impl Iterator<Item = &str> {
 }
 
 /// [`index_bytes`] of a segment's text.
-fn index(segment: &str) -> Option<usize> {
+pub(crate) fn index(segment: &str) -> Option<usize> {
     index_bytes(segment.as_bytes())
 }
 
@@ -552,7 +552,7 @@ fn escape_into(out: &mut String, name: &str) {
 }
 
 /// One segment as the name it stands for.
-fn unescape(segment: &str) -> Cow<'_, str> {
+pub(crate) fn unescape(segment: &str) -> Cow<'_, str> {
     // Byte by byte: `str::contains(char)` sets up a searcher per call, and segments are short.
     if segment.bytes().any(|b| b == b'~') {
         Cow::Owned(segment.replace("~1", "/").replace("~0", "~"))
