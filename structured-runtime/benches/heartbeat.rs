@@ -43,6 +43,62 @@ pub struct Signal {
     magnitude: f64,
 }
 
+/// The same answer read as a careful `serde` user reads it without this library: unknown fields
+/// refused, the two word lists as Rust enums, the ranges checked by hand afterwards
+/// ([`HandChecked::valid`]). What `from_json` checks, written by hand: the like-for-like cost.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct HandChecked {
+    severity: Severity,
+    action: Action,
+    confidence: f64,
+    rationale: String,
+    signals: Vec<HandSignal>,
+    escalate: bool,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Severity {
+    None,
+    Low,
+    Moderate,
+    High,
+    Critical,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Observe,
+    Analyze,
+    Rebalance,
+    Hedge,
+    Exit,
+    Escalate,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct HandSignal {
+    source: String,
+    description: String,
+    magnitude: f64,
+}
+
+impl HandChecked {
+    /// The ranges `HeartbeatDecision` declares.
+    pub fn valid(&self) -> bool {
+        (0.0..=1.0).contains(&self.confidence)
+            && self
+                .signals
+                .iter()
+                .all(|s| (0.0..=1.0).contains(&s.magnitude))
+    }
+}
+
 /// Chatty prose of about `bytes` bytes, no JSON: keywords near the end, negated ones and
 /// near-misses ("highlight", "no need to exit") throughout, so every reader scans it all.
 pub fn prose(bytes: usize) -> String {
@@ -125,6 +181,12 @@ pub fn long_answer(bytes: usize) -> String {
     text.push_str(&vec![SIGNAL; count].join(",\n"));
     text.push_str(tail);
     text
+}
+
+/// [`long_answer`] made valid JSON (its inner quotes escaped): a whole answer of many small
+/// values.
+pub fn valid_answer(bytes: usize) -> String {
+    long_answer(bytes).replace("to \"negative\"", "to \\\"negative\\\"")
 }
 
 /// Every corpus input, both files.

@@ -50,7 +50,9 @@ use structured_runtime::{
 
 #[path = "../benches/heartbeat.rs"]
 mod heartbeat;
-use heartbeat::{answer, chatty, corpus_inputs, long_answer, HeartbeatDecision, ANSWER};
+use heartbeat::{
+    answer, chatty, corpus_inputs, long_answer, valid_answer, HeartbeatDecision, ANSWER,
+};
 
 /// The answer as a weak model writes it: a line of prose around it, single quotes, trailing
 /// commas.
@@ -129,7 +131,7 @@ fn main() {
     let (chatty_100k, chatty_1m) = (chatty(100_000), chatty(1_000_000));
     let long = long_answer(10_000);
     // A whole valid answer of many small values (the long answer's quotes escaped).
-    let valid = long.replace("to \"negative\"", "to \\\"negative\\\"");
+    let valid = valid_answer(10_000);
     assert!(serde_json::from_str::<serde_json::Value>(&valid).is_ok());
     let stream_valid = |chunk: usize, lean: bool| {
         let mut reader = if lean {
