@@ -189,6 +189,18 @@ pub fn valid_answer(bytes: usize) -> String {
     long_answer(bytes).replace("to \"negative\"", "to \\\"negative\\\"")
 }
 
+/// [`ANSWER`] with a rationale of about `bytes` bytes: one long free-text string, as a model
+/// explains itself (the value a stream shows a token at a time).
+pub fn text_answer(bytes: usize) -> String {
+    const SENTENCE: &str = "Funding flipped negative while spot volume fell, and the governance \
+        vote adds tail risk to a book that is already long the perp. ";
+    let rationale = SENTENCE.repeat(bytes / SENTENCE.len() + 1);
+    ANSWER.replace(
+        "Funding flipped negative while spot volume fell; governance vote adds tail risk.",
+        rationale.get(..bytes).unwrap_or(&rationale),
+    )
+}
+
 /// Every corpus input, both files.
 pub fn corpus_inputs() -> Vec<String> {
     let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/data/corpus");

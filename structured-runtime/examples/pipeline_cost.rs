@@ -31,6 +31,10 @@
 //!   its changes in a `StreamView`; `stream_lean_1`, `_4`, `_16`, `_whole`: the same through
 //!   `StreamReader::changes_only` (the reader keeps no value of its own; the consumer keeps it
 //!   by the changes).
+//! - `text_10k`: `from_json` on an answer whose rationale is one 10 KB string (`text_answer`);
+//!   `stream_text_4`, `_16`: that answer through `StreamReader::changes_only` in 4- and 16-byte
+//!   chunks, the value so far kept by its changes in a `StreamView` (free text: a change per
+//!   chunk).
 //! - `read_body`: reading the runner's OpenAI Chat body (the envelope around the answer).
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
@@ -51,7 +55,8 @@ use structured_runtime::{
 #[path = "../benches/heartbeat.rs"]
 mod heartbeat;
 use heartbeat::{
-    answer, chatty, corpus_inputs, long_answer, valid_answer, HeartbeatDecision, ANSWER,
+    answer, chatty, corpus_inputs, long_answer, text_answer, valid_answer, HeartbeatDecision,
+    ANSWER,
 };
 
 /// The answer as a weak model writes it: a line of prose around it, single quotes, trailing
@@ -132,8 +137,9 @@ fn main() {
     let long = long_answer(10_000);
     // A whole valid answer of many small values (the long answer's quotes escaped).
     let valid = valid_answer(10_000);
+    let text = text_answer(10_000);
     assert!(serde_json::from_str::<serde_json::Value>(&valid).is_ok());
-    let stream_valid = |chunk: usize, lean: bool| {
+    let stream_valid = |chunk: usize, lean: bool, valid: &str| {
         let mut reader = if lean {
             StreamReader::changes_only(HeartbeatDecision::schema())
         } else {
@@ -211,14 +217,17 @@ fn main() {
                 StructuredOutputMode::SchemaEnforced,
             )
             .is_ok(),
-            "stream_valid_1" => stream_valid(1, false),
-            "stream_valid_4" => stream_valid(4, false),
-            "stream_valid_16" => stream_valid(16, false),
-            "stream_valid_whole" => stream_valid(usize::MAX, false),
-            "stream_lean_1" => stream_valid(1, true),
-            "stream_lean_4" => stream_valid(4, true),
-            "stream_lean_16" => stream_valid(16, true),
-            "stream_lean_whole" => stream_valid(usize::MAX, true),
+            "stream_valid_1" => stream_valid(1, false, &valid),
+            "stream_valid_4" => stream_valid(4, false, &valid),
+            "stream_valid_16" => stream_valid(16, false, &valid),
+            "stream_valid_whole" => stream_valid(usize::MAX, false, &valid),
+            "stream_lean_1" => stream_valid(1, true, &valid),
+            "stream_lean_4" => stream_valid(4, true, &valid),
+            "stream_lean_16" => stream_valid(16, true, &valid),
+            "stream_lean_whole" => stream_valid(usize::MAX, true, &valid),
+            "text_10k" => HeartbeatDecision::from_json(black_box(&text)).is_ok(),
+            "stream_text_4" => stream_valid(4, true, &text),
+            "stream_text_16" => stream_valid(16, true, &text),
             "stream_10k_reader" => stream(false),
             "prefixes_10k" => {
                 (1..=long.len())

@@ -1046,8 +1046,8 @@ impl<'s> StreamReader<'s> {
             return;
         };
         // The token holds only what is not decoded yet: free text is kept once, decoded.
-        let raw = self.token.as_slice();
-        let n = decodable(raw);
+        let ready = decodable(&self.token);
+        let n = ready.len();
         if n == 0 {
             return;
         }
@@ -1059,7 +1059,7 @@ impl<'s> StreamReader<'s> {
             }
             _ => (free.at.clone(), String::with_capacity(n)),
         };
-        if decode_into(raw.get(..n).unwrap_or_default(), &mut piece) {
+        if decode_text(ready, &mut piece) {
             self.token.drain(..n);
             free.text.push_str(&piece);
             self.changes.push(Change::Append { at, text: piece });
@@ -1151,7 +1151,7 @@ impl<'s> StreamReader<'s> {
                 i += 1;
                 continue;
             }
-            match memchr::memchr2(b'"', b'\\', rest.get(i..).unwrap_or_default()) {
+            match quote_or_backslash(rest.get(i..).unwrap_or_default()) {
                 Some(at) => {
                     i += at;
                     if rest.get(i) == Some(&b'\\') {
@@ -2155,9 +2155,11 @@ fn string_content(content: &[u8]) -> Option<String> {
 /// JSON text. The content is checked to be UTF-8 once: every escape is ASCII, so the text
 /// between escapes is copied as it stands.
 fn decode_into(content: &[u8], out: &mut String) -> bool {
-    let Ok(text) = std::str::from_utf8(content) else {
-        return false;
-    };
+    std::str::from_utf8(content).is_ok_and(|text| decode_text(text, out))
+}
+
+/// [`decode_into`] of content already known to be UTF-8.
+fn decode_text(text: &str, out: &mut String) -> bool {
     let bytes = text.as_bytes();
     // The start of the text not yet copied, and the next byte looked at.
     let (mut start, mut i) = (0, 0);
@@ -2213,10 +2215,20 @@ fn escaped_char(text: &[u8]) -> Option<(char, usize)> {
     }
 }
 
-/// How many of `raw` (JSON string bytes, no quotes) can be decoded now: up to an escape or a
-/// character not yet whole at the end (a `\uD83D` waits for its pair). Looks at each byte
-/// once.
-fn decodable(raw: &[u8]) -> usize {
+/// The first `"` or `\` in `bytes`: a plain loop over the few bytes of a token-sized chunk (the
+/// vectorised search costs more to set up than it saves on them), that search past them.
+fn quote_or_backslash(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() <= 8 {
+        bytes.iter().position(|&b| b == b'"' || b == b'\\')
+    } else {
+        memchr::memchr2(b'"', b'\\', bytes)
+    }
+}
+
+/// What of `raw` (JSON string bytes, no quotes) can be decoded now, as text: up to an escape or
+/// a character not yet whole at the end (a `\uD83D` waits for its pair). Looks at each byte
+/// once, and checks it is UTF-8 once.
+fn decodable(raw: &[u8]) -> &str {
     let mut i = 0;
     while let Some(&b) = raw.get(i) {
         if b != b'\\' {
@@ -2243,8 +2255,10 @@ fn decodable(raw: &[u8]) -> usize {
     }
     let upto = raw.get(..i).unwrap_or_default();
     match std::str::from_utf8(upto) {
-        Ok(_) => i,
-        Err(e) => e.valid_up_to(),
+        Ok(text) => text,
+        Err(e) => {
+            std::str::from_utf8(upto.get(..e.valid_up_to()).unwrap_or_default()).unwrap_or_default()
+        }
     }
 }
 

@@ -68,6 +68,8 @@ impl StreamView {
             None => Near::Far,
         };
         match made {
+            // (The same place: remembered already.)
+            Near::Same => {}
             Near::Made(Some(depth)) => self.remember(at, depth),
             Near::Made(None) => self.newest = None,
             // Nothing made: the last place is where it was.
@@ -93,6 +95,8 @@ impl StreamView {
 
 /// What [`near`] made of a change.
 enum Near {
+    /// Made at the last place.
+    Same,
     /// Made; the depth of its place when that place is along the newest members.
     Made(Option<usize>),
     /// Its place was near the last one, and it did not fit there: nothing made.
@@ -111,12 +115,12 @@ fn near(doc: &mut Value, last: &str, depth: usize, at: &str, change: &Change) ->
         return match change {
             Change::Set { value, .. } => {
                 *target = value.clone();
-                Near::Made(Some(depth))
+                Near::Same
             }
             Change::Append { text, .. } => match target {
                 Value::String(s) => {
                     s.push_str(text);
-                    Near::Made(Some(depth))
+                    Near::Same
                 }
                 _ => Near::Missed,
             },
