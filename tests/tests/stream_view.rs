@@ -156,3 +156,80 @@ fn a_view_follows_a_member_named_again_where_it_stands() {
     }
     assert_eq!(view.value(), &json!({"a": "xy", "b": "z", "c": ["wvu", 1]}));
 }
+
+/// A schema whose `note` is free text (shown as it arrives).
+fn note_schema() -> structured_runtime::ResponseSchema {
+    structured_runtime::ResponseSchema::new(
+        "note",
+        json!({
+            "type": "object",
+            "properties": {"note": {"type": "string"}, "n": {"type": "integer"}},
+            "required": ["note", "n"],
+            "additionalProperties": false
+        }),
+    )
+    .expect("schema")
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(500))]
+
+    /// Free text fed in token-sized chunks (plain text is taken as it comes, anything else is
+    /// decoded): after every chunk the text shown is a beginning of the text written, and at
+    /// the end it is all of it, as the answer read whole says.
+    #[test]
+    fn free_text_in_chunks_shows_what_was_written(
+        note in prop::collection::vec(
+            prop::sample::select(vec![
+                "plain ", "a", "\"", "\\", "\n", "\t", "\u{1}", "é", "😀", "}", ",", "\\u0041",
+            ]),
+            0..40,
+        ).prop_map(|parts| parts.concat()),
+        sizes in prop::collection::vec(1usize..10, 1..8),
+    ) {
+        let schema = note_schema();
+        let text = json!({"note": note, "n": 1}).to_string();
+        let mut reader = structured_runtime::StreamReader::changes_only(&schema);
+        let mut view = StreamView::new();
+        let (mut at, mut size) = (0, sizes.iter().cycle());
+        while at < text.len() {
+            let end = (at + size.next().copied().unwrap_or(1)).min(text.len());
+            for change in reader.feed(&text.as_bytes()[at..end]).changes {
+                view.apply(change);
+            }
+            at = end;
+            let shown = view.value().get("note").and_then(Value::as_str).unwrap_or_default();
+            prop_assert!(note.starts_with(shown), "{:?} shown of {:?}", shown, note);
+        }
+        prop_assert_eq!(view.value(), &json!({"note": note, "n": 1}));
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(300))]
+
+    /// A raw control character inside a string is not JSON text: however the answer is cut, it
+    /// is never shown.
+    #[test]
+    fn a_raw_control_character_is_never_shown(
+        before in "[a-z ]{0,12}",
+        after in "[a-z ]{0,12}",
+        control in 0u8..0x20,
+        sizes in prop::collection::vec(1usize..10, 1..8),
+    ) {
+        let schema = note_schema();
+        let text = format!(r#"{{"note": "{before}{}{after}", "n": 1}}"#, char::from(control));
+        let mut reader = structured_runtime::StreamReader::changes_only(&schema);
+        let mut view = StreamView::new();
+        let (mut at, mut size) = (0, sizes.iter().cycle());
+        while at < text.len() {
+            let end = (at + size.next().copied().unwrap_or(1)).min(text.len());
+            for change in reader.feed(&text.as_bytes()[at..end]).changes {
+                view.apply(change);
+            }
+            at = end;
+            let shown = view.value().get("note").and_then(Value::as_str).unwrap_or_default();
+            prop_assert!(!shown.contains(char::from(control)), "{:?} shown of {:?}", shown, text);
+        }
+    }
+}

@@ -885,8 +885,10 @@ impl<'s> StreamReader<'s> {
         self.changes.clear();
         self.changed = false;
         self.text.extend_from_slice(chunk);
-        self.run();
-        self.decode_free_text();
+        if !self.plain_free_text(chunk) {
+            self.run();
+            self.decode_free_text();
+        }
         StreamProgress {
             completed: &self.completed,
             violations: &self.violations,
@@ -1037,6 +1039,41 @@ impl<'s> StreamReader<'s> {
             return None;
         }
         T::partial_from(&self.value())
+    }
+
+    /// A chunk of plain text inside free text (printable ASCII, no quote, no backslash: most
+    /// chunks of a stream that shows a long string as it arrives), taken as it is: what
+    /// [`Self::run`] and [`Self::decode_free_text`] make of it, without the token between them.
+    /// `false`, and nothing done, for any other chunk, or anything waiting before it.
+    fn plain_free_text(&mut self, chunk: &[u8]) -> bool {
+        let inside = self.lex
+            == (Lex::Str {
+                key: false,
+                escaped: false,
+            })
+            && self.token.is_empty()
+            && self.read.checked_add(chunk.len()) == Some(self.text.len())
+            && self.until >= self.text.len();
+        let plain = |&b: &u8| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\';
+        if !inside || chunk.is_empty() || !chunk.iter().all(plain) {
+            return false;
+        }
+        let (Some(free), Ok(text)) = (self.free.as_mut(), std::str::from_utf8(chunk)) else {
+            return false;
+        };
+        self.read = self.text.len();
+        let (at, mut piece) = match self.spare.take() {
+            Some((at, mut piece)) if at == free.at => {
+                piece.clear();
+                (at, piece)
+            }
+            _ => (free.at.clone(), String::with_capacity(text.len())),
+        };
+        piece.push_str(text);
+        free.text.push_str(text);
+        self.changes.push(Change::Append { at, text: piece });
+        self.changed = true;
+        true
     }
 
     /// Decodes the free text that arrived (an escape or character cut at the end waits), and
