@@ -1041,8 +1041,9 @@ impl<'s> StreamReader<'s> {
         T::partial_from(&self.value())
     }
 
-    /// A chunk of plain text inside free text (printable ASCII, no quote, no backslash: most
-    /// chunks of a stream that shows a long string as it arrives), taken as it is: what
+    /// A chunk of plain text inside free text (whole characters, none a control character, a
+    /// quote or a backslash: most chunks of a stream that shows a long string as it arrives),
+    /// taken as it is: what
     /// [`Self::run`] and [`Self::decode_free_text`] make of it, without the token between them.
     /// `false`, and nothing done, for any other chunk, or anything waiting before it.
     fn plain_free_text(&mut self, chunk: &[u8]) -> bool {
@@ -1054,7 +1055,9 @@ impl<'s> StreamReader<'s> {
             && self.token.is_empty()
             && self.read.checked_add(chunk.len()) == Some(self.text.len())
             && self.until >= self.text.len();
-        let plain = |&b: &u8| (0x20..0x80).contains(&b) && b != b'"' && b != b'\\';
+        // (Any character but a control one, a quote or a backslash stands for itself; a chunk
+        // that cuts a character is not text yet.)
+        let plain = |&b: &u8| b >= 0x20 && b != b'"' && b != b'\\';
         if !inside || chunk.is_empty() || !chunk.iter().all(plain) {
             return false;
         }
