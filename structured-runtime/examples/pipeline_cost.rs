@@ -56,7 +56,7 @@ use structured_runtime::{
 mod heartbeat;
 use heartbeat::{
     answer, chatty, corpus_inputs, long_answer, text_answer, valid_answer, HeartbeatDecision,
-    ANSWER,
+    Offsets, ANSWER,
 };
 
 /// The answer as a weak model writes it: a line of prose around it, single quotes, trailing
@@ -172,9 +172,13 @@ fn main() {
             .is_ok()
     };
     let mut ok = 0usize;
-    for _ in 0..n {
+    // The answers `from_json` and repair read whole, each call at the next of 32 places
+    // against alignment (`Offsets`: counts taken over a multiple of 32 calls).
+    let (answer_at, repaired_at) = (Offsets::new(ANSWER), Offsets::new(&repaired));
+    let (valid_at, text_at) = (Offsets::new(&valid), Offsets::new(&text));
+    for i in 0..n {
         ok += match path.as_str() {
-            "from_json" => HeartbeatDecision::from_json(black_box(ANSWER)).is_ok(),
+            "from_json" => HeartbeatDecision::from_json(black_box(answer_at.get(i))).is_ok(),
             "from_json_checked" => Checked::from_json(black_box(CHECKED)).is_ok(),
             "read_body" => read_response(
                 WireApi::OpenAiChat,
@@ -183,7 +187,7 @@ fn main() {
             )
             .is_ok(),
             "repaired" => parse_response::<HeartbeatDecision>(
-                black_box(&repaired),
+                black_box(repaired_at.get(i)),
                 StructuredOutputMode::PromptGuided,
             )
             .is_ok(),
@@ -211,7 +215,7 @@ fn main() {
             )
             .is_ok(),
             "stream_10k" => stream(true),
-            "valid_10k" => HeartbeatDecision::from_json(black_box(&valid)).is_ok(),
+            "valid_10k" => HeartbeatDecision::from_json(black_box(valid_at.get(i))).is_ok(),
             "whole_valid_10k" => parse_response::<HeartbeatDecision>(
                 black_box(&valid),
                 StructuredOutputMode::SchemaEnforced,
@@ -225,7 +229,7 @@ fn main() {
             "stream_lean_4" => stream_valid(4, true, &valid),
             "stream_lean_16" => stream_valid(16, true, &valid),
             "stream_lean_whole" => stream_valid(usize::MAX, true, &valid),
-            "text_10k" => HeartbeatDecision::from_json(black_box(&text)).is_ok(),
+            "text_10k" => HeartbeatDecision::from_json(black_box(text_at.get(i))).is_ok(),
             "stream_text_4" => stream_valid(4, true, &text),
             "stream_text_16" => stream_valid(16, true, &text),
             "stream_10k_reader" => stream(false),

@@ -171,6 +171,25 @@ fn note_schema() -> structured_runtime::ResponseSchema {
     .expect("schema")
 }
 
+/// `text` fed to a reader of [`note_schema`] in chunks of `sizes` bytes (in turn, cut anywhere):
+/// the note a view shows after each chunk, and the view's value at the end.
+fn notes_shown(text: &str, sizes: &[usize]) -> (Vec<String>, Value) {
+    let schema = note_schema();
+    let mut reader = structured_runtime::StreamReader::changes_only(&schema);
+    let mut view = StreamView::new();
+    let (mut shown, mut at, mut size) = (Vec::new(), 0, sizes.iter().cycle());
+    while at < text.len() {
+        let end = (at + size.next().copied().unwrap_or(1)).min(text.len());
+        for change in reader.feed(&text.as_bytes()[at..end]).changes {
+            view.apply(change);
+        }
+        at = end;
+        let note = view.value().get("note").and_then(Value::as_str);
+        shown.push(note.unwrap_or_default().to_owned());
+    }
+    (shown, view.into_value())
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(500))]
 
@@ -187,21 +206,12 @@ proptest! {
         ).prop_map(|parts| parts.concat()),
         sizes in prop::collection::vec(1usize..10, 1..8),
     ) {
-        let schema = note_schema();
         let text = json!({"note": note, "n": 1}).to_string();
-        let mut reader = structured_runtime::StreamReader::changes_only(&schema);
-        let mut view = StreamView::new();
-        let (mut at, mut size) = (0, sizes.iter().cycle());
-        while at < text.len() {
-            let end = (at + size.next().copied().unwrap_or(1)).min(text.len());
-            for change in reader.feed(&text.as_bytes()[at..end]).changes {
-                view.apply(change);
-            }
-            at = end;
-            let shown = view.value().get("note").and_then(Value::as_str).unwrap_or_default();
-            prop_assert!(note.starts_with(shown), "{:?} shown of {:?}", shown, note);
+        let (shown, last) = notes_shown(&text, &sizes);
+        for shown in shown {
+            prop_assert!(note.starts_with(&shown), "{:?} shown of {:?}", shown, note);
         }
-        prop_assert_eq!(view.value(), &json!({"note": note, "n": 1}));
+        prop_assert_eq!(last, json!({"note": note, "n": 1}));
     }
 }
 
@@ -217,18 +227,8 @@ proptest! {
         control in 0u8..0x20,
         sizes in prop::collection::vec(1usize..10, 1..8),
     ) {
-        let schema = note_schema();
         let text = format!(r#"{{"note": "{before}{}{after}", "n": 1}}"#, char::from(control));
-        let mut reader = structured_runtime::StreamReader::changes_only(&schema);
-        let mut view = StreamView::new();
-        let (mut at, mut size) = (0, sizes.iter().cycle());
-        while at < text.len() {
-            let end = (at + size.next().copied().unwrap_or(1)).min(text.len());
-            for change in reader.feed(&text.as_bytes()[at..end]).changes {
-                view.apply(change);
-            }
-            at = end;
-            let shown = view.value().get("note").and_then(Value::as_str).unwrap_or_default();
+        for shown in notes_shown(&text, &sizes).0 {
             prop_assert!(!shown.contains(char::from(control)), "{:?} shown of {:?}", shown, text);
         }
     }

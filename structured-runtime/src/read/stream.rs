@@ -885,7 +885,10 @@ impl<'s> StreamReader<'s> {
         self.changes.clear();
         self.changed = false;
         self.text.extend_from_slice(chunk);
-        if !self.plain_free_text(chunk) {
+        if self.free.is_none() && matches!(self.lex, Lex::Another | Lex::Lost | Lex::TooDeep) {
+            // Nothing more is read (what `run` does here), and no free text is left to decode.
+            self.read = self.text.len();
+        } else if !(self.free.is_some() && self.plain_free_text(chunk)) {
             self.run();
             self.decode_free_text();
         }
