@@ -45,6 +45,11 @@ use crate::schema::pointer::edit_at;
 use crate::schema::validate::{preview_list, preview_object, Violation, MAX_VIOLATIONS};
 use crate::schema::{Pointer, ResponseSchema};
 
+/// Free text is kept from the first chunk in room for this many bytes (it then grows as any
+/// string does): it arrives a few bytes at a time, and growing from nothing took four
+/// allocations for a 60-byte description.
+pub(crate) const FREE_TEXT_START: usize = 64;
+
 /// Starts over at a later opener at most this often (a brace in the prose before the JSON).
 const MAX_RESTARTS: u32 = 16;
 
@@ -1230,6 +1235,10 @@ impl<'s> StreamReader<'s> {
                 text.push_str(&rest);
                 self.changes.push(Change::Append { at, text: rest });
             }
+            if text.capacity() > 2 * text.len() {
+                // A short text does not keep the room it was given while it arrived.
+                text.shrink_to_fit();
+            }
             let (at, node) = self.next_place();
             self.finish(at, node, Value::String(text), 0);
             return;
@@ -1464,7 +1473,9 @@ impl<'s> StreamReader<'s> {
                     self.token.clear();
                     self.free = Some(FreeText {
                         at,
-                        text: String::new(),
+                        // (Room for a sentence or two before it grows: it arrives a few bytes
+                        // at a time.)
+                        text: String::with_capacity(FREE_TEXT_START),
                     });
                 }
                 self.lex = Lex::Str {

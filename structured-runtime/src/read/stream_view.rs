@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::read::stream::Change;
+use crate::read::stream::{Change, FREE_TEXT_START};
 use crate::schema::pointer::{index, newest_mut, unescape};
 
 /// The value so far, kept by applying a stream's [`Change`]s in the order the reader gives them:
@@ -119,6 +119,10 @@ fn near(doc: &mut Value, last: &str, depth: usize, at: &str, change: &Change) ->
             }
             Change::Append { text, .. } => match target {
                 Value::String(s) => {
+                    if s.capacity() == 0 {
+                        // Free text arrives a few bytes at a time: room for a sentence or two.
+                        s.reserve(FREE_TEXT_START.max(text.len()));
+                    }
                     s.push_str(text);
                     Near::Same
                 }
