@@ -1051,9 +1051,9 @@ impl<'s> StreamReader<'s> {
 
     /// A chunk of plain text inside free text (whole characters, none a control character, a
     /// quote or a backslash: most chunks of a stream that shows a long string as it arrives),
-    /// taken as it is: what
-    /// [`Self::run`] and [`Self::decode_free_text`] make of it, without the token between them.
-    /// `false`, and nothing done, for any other chunk, or anything waiting before it.
+    /// taken as it is: what [`Self::run`] and [`Self::decode_free_text`] make of it, without the
+    /// token between them. `false`, and nothing done, for any other chunk, or anything waiting
+    /// before it.
     fn plain_free_text(&mut self, chunk: &[u8]) -> bool {
         let inside = self.lex
             == (Lex::Str {
@@ -1073,13 +1073,7 @@ impl<'s> StreamReader<'s> {
             return false;
         };
         self.read = self.text.len();
-        let (at, mut piece) = match self.spare.take() {
-            Some((at, mut piece)) if at == free.at => {
-                piece.clear();
-                (at, piece)
-            }
-            _ => (free.at.clone(), String::with_capacity(text.len())),
-        };
+        let (at, mut piece) = next_piece(&mut self.spare, free, text.len());
         piece.push_str(text);
         free.text.push_str(text);
         self.changes.push(Change::Append { at, text: piece });
@@ -1099,14 +1093,7 @@ impl<'s> StreamReader<'s> {
         if n == 0 {
             return;
         }
-        // The last piece's pointer and text, when they were this text's.
-        let (at, mut piece) = match self.spare.take() {
-            Some((at, mut piece)) if at == free.at => {
-                piece.clear();
-                (at, piece)
-            }
-            _ => (free.at.clone(), String::with_capacity(n)),
-        };
+        let (at, mut piece) = next_piece(&mut self.spare, free, n);
         if decode_text(ready, &mut piece) {
             self.token.drain(..n);
             free.text.push_str(&piece);
@@ -2266,6 +2253,24 @@ fn escaped_char(text: &[u8]) -> Option<(char, usize)> {
         0xD800..=0xDBFF => Some((surrogate_pair(first, unit(6)?)?, 12)),
         0xDC00..=0xDFFF => None,
         _ => Some((char::from_u32(first)?, 6)),
+    }
+}
+
+/// Where the next piece of `free` goes, and an empty buffer for it of room for `n` bytes: the
+/// last piece's pointer and buffer (`spare`) when they were this text's. (Inlined: it is on the
+/// path of every chunk of free text.)
+#[inline(always)]
+fn next_piece(
+    spare: &mut Option<(Pointer, String)>,
+    free: &FreeText,
+    n: usize,
+) -> (Pointer, String) {
+    match spare.take() {
+        Some((at, mut piece)) if at == free.at => {
+            piece.clear();
+            (at, piece)
+        }
+        _ => (free.at.clone(), String::with_capacity(n)),
     }
 }
 
