@@ -201,10 +201,11 @@ pub fn text_answer(bytes: usize) -> String {
     )
 }
 
-/// One text at each of [`Offsets::COUNT`] places against the allocator's alignment: the same
-/// code reading the same text counts up to 14 % more or fewer instructions by where the text
-/// lies (vectorised scans start and end on aligned words), so a count per call is taken over
-/// every place in turn (`get(i)` for call `i`; a count of calls that is a multiple of `COUNT`).
+/// One text at each of [`Offsets::COUNT`] offsets from an allocation's start. One call to the
+/// next of the same code on the same text counts differently (0.82 M to 1.33 M instructions for
+/// serde on the 55 KB answer: the text at another offset, the allocator in another state), so a
+/// count per call is taken over every offset in turn (`get(i)` for call `i`; a count of calls
+/// that is a multiple of `COUNT`).
 pub struct Offsets {
     copies: Vec<String>,
 }

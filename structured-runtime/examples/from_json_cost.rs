@@ -29,7 +29,7 @@ fn main() {
     let n: usize = args.next().and_then(|s| s.parse().ok()).unwrap_or(10_000);
     let validator =
         jsonschema::validator_for(HeartbeatDecision::schema().schema()).expect("schema compiles");
-    // (Each call reads its text at the next of 32 places against alignment: `Offsets`.)
+    // (Each call reads its text at the next of 32 offsets: `Offsets`.)
     let (small_at, big_at) = (Offsets::new(ANSWER), Offsets::new(&valid_answer(55_000)));
     let mut ok = 0usize;
     for i in 0..n {

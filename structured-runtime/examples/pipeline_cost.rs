@@ -172,8 +172,8 @@ fn main() {
             .is_ok()
     };
     let mut ok = 0usize;
-    // The answers `from_json` and repair read whole, each call at the next of 32 places
-    // against alignment (`Offsets`: counts taken over a multiple of 32 calls).
+    // The answers `from_json` and repair read whole, each call at the next of 32 offsets
+    // (`Offsets`: counts taken over a multiple of 32 calls).
     let (answer_at, repaired_at) = (Offsets::new(ANSWER), Offsets::new(&repaired));
     let (valid_at, text_at) = (Offsets::new(&valid), Offsets::new(&text));
     for i in 0..n {

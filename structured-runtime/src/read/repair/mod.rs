@@ -41,7 +41,9 @@ pub fn repair(text: &str) -> Result<Repaired, RepairError> {
     // that holds a brace and an escaped quote.
     // A syntax check that builds nothing comes first: most text that reaches repair is not
     // JSON, and a `Value` begun and dropped at its first mistake costs allocations for nothing.
-    if is_json_syntax(text) {
+    if text.trim_start().starts_with(['{', '['])
+        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
+    {
         if let Ok((value, _)) = crate::read::strict_de::value_from_str(text) {
             if inexact_number(text).is_none() {
                 return Ok(Repaired {
@@ -53,13 +55,6 @@ pub fn repair(text: &str) -> Result<Repaired, RepairError> {
         }
     }
     parser::Parser::<build::ValueBuild>::new(text).document()
-}
-
-/// Whether `text` is an object or a list in JSON's syntax (keys given twice and numbers no float
-/// holds included): a check that builds nothing.
-pub(crate) fn is_json_syntax(text: &str) -> bool {
-    text.trim_start().starts_with(['{', '['])
-        && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
 }
 
 /// [`repair`], the value written as its JSON text (compact, exactly as `serde_json` writes the
