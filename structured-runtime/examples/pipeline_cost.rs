@@ -14,6 +14,9 @@
 //! - `repaired`: `parse_response` on the same answer with a line of prose around it, single
 //!   quotes and trailing commas (what a weak model writes): extraction, repair, coercion,
 //!   deserialization.
+//! - `repair_value`, `repair_json`, `jsonrepair_repaired`: the repair alone of that answer's
+//!   JSON (no prose around it), by `repair` (to a `Value`), by `repair_json` (to its JSON text)
+//!   and by `jsonrepair-rs` (to its JSON text): what the repair costs of `repaired`.
 //! - `fenced_4k`, `chatty_4k`: `parse_response` on the benches' 4 KB answers.
 //! - `corpus`: `repair_text` on every input of the two public repair corpora.
 //! - `chatty_100k`: `parse_response` on the 100 KB chatty answer; `repair_1mb`: `repair_text` on
@@ -30,12 +33,15 @@
 //!   fed to a `StreamReader` in 1-, 4- and 16-byte chunks and in one, the value so far kept by
 //!   its changes in a `StreamView`; `stream_lean_1`, `_4`, `_16`, `_whole`: the same through
 //!   `StreamReader::changes_only` (the reader keeps no value of its own; the consumer keeps it
-//!   by the changes).
+//!   by the changes); `stream_reader_4`: the reader alone in 4-byte chunks, its changes not
+//!   applied (what the reader costs of `stream_valid_4`).
 //! - `text_10k`: `from_json` on an answer whose rationale is one 10 KB string (`text_answer`);
 //!   `stream_text_4`, `_16`: that answer through `StreamReader::changes_only` in 4- and 16-byte
 //!   chunks, the value so far kept by its changes in a `StreamView` (free text: a change per
 //!   chunk).
-//! - `read_body`: reading the runner's OpenAI Chat body (the envelope around the answer).
+//! - `read_body`: reading the runner's OpenAI Chat body (the envelope around the answer);
+//!   `answer_string`: `serde_json` decoding the answer's JSON string alone (what the body holds
+//!   it in: its quotes and line breaks escaped).
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
 
@@ -46,7 +52,7 @@ use std::task::{Context, Poll, Waker};
 
 use structured_runtime::provider::capabilities::ProviderKind;
 use structured_runtime::provider::wire::{read_response, ChatRequest, Expect, WireApi};
-use structured_runtime::read::repair::repair_text;
+use structured_runtime::read::repair::{repair, repair_json, repair_text};
 use structured_runtime::run::{run_structured, Provider, RunConfig, TransportError};
 use structured_runtime::{
     parse_response, StreamReader, StreamView, StructuredOutput, StructuredOutputMode,
@@ -62,11 +68,15 @@ use heartbeat::{
 /// The answer as a weak model writes it: a line of prose around it, single quotes, trailing
 /// commas.
 fn repaired_answer() -> String {
-    let json = ANSWER
+    format!("Here it is:\n{}\nHope this helps.", repaired_answer_json())
+}
+
+/// That answer without the prose: single quotes and trailing commas only.
+fn repaired_answer_json() -> String {
+    ANSWER
         .replace('"', "'")
         .replace("}\n  ],", "},\n  ],")
-        .replace("\n}", ",\n}");
-    format!("Here it is:\n{json}\nHope this helps.")
+        .replace("\n}", ",\n}")
 }
 
 /// A type whose reading cannot vouch for its value as written (a set, an enum with data): it is
@@ -130,6 +140,8 @@ fn main() {
         "usage": {"prompt_tokens": 100, "completion_tokens": 40}})
     .to_string();
     let provider = Canned(body);
+    // The answer as that body holds it: one JSON string, its quotes and line breaks escaped.
+    let answer_string = serde_json::to_string(ANSWER).unwrap_or_default();
     let request = ChatRequest::user("Assess the vault.");
     let config = RunConfig::default();
     let (fenced, braces, corpus) = (answer(4096), chatty(4096), corpus_inputs());
@@ -154,6 +166,15 @@ fn main() {
         black_box(&shown);
         !shown.value().is_null()
     };
+    // The reader alone: the same chunks, the changes left unread.
+    let stream_reader = |chunk: usize, valid: &str| {
+        let mut reader = StreamReader::new(HeartbeatDecision::schema());
+        let mut changes = 0;
+        for piece in valid.as_bytes().chunks(chunk) {
+            changes += reader.feed(black_box(piece)).changes.len();
+        }
+        changes > 0
+    };
     let stream = |final_read: bool| {
         // The value so far kept after every byte, as a consumer keeps it: by its changes.
         let mut reader = StreamReader::new(HeartbeatDecision::schema());
@@ -175,17 +196,26 @@ fn main() {
     // The answers `from_json` and repair read whole, each call at the next of 32 offsets
     // (`Offsets`: counts taken over a multiple of 32 calls).
     let (answer_at, repaired_at) = (Offsets::new(ANSWER), Offsets::new(&repaired));
+    let repaired_json = repaired_answer_json();
+    let repaired_json_at = Offsets::new(&repaired_json);
     let (valid_at, text_at) = (Offsets::new(&valid), Offsets::new(&text));
     for i in 0..n {
         ok += match path.as_str() {
             "from_json" => HeartbeatDecision::from_json(black_box(answer_at.get(i))).is_ok(),
             "from_json_checked" => Checked::from_json(black_box(CHECKED)).is_ok(),
+            "answer_string" => serde_json::from_str::<String>(black_box(&answer_string))
+                .is_ok_and(|s| !s.is_empty()),
             "read_body" => read_response(
                 WireApi::OpenAiChat,
                 &Expect::new(StructuredOutputMode::SchemaEnforced),
                 black_box(&provider.0),
             )
             .is_ok(),
+            "repair_value" => repair(black_box(repaired_json_at.get(i))).is_ok(),
+            "repair_json" => repair_json(black_box(repaired_json_at.get(i))).is_ok(),
+            "jsonrepair_repaired" => {
+                jsonrepair_rs::jsonrepair(black_box(repaired_json_at.get(i))).is_ok()
+            }
             "repaired" => parse_response::<HeartbeatDecision>(
                 black_box(repaired_at.get(i)),
                 StructuredOutputMode::PromptGuided,
@@ -225,6 +255,7 @@ fn main() {
             "stream_valid_4" => stream_valid(4, false, &valid),
             "stream_valid_16" => stream_valid(16, false, &valid),
             "stream_valid_whole" => stream_valid(usize::MAX, false, &valid),
+            "stream_reader_4" => stream_reader(4, &valid),
             "stream_lean_1" => stream_valid(1, true, &valid),
             "stream_lean_4" => stream_valid(4, true, &valid),
             "stream_lean_16" => stream_valid(16, true, &valid),
@@ -271,7 +302,7 @@ fn main() {
             ))
             .is_ok(),
             other => {
-                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, read_body or runner");
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, answer_string, read_body or runner (see the top of this file)");
                 std::process::exit(2);
             }
         } as usize;
