@@ -34,7 +34,9 @@
 //!   its changes in a `StreamView`; `stream_lean_1`, `_4`, `_16`, `_whole`: the same through
 //!   `StreamReader::changes_only` (the reader keeps no value of its own; the consumer keeps it
 //!   by the changes); `stream_reader_4`: the reader alone in 4-byte chunks, its changes not
-//!   applied (what the reader costs of `stream_valid_4`).
+//!   applied (what the reader costs of `stream_valid_4`); `valid_100k`, `stream_valid_4_100k`:
+//!   `from_json` and `stream_valid_4` on an answer ten times as long (a chunk's cost does not
+//!   grow with what was read before it).
 //! - `text_10k`: `from_json` on an answer whose rationale is one 10 KB string (`text_answer`);
 //!   `stream_text_4`, `_16`: that answer through `StreamReader::changes_only` in 4- and 16-byte
 //!   chunks, the value so far kept by its changes in a `StreamView` (free text: a change per
@@ -150,6 +152,8 @@ fn main() {
     // A whole valid answer of many small values (the long answer's quotes escaped).
     let valid = valid_answer(10_000);
     let text = text_answer(10_000);
+    // Ten times longer: what a chunk costs must not grow with what was read before it.
+    let valid_100k = valid_answer(100_000);
     assert!(serde_json::from_str::<serde_json::Value>(&valid).is_ok());
     let stream_valid = |chunk: usize, lean: bool, valid: &str| {
         let mut reader = if lean {
@@ -199,6 +203,7 @@ fn main() {
     let repaired_json = repaired_answer_json();
     let repaired_json_at = Offsets::new(&repaired_json);
     let (valid_at, text_at) = (Offsets::new(&valid), Offsets::new(&text));
+    let valid_100k_at = Offsets::new(&valid_100k);
     for i in 0..n {
         ok += match path.as_str() {
             "from_json" => HeartbeatDecision::from_json(black_box(answer_at.get(i))).is_ok(),
@@ -256,6 +261,8 @@ fn main() {
             "stream_valid_16" => stream_valid(16, false, &valid),
             "stream_valid_whole" => stream_valid(usize::MAX, false, &valid),
             "stream_reader_4" => stream_reader(4, &valid),
+            "valid_100k" => HeartbeatDecision::from_json(black_box(valid_100k_at.get(i))).is_ok(),
+            "stream_valid_4_100k" => stream_valid(4, false, &valid_100k),
             "stream_lean_1" => stream_valid(1, true, &valid),
             "stream_lean_4" => stream_valid(4, true, &valid),
             "stream_lean_16" => stream_valid(16, true, &valid),
@@ -302,7 +309,7 @@ fn main() {
             ))
             .is_ok(),
             other => {
-                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, answer_string, read_body or runner (see the top of this file)");
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, valid_100k, stream_valid_4_100k, answer_string, read_body or runner (see the top of this file)");
                 std::process::exit(2);
             }
         } as usize;
