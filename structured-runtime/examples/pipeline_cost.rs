@@ -153,7 +153,12 @@ fn main() {
     let valid = valid_answer(10_000);
     let text = text_answer(10_000);
     // Ten times longer: what a chunk costs must not grow with what was read before it.
-    let valid_100k = valid_answer(100_000);
+    // Built only for its own paths: 200 KB more on the heap move the other paths' counts.
+    let valid_100k = if path.ends_with("_100k") && path != "chatty_100k" {
+        valid_answer(100_000)
+    } else {
+        String::new()
+    };
     assert!(serde_json::from_str::<serde_json::Value>(&valid).is_ok());
     let stream_valid = |chunk: usize, lean: bool, valid: &str| {
         let mut reader = if lean {
