@@ -587,6 +587,10 @@ mod tests {
                     fragment_body(kind, mode, &schema, &caps, &Constraint::default()).unwrap();
                 for extra in &extras {
                     let mut request = ChatRequest::user("Count.");
+                    request.messages.push(
+                        ChatMessage::user("This one.")
+                            .with(Attachment::image_base64("image/png", "iVBORw0KGgo=")),
+                    );
                     request.system = Some("Be brief.".into());
                     request.max_tokens = Some(64);
                     request.extra = extra.clone();
@@ -599,8 +603,12 @@ mod tests {
                         &cached,
                         &turns,
                     );
-                    let sent: Value = serde_json::from_str(&text).unwrap();
-                    assert_eq!(sent, built, "{kind:?} {mode:?} {extra}");
+                    // The same text, member for member in the same order, no key twice.
+                    assert_eq!(text, built.to_string(), "{kind:?} {mode:?} {extra}");
+                    assert!(
+                        crate::read::strict_de::value_from_str(&text).is_ok(),
+                        "{kind:?} {mode:?} {extra}: a key twice"
+                    );
                 }
             }
         }
