@@ -23,7 +23,8 @@ use crate::schema::{Pointer, ResponseSchema};
 pub(crate) struct Fragment {
     /// The fields, to merge into a body.
     pub(crate) value: Value,
-    /// Each member's key and its value written as JSON.
+    /// Each member's key, and the member written as JSON (`"key":value`), to splice into a
+    /// body's text.
     pub(crate) members: Vec<(String, String)>,
     /// For a grammar (llama.cpp): what it leaves to the validator and the limits it adds, kept
     /// with it so a run says so without compiling it again.
@@ -36,7 +37,7 @@ impl Fragment {
             .as_object()
             .into_iter()
             .flatten()
-            .map(|(k, v)| (k.clone(), v.to_string()))
+            .map(|(k, v)| (k.clone(), format!("{}:{v}", Value::from(k.as_str()))))
             .collect();
         Fragment {
             value,

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::chat::{AttachmentSource, ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
-use super::json::{input_object, merge, object, put};
+use super::json::{input_object, object, put, Json};
 use super::openai_chat::role;
 use super::sse::{data, problem, Event};
 use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
@@ -38,72 +38,95 @@ pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value
 /// The answer's token limit when the caller sets none (the API requires one).
 const DEFAULT_MAX_TOKENS: u32 = 1024;
 
-pub(super) fn body(
-    model: &str,
-    request: &ChatRequest,
+pub(super) fn body<'a>(
+    model: &'a str,
+    request: &'a ChatRequest,
     system: Option<String>,
-    turns: &[Turn],
-) -> Value {
-    let mut messages: Vec<Value> = request
+    turns: &'a [Turn],
+) -> Json<'a> {
+    let mut messages: Vec<Json<'a>> = request
         .messages
         .iter()
         .map(|m| {
+            let role = ("role", Json::Str(role(m.role)));
             if m.attachments.is_empty() {
-                return json!({"role": role(m.role), "content": m.text});
+                return Json::object([role, ("content", Json::from(&m.text))]);
             }
             // Attachments before the text, as Anthropic recommends.
-            let mut blocks: Vec<Value> = m
+            let mut blocks: Vec<Json<'a>> = m
                 .attachments
                 .iter()
                 .map(|a| {
                     let kind = if a.is_pdf() { "document" } else { "image" };
                     let source = match &a.source {
-                        AttachmentSource::Base64(data) => {
-                            json!({"type": "base64", "media_type": a.media_type, "data": data})
+                        AttachmentSource::Base64(data) => Json::object([
+                            ("type", "base64".into()),
+                            ("media_type", Json::from(&a.media_type)),
+                            ("data", data.into()),
+                        ]),
+                        AttachmentSource::Url(url) => {
+                            Json::object([("type", "url".into()), ("url", url.into())])
                         }
-                        AttachmentSource::Url(url) => json!({"type": "url", "url": url}),
                     };
-                    json!({"type": kind, "source": source})
+                    Json::object([("type", kind.into()), ("source", source)])
                 })
                 .collect();
-            blocks.push(json!({"type": "text", "text": m.text}));
-            json!({"role": role(m.role), "content": blocks})
+            blocks.push(Json::object([
+                ("type", "text".into()),
+                ("text", Json::from(&m.text)),
+            ]));
+            Json::object([role, ("content", Json::Array(blocks))])
         })
         .collect();
+    let user = |content: Json<'a>| {
+        Json::object([
+            ("role", "user".into()),
+            ("content", Json::Array(vec![content])),
+        ])
+    };
     for turn in turns {
         messages.push(match turn {
-            Turn::AssistantText(text) => json!({"role": "assistant", "content": text}),
+            Turn::AssistantText(text) => {
+                Json::object([("role", "assistant".into()), ("content", text.into())])
+            }
             Turn::AssistantToolCall { id, name, input } => {
-                let block = object([
-                    ("type", Value::from("tool_use")),
-                    ("id", id.as_deref().map_or(Value::Null, Value::from)),
-                    ("name", Value::from(name.as_str())),
-                    ("input", input_object(input)),
+                let block = Json::object([
+                    ("type", "tool_use".into()),
+                    ("id", Json::or_null(id.as_deref())),
+                    ("name", name.into()),
+                    ("input", input_object(input).into()),
                 ]);
-                object([
-                    ("role", Value::from("assistant")),
-                    ("content", Value::Array(vec![block])),
+                Json::object([
+                    ("role", "assistant".into()),
+                    ("content", Json::Array(vec![block])),
                 ])
             }
-            Turn::UserText(text) => json!({"role": "user", "content": text}),
-            Turn::ToolError { id, text, .. } => json!({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": id, "is_error": true, "content": text}
-            ]}),
-            Turn::ToolResult { id, text, .. } => json!({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": id, "content": text}
-            ]}),
+            Turn::UserText(text) => {
+                Json::object([("role", "user".into()), ("content", text.into())])
+            }
+            Turn::ToolError { id, text, .. } => user(Json::object([
+                ("type", "tool_result".into()),
+                ("tool_use_id", Json::or_null(id.as_deref())),
+                ("is_error", true.into()),
+                ("content", text.into()),
+            ])),
+            Turn::ToolResult { id, text, .. } => user(Json::object([
+                ("type", "tool_result".into()),
+                ("tool_use_id", Json::or_null(id.as_deref())),
+                ("content", text.into()),
+            ])),
         });
     }
-    let mut body = object([
+    let mut body = Json::object([
         (
             "max_tokens",
-            Value::from(request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS)),
+            request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).into(),
         ),
-        ("messages", Value::Array(messages)),
-        ("model", Value::from(model)),
+        ("messages", Json::Array(messages)),
+        ("model", model.into()),
     ]);
     if let Some(system) = system {
-        merge(&mut body, &json!({"system": system}));
+        body.push("system", system.into());
     }
     body
 }

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::chat::{AttachmentSource, ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
-use super::json::{input_object, merge, object, put};
+use super::json::{input_object, object, put, Json};
 use super::sse::{data, problem, Event};
 use super::types::{CodecError, Expect, Outcome, ProviderResponse, ToolCall, WireApi};
 use crate::provider::dialect::SchemaTarget;
@@ -50,55 +50,63 @@ pub(super) fn tool_fragment(
     ])
 }
 
-pub(super) fn body(request: &ChatRequest, system: Option<String>, turns: &[Turn]) -> Value {
+pub(super) fn body<'a>(
+    request: &'a ChatRequest,
+    system: Option<String>,
+    turns: &'a [Turn],
+) -> Json<'a> {
     let gemini_role = |r: Role| if r == Role::User { "user" } else { "model" };
-    let mut contents: Vec<Value> = request
+    let text = |text: Json<'a>| Json::object([("text", text)]);
+    let said = |role: &'a str, part: Json<'a>| {
+        Json::object([("role", role.into()), ("parts", Json::Array(vec![part]))])
+    };
+    let mut contents: Vec<Json<'a>> = request
         .messages
         .iter()
         .map(|m| {
-            let mut parts = vec![json!({"text": m.text})];
+            let mut parts = vec![text(Json::from(&m.text))];
             for a in &m.attachments {
                 if let AttachmentSource::Base64(data) = &a.source {
-                    parts.push(json!({"inlineData": {"mimeType": a.media_type, "data": data}}));
+                    let inline = Json::object([
+                        ("mimeType", Json::from(&a.media_type)),
+                        ("data", data.into()),
+                    ]);
+                    parts.push(Json::object([("inlineData", inline)]));
                 }
             }
-            json!({"role": gemini_role(m.role), "parts": parts})
+            Json::object([
+                ("role", gemini_role(m.role).into()),
+                ("parts", Json::Array(parts)),
+            ])
         })
         .collect();
+    let function_response = |name: &'a String, key: &'a str, text: &'a String| {
+        let response = Json::object([(key, text.into())]);
+        let call = Json::object([("name", name.into()), ("response", response)]);
+        said("user", Json::object([("functionResponse", call)]))
+    };
     for turn in turns {
         contents.push(match turn {
-            Turn::AssistantText(text) => json!({"role": "model", "parts": [{"text": text}]}),
+            Turn::AssistantText(answer) => said("model", text(answer.into())),
             Turn::AssistantToolCall { name, input, .. } => {
-                let call = object([
-                    ("name", Value::from(name.as_str())),
-                    ("args", input_object(input)),
-                ]);
-                let part = object([("functionCall", call)]);
-                object([
-                    ("role", Value::from("model")),
-                    ("parts", Value::Array(vec![part])),
-                ])
+                let call =
+                    Json::object([("name", name.into()), ("args", input_object(input).into())]);
+                said("model", Json::object([("functionCall", call)]))
             }
-            Turn::UserText(text) => json!({"role": "user", "parts": [{"text": text}]}),
-            Turn::ToolError { name, text, .. } => json!({"role": "user", "parts": [
-                {"functionResponse": {"name": name, "response": {"error": text}}}
-            ]}),
-            Turn::ToolResult { name, text, .. } => json!({"role": "user", "parts": [
-                {"functionResponse": {"name": name, "response": {"content": text}}}
-            ]}),
+            Turn::UserText(correction) => said("user", text(correction.into())),
+            Turn::ToolError { name, text, .. } => function_response(name, "error", text),
+            Turn::ToolResult { name, text, .. } => function_response(name, "content", text),
         });
     }
-    let mut body = object([("contents", Value::Array(contents))]);
+    let mut body = Json::object([("contents", Json::Array(contents))]);
     if let Some(system) = system {
-        merge(
-            &mut body,
-            &json!({"systemInstruction": {"parts": [{"text": system}]}}),
-        );
+        let parts = Json::Array(vec![text(system.into())]);
+        body.push("systemInstruction", Json::object([("parts", parts)]));
     }
     if let Some(n) = request.max_tokens {
-        merge(
-            &mut body,
-            &json!({"generationConfig": {"maxOutputTokens": n}}),
+        body.push(
+            "generationConfig",
+            Json::object([("maxOutputTokens", n.into())]),
         );
     }
     body

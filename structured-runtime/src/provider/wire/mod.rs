@@ -48,6 +48,7 @@ pub use chat::{Attachment, AttachmentSource, ChatMessage, ChatRequest, Role, Too
 #[cfg(feature = "http")]
 pub(crate) use envelope::shorten;
 pub use json::merge;
+use json::Json;
 pub use stream::{read_stream, StreamDecoder, MAX_STREAM_BYTES};
 pub use types::{
     CodecError, Expect, Outcome, Prices, ProviderResponse, StructuredCandidate, ToolCall, Usage,
@@ -433,20 +434,21 @@ pub(crate) fn body_with(
     fragment_body: &Value,
     turns: &[Turn],
 ) -> Value {
-    let mut body = base_body(kind, model, request, fragment_system, turns);
+    let mut body = base_body(kind, model, request, fragment_system, turns).into_value();
     merge(&mut body, fragment_body);
     merge(&mut body, &request.extra);
     body
 }
 
-/// The body without the fragment's fields and the caller's extra fields.
-fn base_body(
+/// The body without the fragment's fields and the caller's extra fields, as it is written:
+/// borrowed from the request.
+fn base_body<'a>(
     kind: ProviderKind,
-    model: &str,
-    request: &ChatRequest,
+    model: &'a str,
+    request: &'a ChatRequest,
     fragment_system: Option<&str>,
-    turns: &[Turn],
-) -> Value {
+    turns: &'a [Turn],
+) -> Json<'a> {
     let system = match (&request.system, fragment_system) {
         (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
         (a, b) => a.clone().or_else(|| b.map(str::to_owned)),
@@ -460,10 +462,12 @@ fn base_body(
     }
 }
 
-/// The body [`build_body`] builds, written as JSON text: the fragment's members are spliced in as
-/// the text kept with them, so a large schema is not copied for every request. Where the
-/// fragment's fields meet the body's or the caller's own (a `generationConfig` with the token
-/// limit, a `provider` object), the body is merged as a value instead; the JSON is the same.
+/// The body [`build_body`] builds, written as JSON text: the request's own parts written from
+/// where the request holds them (not copied into a `Value` first), and the fragment's members
+/// spliced in as the text kept with them, so a large schema is not copied for every request.
+/// Where the fragment's fields meet the body's or the caller's own (a `generationConfig` with
+/// the token limit, a `provider` object), the body is merged as a value instead; the JSON is
+/// the same.
 pub(crate) fn body_text(
     kind: ProviderKind,
     model: &str,
@@ -474,8 +478,11 @@ pub(crate) fn body_text(
 ) -> String {
     let mut body = base_body(kind, model, request, fragment_system, turns);
     let extra = request.extra.as_object();
-    let meets = |k: &str| body.get(k).is_some() || extra.is_some_and(|e| e.contains_key(k));
-    if fragment.members.iter().any(|(k, _)| meets(k)) {
+    let meets = |body: &mut Json<'_>, k: &str| {
+        body.member_mut(k).is_some() || extra.is_some_and(|e| e.contains_key(k))
+    };
+    if fragment.members.iter().any(|(k, _)| meets(&mut body, k)) {
+        let mut body = body.into_value();
         merge(&mut body, &fragment.value);
         merge(&mut body, &request.extra);
         return json_text(&body, 0);
@@ -483,40 +490,42 @@ pub(crate) fn body_text(
     // The caller's fields that meet the body's merge into it; the rest follow the fragment's.
     let mut after = Vec::new();
     for (k, v) in extra.into_iter().flatten() {
-        match body.get_mut(k) {
-            Some(existing) => merge(existing, v),
+        match body.member_mut(k) {
+            Some(existing) => {
+                let mut merged = std::mem::replace(existing, Json::Null).into_value();
+                merge(&mut merged, v);
+                *existing = Json::Value(merged);
+            }
             None => after.push((k, v)),
         }
     }
     // Written straight into one buffer sized for the fragment's members (serde_json's writer,
     // not `Display`'s formatter).
-    let spliced: usize = fragment
-        .members
-        .iter()
-        .map(|(k, v)| k.len() + v.len() + 4)
-        .sum();
+    let spliced: usize = fragment.members.iter().map(|(_, m)| m.len() + 1).sum();
     let mut text = json_text(&body, spliced);
     if text.pop() != Some('}') {
         // Not an object (never, for the bodies above): merged as a value.
+        let mut body = body.into_value();
         merge(&mut body, &fragment.value);
         merge(&mut body, &request.extra);
         return json_text(&body, 0);
     }
     let mut first = text.len() == 1;
-    let mut member = |text: &mut String, key: &str, value: &str| {
+    let mut next = |text: &mut String| {
         if !first {
             text.push(',');
         }
         first = false;
-        text.push_str(&json_text(key, 0));
-        text.push(':');
-        text.push_str(value);
     };
-    for (k, v) in &fragment.members {
-        member(&mut text, k, v);
+    for (_, member) in &fragment.members {
+        next(&mut text);
+        text.push_str(member);
     }
     for (k, v) in after {
-        member(&mut text, k, &json_text(v, 0));
+        next(&mut text);
+        text.push_str(&json_text(k, 0));
+        text.push(':');
+        text.push_str(&json_text(v, 0));
     }
     text.push('}');
     text

@@ -2,11 +2,11 @@
 //! (the API has no tool choice: nothing forces one), OpenAI-shaped messages with tool arguments
 //! as objects, `options.num_predict`, one unstreamed message.
 
-use serde_json::{json, Map, Value};
+use serde_json::{json, Value};
 
 use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
-use super::json::{object, put};
+use super::json::{object, put, Json};
 use super::openai_chat::messages;
 use super::sse::{data, problem, Event};
 use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
@@ -25,23 +25,24 @@ pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value
     json!({"tools": [{"type": "function", "function": function}]})
 }
 
-pub(super) fn body(
-    model: &str,
-    request: &ChatRequest,
+pub(super) fn body<'a>(
+    model: &'a str,
+    request: &'a ChatRequest,
     system: Option<String>,
-    turns: &[Turn],
-) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), Value::from(model));
-    body.insert(
-        "messages".into(),
-        Value::Array(messages(request, system, turns, true)),
-    );
-    body.insert("stream".into(), Value::Bool(false));
+    turns: &'a [Turn],
+) -> Json<'a> {
+    let mut body = Json::object([
+        ("model", model.into()),
+        (
+            "messages",
+            Json::Array(messages(request, system, turns, true)),
+        ),
+        ("stream", false.into()),
+    ]);
     if let Some(n) = request.max_tokens {
-        body.insert("options".into(), json!({"num_predict": n}));
+        body.push("options", Json::object([("num_predict", n.into())]));
     }
-    Value::Object(body)
+    body
 }
 
 pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, CodecError> {

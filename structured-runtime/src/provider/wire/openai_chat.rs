@@ -10,7 +10,7 @@ use serde_json::{json, Map, Value};
 
 use super::chat::{AttachmentSource, ChatRequest, Role, Turn};
 use super::envelope::{decide, Reader, Signals};
-use super::json::{merge, object, put};
+use super::json::{merge, object, put, Json};
 use super::sse::{data, problem, Event};
 use super::types::{CodecError, Expect, ProviderResponse, ToolCall, Usage, WireApi};
 use crate::provider::capabilities::ProviderKind;
@@ -86,73 +86,81 @@ pub(super) fn role(role: Role) -> &'static str {
 
 /// The `messages` list: system, the caller's messages, then the re-ask turns. Tool-call
 /// arguments go back as a string (OpenAI) or as an object (`arguments_as_object`, Ollama).
-pub(super) fn messages(
-    request: &ChatRequest,
+pub(super) fn messages<'a>(
+    request: &'a ChatRequest,
     system: Option<String>,
-    turns: &[Turn],
+    turns: &'a [Turn],
     arguments_as_object: bool,
-) -> Vec<Value> {
+) -> Vec<Json<'a>> {
     let mut messages = Vec::with_capacity(request.messages.len() + turns.len() + 1);
     if let Some(system) = system {
-        messages.push(message("system", Value::String(system)));
+        messages.push(message("system", Json::Text(system)));
     }
     for m in &request.messages {
         if m.attachments.is_empty() {
-            messages.push(message(role(m.role), Value::from(m.text.as_str())));
+            messages.push(message(role(m.role), Json::from(&m.text)));
         } else if arguments_as_object {
             // Ollama: the text, and the images beside it as base64.
-            let images: Vec<Value> = m
+            let images = m
                 .attachments
                 .iter()
                 .filter_map(|a| match &a.source {
-                    AttachmentSource::Base64(data) => Some(Value::from(data.as_str())),
+                    AttachmentSource::Base64(data) => Some(Json::from(data)),
                     AttachmentSource::Url(_) => None,
                 })
                 .collect();
-            let mut msg = message(role(m.role), Value::from(m.text.as_str()));
-            if let Value::Object(map) = &mut msg {
-                map.insert("images".into(), Value::Array(images));
-            }
+            let mut msg = message(role(m.role), Json::from(&m.text));
+            msg.push("images", Json::Array(images));
             messages.push(msg);
         } else {
-            let mut parts = vec![json!({"type": "text", "text": m.text})];
+            let mut parts = vec![Json::object([
+                ("type", "text".into()),
+                ("text", Json::from(&m.text)),
+            ])];
             for a in &m.attachments {
                 parts.push(if a.is_pdf() {
-                    json!({"type": "file", "file": {"filename": "document.pdf", "file_data": a.url()}})
+                    let file = Json::object([
+                        ("filename", "document.pdf".into()),
+                        ("file_data", a.url().into()),
+                    ]);
+                    Json::object([("type", "file".into()), ("file", file)])
                 } else {
-                    json!({"type": "image_url", "image_url": {"url": a.url()}})
+                    let url = Json::object([("url", a.url().into())]);
+                    Json::object([("type", "image_url".into()), ("image_url", url)])
                 });
             }
-            messages.push(message(role(m.role), Value::Array(parts)));
+            messages.push(message(role(m.role), Json::Array(parts)));
         }
     }
     for turn in turns {
         messages.push(match turn {
-            Turn::AssistantText(text) => message("assistant", Value::from(text.as_str())),
+            Turn::AssistantText(text) => message("assistant", Json::from(text)),
             Turn::AssistantToolCall { id, name, input } => {
                 let arguments = if arguments_as_object {
-                    super::json::input_object(input)
+                    Json::Value(super::json::input_object(input))
                 } else {
-                    Value::String(input.to_text().into_owned())
+                    input.to_text().into()
                 };
-                let function = object([
-                    ("name", Value::from(name.as_str())),
-                    ("arguments", arguments),
-                ]);
-                let call = object([
-                    ("id", id.as_deref().map_or(Value::Null, Value::from)),
-                    ("type", Value::from("function")),
+                let function = Json::object([("name", name.into()), ("arguments", arguments)]);
+                let call = Json::object([
+                    ("id", Json::or_null(id.as_deref())),
+                    ("type", "function".into()),
                     ("function", function),
                 ]);
-                object([
-                    ("role", Value::from("assistant")),
-                    ("content", Value::Null),
-                    ("tool_calls", Value::Array(vec![call])),
+                Json::object([
+                    ("role", "assistant".into()),
+                    ("content", Json::Null),
+                    ("tool_calls", Json::Array(vec![call])),
                 ])
             }
-            Turn::UserText(text) => message("user", Value::from(text.as_str())),
+            Turn::UserText(text) => message("user", Json::from(text)),
             Turn::ToolError { id, name, text } | Turn::ToolResult { id, name, text } => {
-                json!({"role": "tool", "tool_call_id": id, "name": name, "content": text})
+                Json::object([
+                    ("role", "tool".into()),
+                    ("tool_call_id", Json::or_null(id.as_deref())),
+                    ("name", name.into()),
+                    ("content", text.into()),
+                ])
             }
         });
     }
@@ -160,26 +168,27 @@ pub(super) fn messages(
 }
 
 /// One `{"role": .., "content": ..}` message.
-fn message(role: &str, content: Value) -> Value {
-    object([("role", Value::from(role)), ("content", content)])
+fn message<'a>(role: &'a str, content: Json<'a>) -> Json<'a> {
+    Json::object([("role", role.into()), ("content", content)])
 }
 
-pub(super) fn body(
-    model: &str,
-    request: &ChatRequest,
+pub(super) fn body<'a>(
+    model: &'a str,
+    request: &'a ChatRequest,
     system: Option<String>,
-    turns: &[Turn],
-) -> Value {
-    let mut body = Map::new();
-    body.insert("model".into(), Value::from(model));
-    body.insert(
-        "messages".into(),
-        Value::Array(messages(request, system, turns, false)),
-    );
+    turns: &'a [Turn],
+) -> Json<'a> {
+    let mut body = Json::object([
+        ("model", model.into()),
+        (
+            "messages",
+            Json::Array(messages(request, system, turns, false)),
+        ),
+    ]);
     if let Some(n) = request.max_tokens {
-        body.insert("max_tokens".into(), Value::from(n));
+        body.push("max_tokens", n.into());
     }
-    Value::Object(body)
+    body
 }
 
 pub(super) fn read(r: &Reader<'_>, expect: &Expect) -> Result<ProviderResponse, CodecError> {

@@ -5,7 +5,7 @@ use serde_json::{json, Value};
 
 use super::chat::{ChatRequest, Turn};
 use super::envelope::{decide, Reader, Signals};
-use super::json::{merge, object, put};
+use super::json::{object, put, Json};
 use super::openai_chat::role;
 use super::sse::{data, problem, Event};
 use super::types::{CodecError, Expect, ProviderResponse, ToolCall, WireApi};
@@ -50,51 +50,68 @@ pub(super) fn tool_fragment(
     ])
 }
 
-pub(super) fn body(
-    model: &str,
-    request: &ChatRequest,
+pub(super) fn body<'a>(
+    model: &'a str,
+    request: &'a ChatRequest,
     system: Option<String>,
-    turns: &[Turn],
-) -> Value {
-    let mut input: Vec<Value> = request
+    turns: &'a [Turn],
+) -> Json<'a> {
+    let mut input: Vec<Json<'a>> = request
         .messages
         .iter()
         .map(|m| {
+            let role = ("role", Json::Str(role(m.role)));
             if m.attachments.is_empty() {
-                return json!({"role": role(m.role), "content": m.text});
+                return Json::object([role, ("content", Json::from(&m.text))]);
             }
-            let mut parts = vec![json!({"type": "input_text", "text": m.text})];
+            let mut parts = vec![Json::object([
+                ("type", "input_text".into()),
+                ("text", Json::from(&m.text)),
+            ])];
             for a in &m.attachments {
                 parts.push(if a.is_pdf() {
-                    json!({"type": "input_file", "filename": "document.pdf", "file_data": a.url()})
+                    Json::object([
+                        ("type", "input_file".into()),
+                        ("filename", "document.pdf".into()),
+                        ("file_data", a.url().into()),
+                    ])
                 } else {
-                    json!({"type": "input_image", "image_url": a.url()})
+                    Json::object([
+                        ("type", "input_image".into()),
+                        ("image_url", a.url().into()),
+                    ])
                 });
             }
-            json!({"role": role(m.role), "content": parts})
+            Json::object([role, ("content", Json::Array(parts))])
         })
         .collect();
     for turn in turns {
         input.push(match turn {
-            Turn::AssistantText(text) => json!({"role": "assistant", "content": text}),
-            Turn::AssistantToolCall { id, name, input } => {
-                json!({"type": "function_call", "call_id": id, "name": name, "arguments": input.to_text()})
+            Turn::AssistantText(text) => {
+                Json::object([("role", "assistant".into()), ("content", text.into())])
             }
-            Turn::UserText(text) => json!({"role": "user", "content": text}),
-            Turn::ToolError { id, text, .. } | Turn::ToolResult { id, text, .. } => {
-                json!({"type": "function_call_output", "call_id": id, "output": text})
+            Turn::AssistantToolCall { id, name, input } => Json::object([
+                ("type", "function_call".into()),
+                ("call_id", Json::or_null(id.as_deref())),
+                ("name", name.into()),
+                ("arguments", input.to_text().into()),
+            ]),
+            Turn::UserText(text) => {
+                Json::object([("role", "user".into()), ("content", text.into())])
             }
+            Turn::ToolError { id, text, .. } | Turn::ToolResult { id, text, .. } => Json::object([
+                ("type", "function_call_output".into()),
+                ("call_id", Json::or_null(id.as_deref())),
+                ("output", text.into()),
+            ]),
         });
     }
-    let mut body = object([
-        ("model", Value::from(model)),
-        ("input", Value::Array(input)),
-    ]);
+    let mut body = Json::object([("model", model.into()), ("input", Json::Array(input))]);
     if let Some(system) = system {
-        merge(&mut body, &json!({"instructions": system}));
+        body.push("instructions", system.into());
     }
     if let Some(n) = request.max_tokens {
-        merge(&mut body, &json!({"max_output_tokens": n}));
+        body.push("max_output_tokens", n.into());
     }
     body
 }
