@@ -33,6 +33,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
@@ -298,16 +299,26 @@ fn folded_print(item: &Value) -> u32 {
 /// (with `null`), for that check.
 struct Named<'s> {
     prints: Fingerprints,
-    /// The names `required` lists, sorted.
-    required: Vec<&'s str>,
+    /// The names `required` lists, sorted ([`required_sorted`]: shared by every object read at
+    /// one node).
+    required: Arc<[&'s str]>,
+}
+
+/// The names `required` lists at `node`, sorted.
+fn required_sorted<'s>(node: Option<Node<'s>>) -> Arc<[&'s str]> {
+    let mut required: Vec<&str> = node
+        .map(|n| n.target().required().collect())
+        .unwrap_or_default();
+    required.sort_unstable();
+    required.into()
 }
 
 impl<'s> Named<'s> {
     fn of(node: Option<Node<'s>>) -> Named<'s> {
-        let mut required: Vec<&str> = node
-            .map(|n| n.target().required().collect())
-            .unwrap_or_default();
-        required.sort_unstable();
+        Named::with(required_sorted(node))
+    }
+
+    fn with(required: Arc<[&'s str]>) -> Named<'s> {
         Named {
             prints: Fingerprints::default(),
             required,
@@ -632,6 +643,9 @@ pub struct StreamReader<'s> {
     /// What each schema node met so far says about a value read at it, worked out once per node
     /// (by its address in the schema this reader borrows).
     facts: HashMap<usize, Facts, BuildHasherDefault<AddressHasher>>,
+    /// What the own check of a container at a schema node reads ([`Reads`]), worked out once
+    /// per node, for a reader that keeps no value (one that keeps it never asks).
+    own_reads: HashMap<usize, Reads<'s>, BuildHasherDefault<AddressHasher>>,
     /// Without the value so far: the longest text held whole ([`StreamReader::max_whole`]), and
     /// how many values and keys the open containers whose checks read their members hold (at
     /// most as many as that text may: [`values_within`]).
@@ -705,6 +719,31 @@ impl Facts {
     }
 }
 
+/// What the own check of a container at a schema node reads, which decides what a reader
+/// keeping no value keeps of it.
+#[derive(Clone)]
+struct Reads<'s> {
+    /// Its members' values ([`reads_members`]).
+    members: bool,
+    /// All its members' names ([`reads_names`]).
+    names: bool,
+    /// A list's items, for `uniqueItems` alone ([`unique_by_prints`]).
+    unique_only: bool,
+    /// The names its `required` lists, sorted.
+    required: Arc<[&'s str]>,
+}
+
+impl<'s> Reads<'s> {
+    fn of(node: Option<Node<'s>>) -> Reads<'s> {
+        Reads {
+            members: reads_members(node),
+            names: reads_names(node),
+            unique_only: unique_by_prints(node),
+            required: required_sorted(node),
+        }
+    }
+}
+
 /// Hashes a schema node's address: one multiplication (the keys are addresses, not input).
 #[derive(Default)]
 struct AddressHasher(u64);
@@ -734,6 +773,18 @@ impl<'s> StreamReader<'s> {
             .facts
             .entry(node.value() as *const Value as usize)
             .or_insert_with(|| Facts::of(node))
+    }
+
+    /// [`Reads`] at `node`; nothing at none.
+    fn reads_at(&mut self, node: Option<Node<'s>>) -> Reads<'s> {
+        match node {
+            Some(at) => self
+                .own_reads
+                .entry(at.value() as *const Value as usize)
+                .or_insert_with(|| Reads::of(node))
+                .clone(),
+            None => Reads::of(None),
+        }
     }
 
     /// A reader for an answer to `schema`.
@@ -769,6 +820,7 @@ impl<'s> StreamReader<'s> {
             violated: HashSet::new(),
             changed: false,
             facts: HashMap::default(),
+            own_reads: HashMap::default(),
             max_whole: MAX_WHOLE,
             held: 0,
             unheld: None,
@@ -1401,29 +1453,35 @@ impl<'s> StreamReader<'s> {
                 // (A frame at a variant has its node's facts.)
                 let variant_keeps = facts.map_or((false, false), |f| f.variant_keeps);
                 let members = Members::of(members_at);
-                let unique = (!kept_above && b == b'[' && !refused && unique_by_prints(judged))
-                    .then(|| Unique {
-                        base: self.read.saturating_sub(1),
-                        items: Vec::new(),
-                        next: 0,
-                        too_long: false,
-                    });
+                // (Asked only of a container not kept whole by the one above it.)
+                let own = (!kept_above).then(|| self.reads_at(judged));
+                let unique = (!kept_above
+                    && b == b'['
+                    && !refused
+                    && own.as_ref().is_some_and(|r| r.unique_only))
+                .then(|| Unique {
+                    base: self.read.saturating_sub(1),
+                    items: Vec::new(),
+                    next: 0,
+                    too_long: false,
+                });
                 let keep = kept_above
                     || (unique.is_none()
                         && !refused
                         && if undecided {
                             variant_keeps.0
                         } else {
-                            reads_members(judged)
+                            own.as_ref().is_some_and(|r| r.members)
                         });
                 let reads_all_names = || {
                     if undecided {
                         variant_keeps.1
                     } else {
-                        reads_names(judged)
+                        own.as_ref().is_some_and(|r| r.names)
                     }
                 };
-                let named = (!keep && b == b'{' && !reads_all_names()).then(|| Named::of(judged));
+                let named = (!keep && b == b'{' && !reads_all_names())
+                    .then(|| own.map_or_else(|| Named::of(judged), |r| Named::with(r.required)));
                 self.frames.push(Frame {
                     path,
                     node,
