@@ -557,8 +557,7 @@ impl Explain {
             self.node(target, value, path);
         }
         // Every schema of an `allOf` judges the value: its violations are all of theirs.
-        for schema in s
-            .get("allOf")
+        for schema in entry(s, "allOf")
             .and_then(Value::as_array)
             .into_iter()
             .flatten()
