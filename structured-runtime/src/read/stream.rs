@@ -44,6 +44,7 @@ use crate::schema::checks::asserts_nothing;
 use crate::schema::node::{entry, JsonType, Node, Types};
 use crate::schema::pointer::edit_at;
 use crate::schema::validate::{preview_list, preview_object, Violation, MAX_VIOLATIONS};
+use crate::schema::validation::ScalarRules;
 use crate::schema::{Pointer, ResponseSchema};
 
 /// Free text is kept from the first chunk in room for this many bytes (it then grows as any
@@ -642,7 +643,7 @@ pub struct StreamReader<'s> {
     changed: bool,
     /// What each schema node met so far says about a value read at it, worked out once per node
     /// (by its address in the schema this reader borrows).
-    facts: HashMap<usize, Facts, BuildHasherDefault<AddressHasher>>,
+    facts: HashMap<usize, Facts<'s>, BuildHasherDefault<AddressHasher>>,
     /// What the own check of a container at a schema node reads ([`Reads`]), worked out once
     /// per node, for a reader that keeps no value (one that keeps it never asks).
     own_reads: HashMap<usize, Reads<'s>, BuildHasherDefault<AddressHasher>>,
@@ -659,12 +660,12 @@ pub struct StreamReader<'s> {
 /// What a schema node says about a value read at it (a scalar, or a container opening), worked
 /// out once.
 #[derive(Clone, Copy)]
-struct Facts {
+struct Facts<'s> {
     /// A string there may be shown before it ends ([`free_text`]).
     free_text: bool,
-    /// The `type` it allows, when `type` is all it asserts (its other keywords annotations):
-    /// a scalar of that type then breaks none of its rules, with no further look.
-    only_type: Option<Types>,
+    /// What a scalar there is held to, when that is its type, an `enum` and a number's bounds
+    /// alone: a scalar that keeps them breaks none of its rules, with no further look.
+    scalar: Option<ScalarRules<'s>>,
     /// Its target has `anyOf`: a branch is chosen by the whole value's check.
     any_of: bool,
     /// Its target's `type`.
@@ -679,14 +680,9 @@ struct Facts {
     variant_keeps: (bool, bool),
 }
 
-impl Facts {
-    fn of(node: Node<'_>) -> Facts {
+impl<'s> Facts<'s> {
+    fn of(node: Node<'s>) -> Facts<'s> {
         let target = node.target();
-        let only_type = target.map().and_then(|keywords| {
-            let asserts_more = keywords.keys().any(|k| k != "type" && !asserts_nothing(k));
-            (!asserts_more && node.map().is_some_and(|own| !own.contains_key("$ref")))
-                .then(|| target.types())
-        });
         let objects = || object_branches(target);
         // (A branch choosing among branches of its own is judged whole.)
         let plain_branches = || {
@@ -709,7 +705,7 @@ impl Facts {
         };
         Facts {
             free_text: free_text(node),
-            only_type,
+            scalar: ScalarRules::of(node),
             any_of: target.any_of().is_some(),
             types: target.types(),
             decides,
@@ -768,7 +764,7 @@ impl Hasher for AddressHasher {
 
 impl<'s> StreamReader<'s> {
     /// What `node` says about a scalar read at it ([`Facts`]), worked out once per node.
-    fn facts(&mut self, node: Node<'s>) -> Facts {
+    fn facts(&mut self, node: Node<'s>) -> Facts<'s> {
         *self
             .facts
             .entry(node.value() as *const Value as usize)
@@ -2107,10 +2103,11 @@ impl<'s> StreamReader<'s> {
     /// The rules `value` breaks at its node, each reported once.
     fn check(&mut self, node: Option<Node<'s>>, value: &Value, path: &Pointer, dropped: usize) {
         let Some(node) = node else { return };
-        // A scalar at a node that asserts nothing but its type: that type is all to check.
+        // A scalar at a node that asserts its type, an `enum` and bounds alone: those are all
+        // to check (a scalar that breaks one is walked below, for its report).
         if !value.is_object() && !value.is_array() {
-            if let Some(types) = self.facts(node).only_type {
-                if types.allows(value) {
+            if let Some(rules) = self.facts(node).scalar {
+                if rules.kept_by(value) {
                     return;
                 }
             }

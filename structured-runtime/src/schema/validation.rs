@@ -14,7 +14,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::checks::asserts_nothing;
-use super::node::{entry, Additional, Node};
+use super::node::{entry, Additional, Node, Types};
 use super::pointer::{Path, Pointer};
 use super::validate::{
     capped, preview_json, preview_str, Rule, Violation, Violations, MAX_VIOLATIONS,
@@ -641,15 +641,7 @@ impl Explain {
         value: &Value,
         path: &Path<'_>,
     ) {
-        let min = entry(s, "minimum").and_then(Value::as_f64);
-        let max = entry(s, "maximum").and_then(Value::as_f64);
-        let xmin = entry(s, "exclusiveMinimum").and_then(Value::as_f64);
-        let xmax = entry(s, "exclusiveMaximum").and_then(Value::as_f64);
-        let bad = min.is_some_and(|m| n < m)
-            || max.is_some_and(|m| n > m)
-            || xmin.is_some_and(|m| n <= m)
-            || xmax.is_some_and(|m| n >= m);
-        if bad {
+        if Bounds::of(s).break_by(n) {
             let mut parts = Vec::new();
             if let Some(m) = entry(s, "minimum") {
                 parts.push(format!(">= {m}"));
@@ -1034,6 +1026,80 @@ fn as_count(v: &Value) -> Option<u64> {
     })
 }
 
+/// A number's bounds at a node (`minimum`, `maximum` and their exclusive forms).
+#[derive(Clone, Copy)]
+struct Bounds {
+    min: Option<f64>,
+    max: Option<f64>,
+    xmin: Option<f64>,
+    xmax: Option<f64>,
+}
+
+impl Bounds {
+    fn of(s: &serde_json::Map<String, Value>) -> Bounds {
+        let bound = |k: &str| entry(s, k).and_then(Value::as_f64);
+        Bounds {
+            min: bound("minimum"),
+            max: bound("maximum"),
+            xmin: bound("exclusiveMinimum"),
+            xmax: bound("exclusiveMaximum"),
+        }
+    }
+
+    /// Whether `n` is out of them.
+    fn break_by(self, n: f64) -> bool {
+        self.min.is_some_and(|m| n < m)
+            || self.max.is_some_and(|m| n > m)
+            || self.xmin.is_some_and(|m| n <= m)
+            || self.xmax.is_some_and(|m| n >= m)
+    }
+}
+
+/// What a scalar is held to at a node whose rules are its `type`, an `enum` and a number's
+/// bounds alone (every other keyword an annotation, no reference of its own): worked out once
+/// per node, so a scalar that keeps them passes without [`explain`]'s walk, which finds
+/// nothing there; one that breaks them is walked as before, for its report. A node asserting
+/// anything else has none.
+#[derive(Clone, Copy)]
+pub(crate) struct ScalarRules<'s> {
+    types: Types,
+    allowed: Option<&'s [Value]>,
+    bounds: Bounds,
+}
+
+impl<'s> ScalarRules<'s> {
+    pub(crate) fn of(node: Node<'s>) -> Option<ScalarRules<'s>> {
+        if node.map().is_none_or(|own| own.contains_key("$ref")) {
+            return None;
+        }
+        let target = node.target();
+        let keywords = target.map()?;
+        let simple = keywords.keys().all(|k| {
+            matches!(
+                k.as_str(),
+                "type" | "enum" | "minimum" | "maximum" | "exclusiveMinimum" | "exclusiveMaximum"
+            ) || asserts_nothing(k)
+        });
+        simple.then(|| ScalarRules {
+            types: target.types(),
+            allowed: target.enum_values(),
+            bounds: Bounds::of(keywords),
+        })
+    }
+
+    /// Whether `value` (a scalar) keeps every rule: [`explain`] at the node finds nothing.
+    pub(crate) fn kept_by(&self, value: &Value) -> bool {
+        self.types.allows(value)
+            && self
+                .allowed
+                .is_none_or(|allowed| allowed.iter().any(|a| json_eq(a, value)))
+            && match value {
+                Value::Number(n) => !self.bounds.break_by(n.as_f64().unwrap_or(f64::NAN)),
+                _ => true,
+            }
+    }
+}
+
 /// JSON equality where `1` equals `1.0`, as JSON Schema compares numbers.
 fn json_eq(a: &Value, b: &Value) -> bool {
     match (a, b) {
@@ -1054,6 +1120,89 @@ fn json_eq(a: &Value, b: &Value) -> bool {
 mod tests {
     use super::*;
     use serde_json::json;
+
+    /// A scalar passed by [`ScalarRules`] is one [`explain`] finds nothing in, and one it does
+    /// not pass is one it finds something in: for every combination of a type, an enum and
+    /// bounds (alone, with an annotation, or as an `allOf` of one), against scalars on and
+    /// around each bound.
+    #[test]
+    fn scalar_rules_pass_what_the_walk_passes() {
+        let types = [
+            None,
+            Some(json!("number")),
+            Some(json!("integer")),
+            Some(json!("string")),
+            Some(json!(["string", "null"])),
+            Some(json!("boolean")),
+        ];
+        let enums = [
+            None,
+            Some(json!(["a", "b"])),
+            Some(json!([1, 2.5, null])),
+            Some(json!([true])),
+        ];
+        let bounds = [
+            json!({}),
+            json!({"minimum": 0}),
+            json!({"maximum": 1}),
+            json!({"exclusiveMinimum": 0}),
+            json!({"exclusiveMaximum": 1.0}),
+            json!({"minimum": 0, "maximum": 1, "description": "a share"}),
+        ];
+        let values = [
+            json!(0),
+            json!(1),
+            json!(0.5),
+            json!(-1),
+            json!(2),
+            json!(1.0),
+            json!(2.5),
+            json!(-0.0),
+            json!(1e308),
+            json!(u64::MAX),
+            json!(i64::MIN),
+            json!("a"),
+            json!("c"),
+            json!(null),
+            json!(true),
+            json!(false),
+        ];
+        let mut checked = 0;
+        for t in &types {
+            for e in &enums {
+                for b in &bounds {
+                    let mut schema = b.clone();
+                    if let Some(t) = t {
+                        schema["type"] = t.clone();
+                    }
+                    if let Some(e) = e {
+                        schema["enum"] = e.clone();
+                    }
+                    for schema in [schema.clone(), json!({"allOf": [schema]})] {
+                        let node = Node::root(&schema);
+                        let rules = ScalarRules::of(node).expect("a type, an enum and bounds");
+                        for v in &values {
+                            let walked = explain(node, v).is_empty();
+                            assert_eq!(rules.kept_by(v), walked, "{schema} {v}");
+                            checked += 1;
+                        }
+                    }
+                }
+            }
+        }
+        assert_eq!(checked, 6 * 4 * 6 * 2 * 16);
+        // Anything else asserted: no rules, the walk judges.
+        for schema in [
+            json!({"type": "string", "pattern": "^a"}),
+            json!({"const": 1}),
+            json!({"$ref": "#/$defs/a", "$defs": {"a": {"type": "integer"}}}),
+            json!({"allOf": [{"type": "integer"}, {"minimum": 0}]}),
+            json!({"anyOf": [{"type": "integer"}, {"type": "null"}]}),
+            json!({"type": "string", "maxLength": 3}),
+        ] {
+            assert!(ScalarRules::of(Node::root(&schema)).is_none(), "{schema}");
+        }
+    }
 
     fn schema() -> Value {
         json!({
