@@ -47,6 +47,11 @@ impl<'a> Json<'a> {
         }
     }
 
+    /// Whether the object has a member `key`.
+    pub(crate) fn has(&self, key: &str) -> bool {
+        matches!(self, Json::Object(members) if members.iter().any(|(k, _)| *k == key))
+    }
+
     /// The object's member `key`.
     pub(crate) fn member_mut(&mut self, key: &str) -> Option<&mut Json<'a>> {
         match self {

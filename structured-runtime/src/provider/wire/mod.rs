@@ -478,10 +478,8 @@ pub(crate) fn body_text(
 ) -> String {
     let mut body = base_body(kind, model, request, fragment_system, turns);
     let extra = request.extra.as_object();
-    let meets = |body: &mut Json<'_>, k: &str| {
-        body.member_mut(k).is_some() || extra.is_some_and(|e| e.contains_key(k))
-    };
-    if fragment.members.iter().any(|(k, _)| meets(&mut body, k)) {
+    let meets = |k: &str| body.has(k) || extra.is_some_and(|e| e.contains_key(k));
+    if fragment.members.iter().any(|(k, _)| meets(k)) {
         let mut body = body.into_value();
         merge(&mut body, &fragment.value);
         merge(&mut body, &request.extra);
