@@ -1527,3 +1527,53 @@ fn values_judged_only_whole_are_held_up_to_the_limit_then_refused() {
         assert_eq!(verdict(within), verdict(whole), "{short}");
     }
 }
+
+/// A run that adds its token limit to a request naming none (the default config does) writes
+/// the caller's conversation into the body once: it does not copy the request first. Measured
+/// with a 2.2 MB message: 4.47 MB at the peak now (the body's text, grown in one buffer); 6.70
+/// MB when the run held a copy of the request.
+#[test]
+fn a_run_does_not_copy_the_conversation_it_sends() {
+    use std::future::Future;
+    use structured_runtime::provider::capabilities::ProviderKind;
+    use structured_runtime::provider::wire::ChatRequest;
+    use structured_runtime::run::{run_value, Provider, RunConfig, TransportError};
+
+    struct Echo;
+    impl Provider for Echo {
+        fn kind(&self) -> ProviderKind {
+            ProviderKind::OpenAiChat
+        }
+        fn model(&self) -> &str {
+            "gpt-4o"
+        }
+        fn send(&self, body: &str) -> impl Future<Output = Result<String, TransportError>> + Send {
+            let reply = json!({"choices": [{"message": {"content": "{\"n\": 1}"},
+                "finish_reason": "stop"}], "bytes": body.len()})
+            .to_string();
+            async move { Ok(reply) }
+        }
+    }
+
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let schema = ResponseSchema::new(
+        "count",
+        json!({"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"],
+            "additionalProperties": false}),
+    )
+    .unwrap();
+    let message = "count the vaults ".repeat(2 << 20 >> 4);
+    let request = ChatRequest::user(message.clone());
+    let config = RunConfig::default();
+    assert!(request.max_tokens.is_none() && config.max_tokens.is_some());
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .unwrap();
+    let (peak, _, out) = cost(|| runtime.block_on(run_value(&Echo, &schema, &request, &config)));
+    assert_eq!(out.unwrap().value, json!({"n": 1}));
+    assert!(
+        peak < message.len() * 5 / 2,
+        "{peak} bytes at the peak for a {} byte message",
+        message.len()
+    );
+}

@@ -108,7 +108,7 @@ async fn run_loop<G: Target, P: Provider>(
             run.model,
             run.ledger.attempts.len() + 1,
             run.mode,
-            run.request.max_tokens,
+            run.sent.max_tokens,
         );
         let recorded = attempt_span.clone();
         let next = match sink.as_deref_mut() {

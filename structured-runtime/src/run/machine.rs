@@ -18,8 +18,8 @@ use crate::provider::capabilities::{resolve_mode, ProviderKind};
 use crate::provider::dialect::Reshape;
 use crate::provider::wire::{
     add_caller_tools, body_text, body_with, fragment_body, read_response, schema_refusal,
-    sent_target, ChatRequest, CodecError, Expect, Outcome, ProviderResponse, StructuredCandidate,
-    Turn, Usage, WireApi,
+    sent_target, ChatRequest, CodecError, Expect, Outcome, ProviderResponse, Sent,
+    StructuredCandidate, Turn, Usage, WireApi,
 };
 use crate::read::coerce::{coerce, coerce_choosing, CoercePolicy};
 use crate::read::mode::StructuredOutputMode;
@@ -46,44 +46,34 @@ fn asks_thinking(extra: &Value) -> bool {
 }
 
 /// The caller's request with what the run adds: its `max_tokens` when the request names none,
-/// and, for Anthropic with extended thinking on, the `thinking` field (a budget below the limit).
-fn completed<'r>(
-    request: &'r ChatRequest,
-    config: &RunConfig,
-    kind: ProviderKind,
-) -> std::borrow::Cow<'r, ChatRequest> {
-    let limit = request
-        .max_tokens
-        .is_none()
-        .then_some(config.max_tokens)
-        .flatten();
-    let thinking = config.extended_thinking
-        && kind == ProviderKind::Anthropic
-        && request.extra.get("thinking").is_none();
-    if limit.is_none() && !thinking && config.sampling.is_none() {
-        return std::borrow::Cow::Borrowed(request);
+/// the configured sampling under the caller's own fields, and, for Anthropic with extended
+/// thinking on, the `thinking` field (a budget below the limit). The conversation is borrowed,
+/// never copied.
+fn completed<'r>(request: &'r ChatRequest, config: &RunConfig, kind: ProviderKind) -> Sent<'r> {
+    let mut sent = Sent::as_asked(request);
+    if request.max_tokens.is_none() {
+        sent.max_tokens = config.max_tokens;
     }
-    let mut owned = request.clone();
     if let Some(sampling) = &config.sampling {
         // The caller's own fields win over the configured sampling.
         let mut extra = sampling.clone();
-        crate::provider::wire::merge(&mut extra, &owned.extra);
-        owned.extra = extra;
+        crate::provider::wire::merge(&mut extra, &request.extra);
+        sent.extra = std::borrow::Cow::Owned(extra);
     }
-    if limit.is_some() {
-        owned.max_tokens = limit;
-    }
+    let thinking = config.extended_thinking
+        && kind == ProviderKind::Anthropic
+        && request.extra.get("thinking").is_none();
     if thinking {
-        let max = owned.max_tokens.unwrap_or(4096).max(THINKING_BUDGET + 1024);
-        owned.max_tokens = Some(max);
-        if let Value::Object(extra) = &mut owned.extra {
+        let max = sent.max_tokens.unwrap_or(4096).max(THINKING_BUDGET + 1024);
+        sent.max_tokens = Some(max);
+        if let Value::Object(extra) = sent.extra.to_mut() {
             extra.insert(
                 "thinking".into(),
                 serde_json::json!({"type": "enabled", "budget_tokens": THINKING_BUDGET}),
             );
         }
     }
-    std::borrow::Cow::Owned(owned)
+    sent
 }
 
 /// What the run does after an attempt.
@@ -103,8 +93,8 @@ pub(super) struct Run<'r, G: Target> {
     pub(super) goal: G,
     pub(super) schema: &'r ResponseSchema,
     pub(super) config: &'r RunConfig,
-    /// The caller's request, with the run's `max_tokens` when it names none.
-    pub(super) request: std::borrow::Cow<'r, ChatRequest>,
+    /// The caller's request, with the run's `max_tokens` when it names none ([`completed`]).
+    pub(super) sent: Sent<'r>,
     pub(super) kind: ProviderKind,
     pub(super) model: &'r str,
     pub(super) mode: StructuredOutputMode,
@@ -309,7 +299,7 @@ impl<'r, G: Target> Run<'r, G> {
             goal,
             schema,
             config,
-            request: completed(request, config, provider.kind()),
+            sent: completed(request, config, provider.kind()),
             kind: provider.kind(),
             model: provider.model(),
             mode,
@@ -342,7 +332,7 @@ impl<'r, G: Target> Run<'r, G> {
             return body_text(
                 self.kind,
                 self.model,
-                &self.request,
+                &self.sent,
                 self.system,
                 &self.fragment,
                 &self.turns,
@@ -352,7 +342,7 @@ impl<'r, G: Target> Run<'r, G> {
         let mut body = body_with(
             self.kind,
             self.model,
-            &self.request,
+            &self.sent,
             self.system,
             &self.fragment.value,
             &self.turns,

@@ -41,6 +41,7 @@ const DEFAULT_MAX_TOKENS: u32 = 1024;
 pub(super) fn body<'a>(
     model: &'a str,
     request: &'a ChatRequest,
+    max_tokens: Option<u32>,
     system: Option<String>,
     turns: &'a [Turn],
 ) -> Json<'a> {
@@ -120,7 +121,7 @@ pub(super) fn body<'a>(
     let mut body = Json::object([
         (
             "max_tokens",
-            request.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).into(),
+            max_tokens.unwrap_or(DEFAULT_MAX_TOKENS).into(),
         ),
         ("messages", Json::Array(messages)),
         ("model", model.into()),

@@ -52,6 +52,7 @@ pub(super) fn tool_fragment(
 
 pub(super) fn body<'a>(
     request: &'a ChatRequest,
+    max_tokens: Option<u32>,
     system: Option<String>,
     turns: &'a [Turn],
 ) -> Json<'a> {
@@ -103,7 +104,7 @@ pub(super) fn body<'a>(
         let parts = Json::Array(vec![text(system.into())]);
         body.push("systemInstruction", Json::object([("parts", parts)]));
     }
-    if let Some(n) = request.max_tokens {
+    if let Some(n) = max_tokens {
         body.push(
             "generationConfig",
             Json::object([("maxOutputTokens", n.into())]),

@@ -418,25 +418,46 @@ pub fn build_body(
     body_with(
         kind,
         model,
-        request,
+        &Sent::as_asked(request),
         fragment.system.as_deref(),
         &fragment.body,
         turns,
     )
 }
 
+/// What a request is written from: the caller's request, borrowed, with the token limit and
+/// extra fields sent with it (the caller's own, or what a run sets over them), so a run that
+/// adds a limit does not copy the conversation to say so.
+#[derive(Debug, Clone)]
+pub(crate) struct Sent<'a> {
+    pub(crate) request: &'a ChatRequest,
+    pub(crate) max_tokens: Option<u32>,
+    pub(crate) extra: std::borrow::Cow<'a, Value>,
+}
+
+impl<'a> Sent<'a> {
+    /// The request as the caller wrote it.
+    pub(crate) fn as_asked(request: &'a ChatRequest) -> Sent<'a> {
+        Sent {
+            request,
+            max_tokens: request.max_tokens,
+            extra: std::borrow::Cow::Borrowed(&request.extra),
+        }
+    }
+}
+
 /// [`build_body`] from the fragment's parts.
 pub(crate) fn body_with(
     kind: ProviderKind,
     model: &str,
-    request: &ChatRequest,
+    sent: &Sent<'_>,
     fragment_system: Option<&str>,
     fragment_body: &Value,
     turns: &[Turn],
 ) -> Value {
-    let mut body = base_body(kind, model, request, fragment_system, turns).into_value();
+    let mut body = base_body(kind, model, sent, fragment_system, turns).into_value();
     merge(&mut body, fragment_body);
-    merge(&mut body, &request.extra);
+    merge(&mut body, &sent.extra);
     body
 }
 
@@ -445,20 +466,21 @@ pub(crate) fn body_with(
 fn base_body<'a>(
     kind: ProviderKind,
     model: &'a str,
-    request: &'a ChatRequest,
+    sent: &Sent<'a>,
     fragment_system: Option<&str>,
     turns: &'a [Turn],
 ) -> Json<'a> {
+    let (request, limit) = (sent.request, sent.max_tokens);
     let system = match (&request.system, fragment_system) {
         (Some(a), Some(b)) => Some(format!("{a}\n\n{b}")),
         (a, b) => a.clone().or_else(|| b.map(str::to_owned)),
     };
     match kind.wire_api() {
-        WireApi::OpenAiChat => openai_chat::body(model, request, system, turns),
-        WireApi::OllamaChat => ollama::body(model, request, system, turns),
-        WireApi::OpenAiResponses => openai_responses::body(model, request, system, turns),
-        WireApi::Anthropic => anthropic::body(model, request, system, turns),
-        WireApi::Gemini => gemini::body(request, system, turns),
+        WireApi::OpenAiChat => openai_chat::body(model, request, limit, system, turns),
+        WireApi::OllamaChat => ollama::body(model, request, limit, system, turns),
+        WireApi::OpenAiResponses => openai_responses::body(model, request, limit, system, turns),
+        WireApi::Anthropic => anthropic::body(model, request, limit, system, turns),
+        WireApi::Gemini => gemini::body(request, limit, system, turns),
     }
 }
 
@@ -471,18 +493,18 @@ fn base_body<'a>(
 pub(crate) fn body_text(
     kind: ProviderKind,
     model: &str,
-    request: &ChatRequest,
+    sent: &Sent<'_>,
     fragment_system: Option<&str>,
     fragment: &Fragment,
     turns: &[Turn],
 ) -> String {
-    let mut body = base_body(kind, model, request, fragment_system, turns);
-    let extra = request.extra.as_object();
+    let mut body = base_body(kind, model, sent, fragment_system, turns);
+    let extra = sent.extra.as_object();
     let meets = |k: &str| body.has(k) || extra.is_some_and(|e| e.contains_key(k));
     if fragment.members.iter().any(|(k, _)| meets(k)) {
         let mut body = body.into_value();
         merge(&mut body, &fragment.value);
-        merge(&mut body, &request.extra);
+        merge(&mut body, &sent.extra);
         return json_text(&body, 0);
     }
     // The caller's fields that meet the body's merge into it; the rest follow the fragment's.
@@ -505,7 +527,7 @@ pub(crate) fn body_text(
         // Not an object (never, for the bodies above): merged as a value.
         let mut body = body.into_value();
         merge(&mut body, &fragment.value);
-        merge(&mut body, &request.extra);
+        merge(&mut body, &sent.extra);
         return json_text(&body, 0);
     }
     let mut first = text.len() == 1;
@@ -605,7 +627,7 @@ mod tests {
                     let text = body_text(
                         kind,
                         model,
-                        &request,
+                        &Sent::as_asked(&request),
                         fragment.system.as_deref(),
                         &cached,
                         &turns,

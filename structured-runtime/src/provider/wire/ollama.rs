@@ -28,6 +28,7 @@ pub(super) fn tool_fragment(name: &str, description: Option<&str>, schema: Value
 pub(super) fn body<'a>(
     model: &'a str,
     request: &'a ChatRequest,
+    max_tokens: Option<u32>,
     system: Option<String>,
     turns: &'a [Turn],
 ) -> Json<'a> {
@@ -39,7 +40,7 @@ pub(super) fn body<'a>(
         ),
         ("stream", false.into()),
     ]);
-    if let Some(n) = request.max_tokens {
+    if let Some(n) = max_tokens {
         body.push("options", Json::object([("num_predict", n.into())]));
     }
     body

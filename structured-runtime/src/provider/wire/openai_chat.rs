@@ -175,6 +175,7 @@ fn message<'a>(role: &'a str, content: Json<'a>) -> Json<'a> {
 pub(super) fn body<'a>(
     model: &'a str,
     request: &'a ChatRequest,
+    max_tokens: Option<u32>,
     system: Option<String>,
     turns: &'a [Turn],
 ) -> Json<'a> {
@@ -185,7 +186,7 @@ pub(super) fn body<'a>(
             Json::Array(messages(request, system, turns, false)),
         ),
     ]);
-    if let Some(n) = request.max_tokens {
+    if let Some(n) = max_tokens {
         body.push("max_tokens", n.into());
     }
     body

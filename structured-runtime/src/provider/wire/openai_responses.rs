@@ -53,6 +53,7 @@ pub(super) fn tool_fragment(
 pub(super) fn body<'a>(
     model: &'a str,
     request: &'a ChatRequest,
+    max_tokens: Option<u32>,
     system: Option<String>,
     turns: &'a [Turn],
 ) -> Json<'a> {
@@ -110,7 +111,7 @@ pub(super) fn body<'a>(
     if let Some(system) = system {
         body.push("instructions", system.into());
     }
-    if let Some(n) = request.max_tokens {
+    if let Some(n) = max_tokens {
         body.push("max_output_tokens", n.into());
     }
     body
