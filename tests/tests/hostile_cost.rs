@@ -1529,14 +1529,16 @@ fn values_judged_only_whole_are_held_up_to_the_limit_then_refused() {
 }
 
 /// A run that adds its token limit to a request naming none (the default config does) writes
-/// the caller's conversation into the body once: it does not copy the request first. Measured
-/// with a 2.2 MB message: 4.47 MB at the peak now (the body's text, grown in one buffer); 6.70
-/// MB when the run held a copy of the request.
+/// the caller's conversation into the body once: it copies neither the request nor an
+/// attachment's data (written as a data URL where it lies). Measured with a 2.2 MB message:
+/// 4.47 MB at the peak now (the body's text, grown in one buffer), 6.70 MB when the run held a
+/// copy of the request; with a 2.2 MB image, 4.46 MB now, 6.69 MB when its data URL was built
+/// first.
 #[test]
 fn a_run_does_not_copy_the_conversation_it_sends() {
     use std::future::Future;
     use structured_runtime::provider::capabilities::ProviderKind;
-    use structured_runtime::provider::wire::ChatRequest;
+    use structured_runtime::provider::wire::{Attachment, ChatMessage, ChatRequest};
     use structured_runtime::run::{run_value, Provider, RunConfig, TransportError};
 
     struct Echo;
@@ -1562,18 +1564,31 @@ fn a_run_does_not_copy_the_conversation_it_sends() {
             "additionalProperties": false}),
     )
     .unwrap();
-    let message = "count the vaults ".repeat(2 << 20 >> 4);
-    let request = ChatRequest::user(message.clone());
+    let text = "count the vaults ".repeat(2 << 20 >> 4);
+    let image = "iVBORw0KGgoAAAAN".repeat(text.len() / 16);
+    let requests = [
+        ("message", ChatRequest::user(text.clone())),
+        (
+            "image",
+            ChatRequest {
+                messages: vec![ChatMessage::user("Count the vaults in this picture.")
+                    .with(Attachment::image_base64("image/png", image.clone()))],
+                ..ChatRequest::user("")
+            },
+        ),
+    ];
     let config = RunConfig::default();
-    assert!(request.max_tokens.is_none() && config.max_tokens.is_some());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .build()
         .unwrap();
-    let (peak, _, out) = cost(|| runtime.block_on(run_value(&Echo, &schema, &request, &config)));
-    assert_eq!(out.unwrap().value, json!({"n": 1}));
-    assert!(
-        peak < message.len() * 5 / 2,
-        "{peak} bytes at the peak for a {} byte message",
-        message.len()
-    );
+    for (what, request) in &requests {
+        assert!(request.max_tokens.is_none() && config.max_tokens.is_some());
+        let (peak, _, out) = cost(|| runtime.block_on(run_value(&Echo, &schema, request, &config)));
+        assert_eq!(out.unwrap().value, json!({"n": 1}));
+        assert!(
+            peak < text.len() * 5 / 2,
+            "{peak} bytes at the peak for a {} byte {what}",
+            text.len()
+        );
+    }
 }

@@ -105,14 +105,6 @@ impl Attachment {
         self.media_type == "application/pdf"
     }
 
-    /// A `data:` URL of base64 bytes, or the URL itself.
-    pub(crate) fn url(&self) -> String {
-        match &self.source {
-            AttachmentSource::Base64(data) => format!("data:{};base64,{data}", self.media_type),
-            AttachmentSource::Url(url) => url.clone(),
-        }
-    }
-
     /// Why `kind` cannot take this attachment, if it cannot.
     pub(crate) fn refused_by(&self, kind: ProviderKind) -> Option<String> {
         let url = matches!(self.source, AttachmentSource::Url(_));

@@ -5,6 +5,7 @@ use serde::ser::{SerializeMap, SerializeSeq};
 use serde::{Serialize, Serializer};
 use serde_json::{json, Map, Value};
 
+use super::chat::{Attachment, AttachmentSource};
 use crate::read::Answer;
 
 /// A request body as it is written: the caller's texts borrowed from the request, members in
@@ -23,6 +24,12 @@ pub(crate) enum Json<'a> {
     Text(String),
     /// A value made for the body (a tool call's input as an object, a merged member).
     Value(Value),
+    /// An attachment's base64 data as a data URL (`data:{media_type};base64,{data}`), written
+    /// from the request's data where it lies, not copied into a URL first.
+    DataUrl {
+        media_type: &'a str,
+        data: &'a str,
+    },
     Array(Vec<Json<'a>>),
     /// Members in the order written, each key once.
     Object(Vec<(&'a str, Json<'a>)>),
@@ -69,6 +76,9 @@ impl<'a> Json<'a> {
             Json::Str(s) => Value::from(s),
             Json::Text(s) => Value::String(s),
             Json::Value(v) => v,
+            Json::DataUrl { media_type, data } => {
+                Value::String(format!("data:{media_type};base64,{data}"))
+            }
             Json::Array(items) => Value::Array(items.into_iter().map(Json::into_value).collect()),
             Json::Object(members) => Value::Object(
                 members
@@ -76,6 +86,19 @@ impl<'a> Json<'a> {
                     .map(|(k, v)| (k.to_owned(), v.into_value()))
                     .collect::<Map<String, Value>>(),
             ),
+        }
+    }
+}
+
+impl<'a> Json<'a> {
+    /// Where an attachment is: its URL, or its data as a data URL.
+    pub(crate) fn attachment_url(attachment: &'a Attachment) -> Json<'a> {
+        match &attachment.source {
+            AttachmentSource::Base64(data) => Json::DataUrl {
+                media_type: &attachment.media_type,
+                data,
+            },
+            AttachmentSource::Url(url) => Json::Str(url),
         }
     }
 }
@@ -134,6 +157,9 @@ impl Serialize for Json<'_> {
             Json::Str(s) => serializer.serialize_str(s),
             Json::Text(s) => serializer.serialize_str(s),
             Json::Value(v) => v.serialize(serializer),
+            Json::DataUrl { media_type, data } => {
+                serializer.collect_str(&format_args!("data:{media_type};base64,{data}"))
+            }
             Json::Array(items) => {
                 let mut seq = serializer.serialize_seq(Some(items.len()))?;
                 for item in items {

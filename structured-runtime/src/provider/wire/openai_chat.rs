@@ -121,11 +121,11 @@ pub(super) fn messages<'a>(
                 parts.push(if a.is_pdf() {
                     let file = Json::object([
                         ("filename", "document.pdf".into()),
-                        ("file_data", a.url().into()),
+                        ("file_data", Json::attachment_url(a)),
                     ]);
                     Json::object([("type", "file".into()), ("file", file)])
                 } else {
-                    let url = Json::object([("url", a.url().into())]);
+                    let url = Json::object([("url", Json::attachment_url(a))]);
                     Json::object([("type", "image_url".into()), ("image_url", url)])
                 });
             }

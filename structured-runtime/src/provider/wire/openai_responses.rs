@@ -74,12 +74,12 @@ pub(super) fn body<'a>(
                     Json::object([
                         ("type", "input_file".into()),
                         ("filename", "document.pdf".into()),
-                        ("file_data", a.url().into()),
+                        ("file_data", Json::attachment_url(a)),
                     ])
                 } else {
                     Json::object([
                         ("type", "input_image".into()),
-                        ("image_url", a.url().into()),
+                        ("image_url", Json::attachment_url(a)),
                     ])
                 });
             }
