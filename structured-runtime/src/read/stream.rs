@@ -300,7 +300,7 @@ fn folded_print(item: &Value) -> u32 {
 /// (with `null`), for that check.
 struct Named<'s> {
     prints: Fingerprints,
-    /// The names `required` lists, sorted ([`required_sorted`]: shared by every object read at
+    /// The names `required` lists, sorted ([`Reads::required`]: shared by every object read at
     /// one node).
     required: Arc<[&'s str]>,
 }
@@ -315,10 +315,6 @@ fn required_sorted<'s>(node: Option<Node<'s>>) -> Arc<[&'s str]> {
 }
 
 impl<'s> Named<'s> {
-    fn of(node: Option<Node<'s>>) -> Named<'s> {
-        Named::with(required_sorted(node))
-    }
-
     fn with(required: Arc<[&'s str]>) -> Named<'s> {
         Named {
             prints: Fingerprints::default(),
@@ -1469,15 +1465,15 @@ impl<'s> StreamReader<'s> {
                         } else {
                             own.as_ref().is_some_and(|r| r.members)
                         });
-                let reads_all_names = || {
-                    if undecided {
-                        variant_keeps.1
-                    } else {
-                        own.as_ref().is_some_and(|r| r.names)
-                    }
+                let all_names = if undecided {
+                    variant_keeps.1
+                } else {
+                    own.as_ref().is_some_and(|r| r.names)
                 };
-                let named = (!keep && b == b'{' && !reads_all_names())
-                    .then(|| own.map_or_else(|| Named::of(judged), |r| Named::with(r.required)));
+                // (A container not kept has its own reads: `own` is there.)
+                let named = own
+                    .filter(|_| !keep && b == b'{' && !all_names)
+                    .map(|r| Named::with(r.required));
                 self.frames.push(Frame {
                     path,
                     node,
@@ -1734,7 +1730,10 @@ impl<'s> StreamReader<'s> {
             match &mut frame.body {
                 // Its names, and those to come, as fingerprints only.
                 Body::Object(map, _) => {
-                    let mut named = frame.named.take().unwrap_or_else(|| Named::of(None));
+                    let mut named = frame
+                        .named
+                        .take()
+                        .unwrap_or_else(|| Named::with(Arc::default()));
                     for key in map.keys() {
                         named.prints.insert(fingerprint(key));
                     }
@@ -1776,6 +1775,7 @@ impl<'s> StreamReader<'s> {
     /// they are read at its nodes; the members read before are judged by them now, each read
     /// again from its text, and only what the branch's own check reads of them is kept.
     fn choose(&mut self, branch: Node<'s>) {
+        let own = self.reads_at(Some(branch));
         let Some(frame) = self.frames.last_mut() else {
             return;
         };
@@ -1785,7 +1785,7 @@ impl<'s> StreamReader<'s> {
         variant.chosen = Some(branch);
         let before = std::mem::take(&mut variant.before);
         let base = variant.base;
-        let keep = !frame.unheld && (variant.kept_above || reads_members(Some(branch)));
+        let keep = !frame.unheld && (variant.kept_above || own.members);
         let members = Members::of(Some(branch));
         frame.members = members;
         frame.keep = keep;
@@ -1793,7 +1793,7 @@ impl<'s> StreamReader<'s> {
         // The members' names were kept as fingerprints only (their values by nothing).
         let was_named = frame.named.is_some();
         // Names the branch's check reads: those `required` lists (or all of them).
-        let mut named = (!keep && !reads_names(Some(branch))).then(|| Named::of(Some(branch)));
+        let mut named = (!keep && !own.names).then(|| Named::with(own.required));
         // (What it held is let go: only names stay.)
         let freed = if keep {
             0

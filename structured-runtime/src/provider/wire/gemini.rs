@@ -57,7 +57,7 @@ pub(super) fn body<'a>(
     turns: &'a [Turn],
 ) -> Json<'a> {
     let gemini_role = |r: Role| if r == Role::User { "user" } else { "model" };
-    let text = |text: Json<'a>| Json::object([("text", text)]);
+    let text_part = |text: Json<'a>| Json::object([("text", text)]);
     let said = |role: &'a str, part: Json<'a>| {
         Json::object([("role", role.into()), ("parts", Json::Array(vec![part]))])
     };
@@ -65,7 +65,7 @@ pub(super) fn body<'a>(
         .messages
         .iter()
         .map(|m| {
-            let mut parts = vec![text(Json::from(&m.text))];
+            let mut parts = vec![text_part(Json::from(&m.text))];
             for a in &m.attachments {
                 if let AttachmentSource::Base64(data) = &a.source {
                     let inline = Json::object([
@@ -88,20 +88,20 @@ pub(super) fn body<'a>(
     };
     for turn in turns {
         contents.push(match turn {
-            Turn::AssistantText(answer) => said("model", text(answer.into())),
+            Turn::AssistantText(answer) => said("model", text_part(answer.into())),
             Turn::AssistantToolCall { name, input, .. } => {
                 let call =
                     Json::object([("name", name.into()), ("args", input_object(input).into())]);
                 said("model", Json::object([("functionCall", call)]))
             }
-            Turn::UserText(correction) => said("user", text(correction.into())),
+            Turn::UserText(correction) => said("user", text_part(correction.into())),
             Turn::ToolError { name, text, .. } => function_response(name, "error", text),
             Turn::ToolResult { name, text, .. } => function_response(name, "content", text),
         });
     }
     let mut body = Json::object([("contents", Json::Array(contents))]);
     if let Some(system) = system {
-        let parts = Json::Array(vec![text(system.into())]);
+        let parts = Json::Array(vec![text_part(system.into())]);
         body.push("systemInstruction", Json::object([("parts", parts)]));
     }
     if let Some(n) = max_tokens {

@@ -88,9 +88,7 @@ impl<'a> Json<'a> {
             ),
         }
     }
-}
 
-impl<'a> Json<'a> {
     /// Where an attachment is: its URL, or its data as a data URL.
     pub(crate) fn attachment_url(attachment: &'a Attachment) -> Json<'a> {
         match &attachment.source {
