@@ -15,7 +15,9 @@ use crate::read::markdown::{route, Route};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::number::all_plain;
 use crate::read::output::StructuredOutput;
-use crate::read::repair::{inexact_number, repair, used_part, Repair, RepairError, Repaired};
+use crate::read::repair::{
+    inexact_number, repair, repair_common, repair_then, used_part, Repair, RepairError, Repaired,
+};
 use crate::read::reshape::Reshape;
 use crate::read::select;
 use crate::read::strict_de;
@@ -848,6 +850,13 @@ impl<T: StructuredOutput> Target for Typed<T> {
     fn object_root(&self) -> bool {
         self.object_root
     }
+    fn judge<'c, 'a>(
+        &self,
+        candidate: &'c Candidate<'a>,
+        options: &ParseOptions,
+    ) -> Verdict<'c, 'a, T> {
+        judge_common(self, candidate, options)
+    }
     fn exact(&self, json: &str) -> Option<T> {
         // A derived struct is read from an object only, and an object's first token is a
         // double-quoted key or its end: anything else fails there, so the parser is not
@@ -1532,12 +1541,50 @@ pub(crate) fn repaired_as_allowed<'t, V>(
     }
 }
 
+/// A candidate that is JSON but for single quotes and trailing commas ([`repair_common`]) read
+/// from its repaired text as the target reads exact JSON, when repair is allowed and the value
+/// is valid as repaired: no `Value` built. Any other candidate is judged by [`judge_value`]
+/// (with the common pass's answer, not worked out again), which reads it to the same value with
+/// the same repairs, and fits what does not fit.
+pub(crate) fn judge_common<'c, 'a, G: Target>(
+    target: &G,
+    candidate: &'c Candidate<'a>,
+    options: &ParseOptions,
+) -> Verdict<'c, 'a, G::Out> {
+    let common = if options.repair {
+        repair_common(candidate.text)
+    } else {
+        None
+    };
+    if let Some(out) = common.as_ref().and_then(|c| target.exact(&c.value)) {
+        let attempt = Attempt {
+            candidate,
+            repairs: common.map(|c| c.repairs).unwrap_or_default(),
+            truncated: false,
+            recoveries: Vec::new(),
+            partial: None,
+        };
+        return valid(attempt, out);
+    }
+    judge_repaired(target, candidate, options, |text| repair_then(text, common))
+}
+
 /// One candidate read whole into a `Value`, fitted and judged by `target`: what every target
 /// but one does ([`Target::judge`]).
 pub(crate) fn judge_value<'c, 'a, G: Target>(
     target: &G,
     candidate: &'c Candidate<'a>,
     options: &ParseOptions,
+) -> Verdict<'c, 'a, G::Out> {
+    judge_repaired(target, candidate, options, repair)
+}
+
+/// [`judge_value`], the candidate's text read into a `Value` by `repair`.
+fn judge_repaired<'c, 'a, G: Target>(
+    target: &G,
+    candidate: &'c Candidate<'a>,
+    options: &ParseOptions,
+    repair: impl FnOnce(&'a str) -> Result<Repaired, RepairError>,
 ) -> Verdict<'c, 'a, G::Out> {
     let Repaired {
         value,
