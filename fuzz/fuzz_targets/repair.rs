@@ -2,7 +2,9 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use structured_runtime::read::repair::{repair, repair_json, repair_text, repair_text_json};
+use structured_runtime::read::repair::{
+    repair, repair_common, repair_json, repair_text, repair_text_json,
+};
 
 fuzz_target!(|data: &[u8]| {
     let Ok(text) = std::str::from_utf8(data) else {
@@ -23,6 +25,14 @@ fuzz_target!(|data: &[u8]| {
             (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string()),
             (a, b) => panic!("{text:?}: {a:?} / {b:?}"),
         }
+    }
+    // The one-pass mend reads a text only as the tolerant parser reads it.
+    if let Some(mended) = repair_common(text) {
+        let full = repair(text).expect("a text the one-pass mend reads is repaired");
+        assert_eq!(mended.repairs, full.repairs, "{text:?}");
+        assert!(!full.truncated);
+        let read = serde_json::from_str::<serde_json::Value>(&mended.value);
+        assert_eq!(read.ok().as_ref(), Some(&full.value), "{text:?}");
     }
     for result in [repair(text), repair_text(text)] {
         if let Ok(fixed) = result {

@@ -31,9 +31,26 @@ const PLAIN_NUMBER: usize = 15;
 /// for the next member stops at 64 bytes).
 const MAX_KEY_AFTER_STRING: usize = 64;
 
-/// The JSON text of `text` with its single quotes and trailing commas repaired, and those
-/// repairs; `None` where the text needs anything else, or nothing (see the module's docs).
-pub(crate) fn repair_common(text: &str) -> Option<Repaired<String>> {
+/// The JSON text of `text` with its single quotes and trailing commas mended, and those
+/// repairs, in one pass; `None` where the text needs anything else, or nothing. Where it reads a
+/// text, [`repair`](super::repair) reads it to the same value with the same repairs: this is
+/// the cheap way to it for the mistakes models make most, and `parse_response` tries it first
+/// for a derived type. The text is mended where it lies (a quote for a quote, a space for a
+/// trailing comma), so it is not compact.
+///
+/// ```
+/// use structured_runtime::read::repair::{repair, repair_common, RepairKind};
+///
+/// let text = "{'name': 'Ada', 'langs': ['en', 'fr',]}";
+/// let mended = repair_common(text).unwrap();
+/// assert_eq!(mended.value, r#"{"name": "Ada", "langs": ["en", "fr" ]}"#);
+/// assert_eq!(mended.repairs, repair(text).unwrap().repairs);
+/// assert!(mended.repairs.iter().any(|r| r.kind == RepairKind::TrailingComma));
+///
+/// // Anything else is the tolerant parser's: here, a word without quotes.
+/// assert!(repair_common("{name: 'Ada'}").is_none());
+/// ```
+pub fn repair_common(text: &str) -> Option<Repaired<String>> {
     let mut pass = Pass {
         text,
         bytes: text.as_bytes(),

@@ -26,7 +26,7 @@ mod parser;
 mod report;
 mod string;
 
-pub(crate) use common::repair_common;
+pub use common::repair_common;
 pub(crate) use parser::is_literal_word;
 pub use report::{Repair, RepairError, RepairKind, Repaired, MAX_DEPTH, MAX_FOUND};
 pub(crate) use string::{hex4, surrogate_pair};
