@@ -211,3 +211,22 @@ fn a_member_a_pattern_names_is_fitted_by_its_pattern_never_dropped_as_unknown() 
     .unwrap();
     assert_eq!(read.value, json!({"k1": 5, "on": true}));
 }
+
+/// A key `serde_json` gives a meaning of its own when it builds a `Value` (with its `raw_value`
+/// feature, which this workspace turns on): an object whose first key is
+/// `$serde_json::private::RawValue` would be read as the JSON its string holds. The answer as
+/// written is an object with that key, and is read so.
+#[test]
+fn a_key_serde_json_reads_as_raw_json_is_read_as_a_key() {
+    const MAGIC: &str = "$serde_json::private::RawValue";
+    let written: serde_json::Value = json!({ MAGIC: "[1, 2]" });
+    let open = schema(json!({}));
+    for text in [
+        format!(r#"{{"{MAGIC}": "[1, 2]"}}"#),
+        format!(r#"{{'{MAGIC}': '[1, 2]',}}"#),
+        format!(r#"Here: {{"{MAGIC}": "[1, 2]"}}"#),
+    ] {
+        let read = parse_value(&text, &open, &ParseOptions::default()).unwrap();
+        assert_eq!(read.value, written, "{text}");
+    }
+}

@@ -287,3 +287,37 @@ fn the_answers_in_the_streams_give_partial_values_that_only_grow() {
         }
     }
 }
+
+/// A streamed tool call's input is the object written, whatever its keys: `serde_json`'s own
+/// `Value` reading (its `raw_value` feature on) would read an object whose first key is
+/// `$serde_json::private::RawValue` as the JSON its string holds.
+#[test]
+fn a_tool_input_keyed_as_serde_json_raw_value_is_read_as_written() {
+    let body = fixture("anthropic_stream_tool_use.sse");
+    let written = r#"{\"$serde_json::private::RawValue\": \"[1, 2]\"}"#;
+    let mut lines = Vec::new();
+    let mut put = false;
+    for line in body.lines() {
+        if line.contains("\"partial_json\":\"") && !line.contains("\"partial_json\":\"\"") {
+            if !put {
+                lines.push(format!(
+                    r#"data: {{"type":"content_block_delta","index":1,"delta":{{"type":"input_json_delta","partial_json":"{written}"}}}}"#
+                ));
+                put = true;
+            }
+            continue;
+        }
+        lines.push(line.to_owned());
+    }
+    assert!(put);
+    let body = lines.join("\n") + "\n";
+    let read = read_stream(WireApi::Anthropic, &Expect::tool("get_weather"), &body).unwrap();
+    let Outcome::Candidate(candidate) = &read.outcome else {
+        panic!("{:?}", read.outcome);
+    };
+    let expected = json!({"$serde_json::private::RawValue": "[1, 2]"});
+    match &candidate.answer {
+        Answer::Json(value) => assert_eq!(value, &expected),
+        Answer::Text(text) => panic!("read as text: {text}"),
+    }
+}

@@ -33,6 +33,24 @@ pub(crate) struct StrictDeError {
     pub error: serde_json::Error,
 }
 
+impl fmt::Display for StrictDeError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self.path.is_root() {
+            true => write!(f, "{}", self.error),
+            false => write!(f, "at {}: {}", self.path, self.error),
+        }
+    }
+}
+
+/// A `Value` from JSON a provider sent (a body, an event, a batch's line, a tool call's input),
+/// read by [`value_from_str`]: a key given twice is refused, and every key is a key.
+/// (`serde_json`'s own `Value` reading, with the `raw_value` feature this workspace turns on,
+/// reads an object whose first key is `$serde_json::private::RawValue` as the JSON its string
+/// holds: a value other than the one written.)
+pub(crate) fn json_value(json: &str) -> Result<serde_json::Value, StrictDeError> {
+    value_from_str(json).map(|(value, _)| value)
+}
+
 /// Deserializes `T` from `json` as strictly as its schema.
 #[cfg(test)]
 pub(crate) fn from_str<T: DeserializeOwned>(json: &str) -> Result<T, StrictDeError> {

@@ -354,8 +354,8 @@ impl Assembler {
                     && !partial.is_empty()
                 {
                     // Complete input is an object; input cut by `max_tokens` stays the raw text.
-                    let input =
-                        serde_json::from_str::<Value>(&partial).unwrap_or(Value::String(partial));
+                    let input = crate::read::strict_de::json_value(&partial)
+                        .unwrap_or(Value::String(partial));
                     if let Value::Object(b) = &mut block {
                         b.insert("input".into(), input);
                     }

@@ -9,6 +9,7 @@ use serde_json::{json, Value};
 use super::batch::{read_page, unread, BatchResult, BatchState, BatchStatus};
 use super::types::CodecError;
 use super::WireApi;
+use crate::read::strict_de::json_value;
 
 /// Requests one batch takes at most.
 pub const MAX_BATCH_REQUESTS: usize = 100_000;
@@ -23,7 +24,7 @@ fn not_read(message: impl Into<String>) -> CodecError {
 /// One request: `body` (a Messages API body, JSON) under `custom_id`. `None` when `body` is
 /// not JSON.
 pub fn request_line(custom_id: &str, body: &str) -> Option<String> {
-    let params: Value = serde_json::from_str(body).ok()?;
+    let params: Value = json_value(body).ok()?;
     Some(json!({"custom_id": custom_id, "params": params}).to_string())
 }
 
@@ -43,7 +44,7 @@ pub fn create_body(lines: &str) -> String {
 
 /// A batch (`POST /v1/messages/batches`, `GET /v1/messages/batches/{id}`).
 pub fn read_batch(body: &str) -> Result<BatchState, CodecError> {
-    let value: Value = serde_json::from_str(body).map_err(|e| not_read(e.to_string()))?;
+    let value: Value = json_value(body).map_err(|e| not_read(e.to_string()))?;
     batch_of(&value)
 }
 
@@ -94,7 +95,7 @@ fn status_of(kind: &str) -> u16 {
 
 /// One result line: its `custom_id` and what became of the request.
 pub fn read_result_line(line: &str) -> Result<(String, BatchResult), CodecError> {
-    let value: Value = serde_json::from_str(line).map_err(|e| not_read(e.to_string()))?;
+    let value: Value = json_value(line).map_err(|e| not_read(e.to_string()))?;
     let custom_id = value
         .get("custom_id")
         .and_then(Value::as_str)

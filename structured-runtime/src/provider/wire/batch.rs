@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::types::CodecError;
 use super::WireApi;
+use crate::read::strict_de::json_value;
 
 /// Where a batch is, in terms every API maps to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -141,7 +142,7 @@ pub(crate) fn read_page(
     body: &str,
     batch_of: fn(&Value) -> Result<BatchState, CodecError>,
 ) -> Result<(Vec<BatchState>, Option<String>), CodecError> {
-    let value: Value = serde_json::from_str(body).map_err(|e| unread(api, e.to_string()))?;
+    let value: Value = json_value(body).map_err(|e| unread(api, e.to_string()))?;
     let batches = value
         .get("data")
         .and_then(Value::as_array)

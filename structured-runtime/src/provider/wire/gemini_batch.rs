@@ -13,6 +13,7 @@ use super::batch::{
 };
 use super::types::CodecError;
 use super::WireApi;
+use crate::read::strict_de::json_value;
 
 /// Requests one batch takes at most (this reader's bound: the API bounds a batch by its
 /// file's size).
@@ -34,7 +35,7 @@ fn not_read(message: impl Into<String>) -> CodecError {
 /// One line of a request file: `body` (a `generateContent` body, JSON) under `key`. `None`
 /// when `body` is not JSON.
 pub fn request_line(key: &str, body: &str) -> Option<String> {
-    let request: Value = serde_json::from_str(body).ok()?;
+    let request: Value = json_value(body).ok()?;
     Some(json!({"key": key, "request": request}).to_string())
 }
 
@@ -59,7 +60,7 @@ pub fn create_body(input: BatchInput<'_>, tag: &BatchTag) -> Option<String> {
         BatchInput::Inline(lines) => {
             let mut requests = Vec::new();
             for line in lines.lines().filter(|l| !l.trim().is_empty()) {
-                let mut line: Value = serde_json::from_str(line).ok()?;
+                let mut line: Value = json_value(line).ok()?;
                 let key = line.get("key")?.clone();
                 let request = line.get_mut("request")?.take();
                 requests.push(json!({"request": request, "metadata": {"key": key}}));
@@ -75,7 +76,7 @@ pub fn create_body(input: BatchInput<'_>, tag: &BatchTag) -> Option<String> {
 
 /// The file's name (`files/…`) from an upload's answer (`{"file": {"name": …}}`).
 pub fn read_file_name(body: &str) -> Result<String, CodecError> {
-    let value: Value = serde_json::from_str(body).map_err(|e| not_read(e.to_string()))?;
+    let value: Value = json_value(body).map_err(|e| not_read(e.to_string()))?;
     value
         .get("file")
         .unwrap_or(&value)
@@ -88,7 +89,7 @@ pub fn read_file_name(body: &str) -> Result<String, CodecError> {
 /// A batch: the operation `batchGenerateContent` and `GET batches/…` answer with (its
 /// `metadata` the batch, its `response` or `error` once `done`), or the batch itself.
 pub fn read_batch(body: &str) -> Result<BatchState, CodecError> {
-    let value: Value = serde_json::from_str(body).map_err(|e| not_read(e.to_string()))?;
+    let value: Value = json_value(body).map_err(|e| not_read(e.to_string()))?;
     batch_of(&value)
 }
 
@@ -181,7 +182,7 @@ fn batch_of(value: &Value) -> Result<BatchState, CodecError> {
 /// A page of batches (`GET batches`): the batches, and the page token to list after when
 /// there are more.
 pub fn read_batch_list(body: &str) -> Result<(Vec<BatchState>, Option<String>), CodecError> {
-    let value: Value = serde_json::from_str(body).map_err(|e| not_read(e.to_string()))?;
+    let value: Value = json_value(body).map_err(|e| not_read(e.to_string()))?;
     let batches = match value.get("operations").or_else(|| value.get("batches")) {
         Some(Value::Array(items)) => items.iter().map(batch_of).collect::<Result<Vec<_>, _>>()?,
         // An empty page may leave the list out.
@@ -198,7 +199,7 @@ pub fn read_batch_list(body: &str) -> Result<(Vec<BatchState>, Option<String>), 
 
 /// One result line: its key and what became of the request.
 pub fn read_result_line(line: &str) -> Result<(String, BatchResult), CodecError> {
-    let value: Value = serde_json::from_str(line).map_err(|e| not_read(e.to_string()))?;
+    let value: Value = json_value(line).map_err(|e| not_read(e.to_string()))?;
     let key = value
         .get("key")
         .and_then(Value::as_str)

@@ -224,7 +224,7 @@ pub(super) fn input_object(input: &Answer) -> Value {
     match input {
         Answer::Json(v @ Value::Object(_)) => v.clone(),
         Answer::Json(_) => json!({}),
-        Answer::Text(text) => match serde_json::from_str::<Value>(text) {
+        Answer::Text(text) => match crate::read::strict_de::json_value(text) {
             Ok(v @ Value::Object(_)) => v,
             _ => json!({}),
         },

@@ -80,10 +80,7 @@ pub fn read_response(
     }
     let not_json = |message: String| CodecError::NotJson { api, message };
     let (value, floats) =
-        crate::read::strict_de::value_from_str(body).map_err(|e| match e.path.is_root() {
-            true => not_json(e.error.to_string()),
-            false => not_json(format!("at {}: {}", e.path, e.error)),
-        })?;
+        crate::read::strict_de::value_from_str(body).map_err(|e| not_json(e.to_string()))?;
     if floats {
         if let Some(number) = crate::read::repair::inexact_number(body) {
             return Err(not_json(number.to_string()));

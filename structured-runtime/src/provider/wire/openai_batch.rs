@@ -8,6 +8,7 @@ use serde_json::{json, Value};
 use super::batch::{read_page, unread, BatchResult, BatchState, BatchStatus, BatchTag};
 use super::types::CodecError;
 use super::WireApi;
+use crate::read::strict_de::json_value;
 
 /// Requests one batch takes at most.
 pub const MAX_BATCH_REQUESTS: usize = 50_000;
@@ -18,7 +19,7 @@ pub const MAX_BATCH_BYTES: usize = 200 * 1024 * 1024;
 /// One line of a request file: `body` (a request body, JSON) under `custom_id`, posted to
 /// `endpoint`. `None` when `body` is not JSON.
 pub fn request_line(custom_id: &str, endpoint: &str, body: &str) -> Option<String> {
-    let body: Value = serde_json::from_str(body).ok()?;
+    let body: Value = json_value(body).ok()?;
     Some(
         json!({"custom_id": custom_id, "method": "POST", "url": endpoint, "body": body})
             .to_string(),
@@ -57,7 +58,7 @@ fn not_read(message: impl Into<String>) -> CodecError {
 
 /// A batch object (`POST /v1/batches`, `GET /v1/batches/{id}`).
 pub fn read_batch(body: &str) -> Result<BatchState, CodecError> {
-    let value: Value = serde_json::from_str(body).map_err(|e| not_read(e.to_string()))?;
+    let value: Value = json_value(body).map_err(|e| not_read(e.to_string()))?;
     batch_of(&value)
 }
 
@@ -106,7 +107,7 @@ pub fn read_batch_list(body: &str) -> Result<(Vec<BatchState>, Option<String>), 
 
 /// An uploaded file's id (`POST /v1/files`).
 pub fn read_file_id(body: &str) -> Result<String, CodecError> {
-    let value: Value = serde_json::from_str(body).map_err(|e| not_read(e.to_string()))?;
+    let value: Value = json_value(body).map_err(|e| not_read(e.to_string()))?;
     value
         .get("id")
         .and_then(Value::as_str)
@@ -116,7 +117,7 @@ pub fn read_file_id(body: &str) -> Result<String, CodecError> {
 
 /// One line of a result file (output or error): its `custom_id` and what became of it.
 pub fn read_result_line(line: &str) -> Result<(String, BatchResult), CodecError> {
-    let value: Value = serde_json::from_str(line).map_err(|e| not_read(e.to_string()))?;
+    let value: Value = json_value(line).map_err(|e| not_read(e.to_string()))?;
     let custom_id = value
         .get("custom_id")
         .and_then(Value::as_str)

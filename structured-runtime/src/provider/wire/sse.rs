@@ -136,7 +136,7 @@ pub(super) fn problem(api: WireApi, problem: impl Into<String>) -> CodecError {
 
 /// An event's data as JSON.
 pub(super) fn data(api: WireApi, event: &Event) -> Result<Value, CodecError> {
-    serde_json::from_str::<Value>(&event.data).map_err(|err| {
+    crate::read::strict_de::json_value(&event.data).map_err(|err| {
         problem(
             api,
             format!("event at line {} is not JSON: {err}", event.line),
