@@ -230,3 +230,15 @@ fn a_key_serde_json_reads_as_raw_json_is_read_as_a_key() {
         assert_eq!(read.value, written, "{text}");
     }
 }
+
+/// `from_json` refuses an object that is a derived type's only under `serde_json`'s special key,
+/// and says why at that key.
+#[test]
+fn a_derived_type_under_serde_json_raw_value_key_is_refused() {
+    use structured_examples::HeartbeatDecision;
+    let inner = r#"{"severity": "low", "action": "observe", "confidence": 0.5, "rationale": "r", "signals": [], "escalate": false}"#;
+    assert!(HeartbeatDecision::from_json(inner).is_ok());
+    let text = serde_json::to_string(&json!({ "$serde_json::private::RawValue": inner })).unwrap();
+    let refused = HeartbeatDecision::from_json(&text).unwrap_err().to_string();
+    assert!(refused.contains("RawValue"), "{refused}");
+}
