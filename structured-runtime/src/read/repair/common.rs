@@ -324,26 +324,10 @@ impl Pass<'_> {
             self.pos += 1;
             self.ws();
             let string = self.value(depth)?;
-            self.ws();
-            match self.peek()? {
-                b'}' => {
-                    self.pos += 1;
-                    break;
-                }
-                b',' => {
-                    let comma = self.pos;
-                    self.pos += 1;
-                    self.ws();
-                    if self.peek() == Some(b'}') {
-                        self.note(RepairKind::TrailingComma, self.pos)?;
-                        self.mend(comma, b' ')?;
-                        self.pos += 1;
-                        break;
-                    }
-                    after_string = string;
-                }
-                _ => return None,
+            if self.next_or_close(b'}')? {
+                break;
             }
+            after_string = string;
         }
         self.keys.truncate(keys_from);
         Some(())
@@ -358,26 +342,37 @@ impl Pass<'_> {
         }
         loop {
             self.value(depth)?;
-            self.ws();
-            match self.peek()? {
-                b']' => {
-                    self.pos += 1;
-                    return Some(());
-                }
-                b',' => {
-                    let comma = self.pos;
-                    self.pos += 1;
-                    self.ws();
-                    if self.peek() == Some(b']') {
-                        self.note(RepairKind::TrailingComma, self.pos)?;
-                        self.mend(comma, b' ')?;
-                        self.pos += 1;
-                        return Some(());
-                    }
-                }
-                _ => return None,
+            if self.next_or_close(b']')? {
+                return Some(());
             }
         }
+    }
+
+    /// After a member or item: its container's `close` (`true`), or a comma and the next one
+    /// (`false`). A comma just before `close` is a trailing comma: noted at `close`, where the
+    /// parser notes it, and written as a space.
+    // On the way of every member and item: inlined where each container reads it.
+    #[inline(always)]
+    fn next_or_close(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        let b = self.peek()?;
+        if b == close {
+            self.pos += 1;
+            return Some(true);
+        }
+        if b != b',' {
+            return None;
+        }
+        let comma = self.pos;
+        self.pos += 1;
+        self.ws();
+        if self.peek() != Some(close) {
+            return Some(false);
+        }
+        self.note(RepairKind::TrailingComma, self.pos)?;
+        self.mend(comma, b' ')?;
+        self.pos += 1;
+        Some(true)
     }
 }
 
