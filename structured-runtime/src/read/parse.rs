@@ -16,7 +16,7 @@ use crate::read::mode::StructuredOutputMode;
 use crate::read::number::all_plain;
 use crate::read::output::StructuredOutput;
 use crate::read::repair::{
-    inexact_number, repair, repair_common, repair_then, used_part, Repair, RepairError, Repaired,
+    inexact_number, repair_common, repair_then, used_part, Repair, RepairError, Repaired,
 };
 use crate::read::reshape::Reshape;
 use crate::read::select;
@@ -813,8 +813,10 @@ pub(crate) trait Target {
     fn reads_prose(&self) -> bool {
         false
     }
-    /// One candidate read, fitted and judged: its JSON repaired into a whole `Value` for every
-    /// target but the one that reads a value in parts (`read::parts`).
+    /// One candidate read, fitted and judged: JSON wrong only in its single quotes and trailing
+    /// commas read from its mended text as exact JSON is ([`judge_common`]: a value `exact`
+    /// takes is one the whole reading takes with no recovery), else its JSON repaired into a
+    /// whole `Value`; for every target but the one that reads a value in parts (`read::parts`).
     fn judge<'c, 'a>(
         &self,
         candidate: &'c Candidate<'a>,
@@ -823,7 +825,7 @@ pub(crate) trait Target {
     where
         Self: Sized,
     {
-        judge_value(self, candidate, options)
+        judge_common(self, candidate, options)
     }
 }
 
@@ -849,13 +851,6 @@ impl<T: StructuredOutput> Target for Typed<T> {
     }
     fn object_root(&self) -> bool {
         self.object_root
-    }
-    fn judge<'c, 'a>(
-        &self,
-        candidate: &'c Candidate<'a>,
-        options: &ParseOptions,
-    ) -> Verdict<'c, 'a, T> {
-        judge_common(self, candidate, options)
     }
     fn exact(&self, json: &str) -> Option<T> {
         // A derived struct is read from an object only, and an object's first token is a
@@ -1541,11 +1536,14 @@ pub(crate) fn repaired_as_allowed<'t, V>(
     }
 }
 
-/// A candidate that is JSON but for single quotes and trailing commas ([`repair_common`]) read
-/// from its repaired text as the target reads exact JSON, when repair is allowed and the value
-/// is valid as repaired: no `Value` built. Any other candidate is judged by [`judge_value`]
-/// (with the common pass's answer, not worked out again), which reads it to the same value with
-/// the same repairs, and fits what does not fit.
+/// One candidate read, fitted and judged by `target` (what [`Target::judge`] does for every
+/// target but the one reading in parts, and what that one does with a candidate it holds whole).
+///
+/// A candidate that is JSON but for single quotes and trailing commas ([`repair_common`]) is read
+/// from its mended text as the target reads exact JSON, when repair is allowed and the value is
+/// valid as mended: no `Value` built. Any other candidate is judged by [`judge_value`] (with the
+/// common pass's answer, not worked out again), which reads it to the same value with the same
+/// repairs, and fits what does not fit.
 pub(crate) fn judge_common<'c, 'a, G: Target>(
     target: &G,
     candidate: &'c Candidate<'a>,
@@ -1566,21 +1564,11 @@ pub(crate) fn judge_common<'c, 'a, G: Target>(
         };
         return valid(attempt, out);
     }
-    judge_repaired(target, candidate, options, |text| repair_then(text, common))
+    judge_value(target, candidate, options, |text| repair_then(text, common))
 }
 
-/// One candidate read whole into a `Value`, fitted and judged by `target`: what every target
-/// but one does ([`Target::judge`]).
-pub(crate) fn judge_value<'c, 'a, G: Target>(
-    target: &G,
-    candidate: &'c Candidate<'a>,
-    options: &ParseOptions,
-) -> Verdict<'c, 'a, G::Out> {
-    judge_repaired(target, candidate, options, repair)
-}
-
-/// [`judge_value`], the candidate's text read into a `Value` by `repair`.
-fn judge_repaired<'c, 'a, G: Target>(
+/// One candidate read whole into a `Value` by `repair`, fitted and judged by `target`.
+fn judge_value<'c, 'a, G: Target>(
     target: &G,
     candidate: &'c Candidate<'a>,
     options: &ParseOptions,

@@ -57,7 +57,7 @@ use crate::read::held::{
 };
 use crate::read::mode::StructuredOutputMode;
 use crate::read::parse::{
-    invalid, judge_value, object_root, parse_value, repaired_as_allowed, valid,
+    invalid, judge_common, object_root, parse_value, repaired_as_allowed, valid,
     value_from_json_text, Attempt, KeptNumbers, ParseError, ParseOptions, Parsed, Target, Unjudged,
     Untyped, Verdict,
 };
@@ -2284,7 +2284,7 @@ impl InParts<'_> {
                 limit: self.max_whole,
             });
         }
-        let (rank, judged) = judge_value(&Untyped(self.schema), candidate, options)?;
+        let (rank, judged) = judge_common(&Untyped(self.schema), candidate, options)?;
         Ok((rank, judged.map(|value| value.to_string())))
     }
 }
