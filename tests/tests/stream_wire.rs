@@ -11,7 +11,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 use structured_runtime::provider::wire::{
-    read_stream, CodecError, Expect, Outcome, StreamDecoder, WireApi,
+    read_response, read_stream, CodecError, Expect, Outcome, StreamDecoder, WireApi,
 };
 use structured_runtime::read::Answer;
 use structured_runtime::{
@@ -316,6 +316,23 @@ fn a_tool_input_keyed_as_serde_json_raw_value_is_read_as_written() {
         panic!("{:?}", read.outcome);
     };
     let expected = json!({"$serde_json::private::RawValue": "[1, 2]"});
+    match &candidate.answer {
+        Answer::Json(value) => assert_eq!(value, &expected),
+        Answer::Text(text) => panic!("read as text: {text}"),
+    }
+    // The same input in a whole (not streamed) body.
+    let mut whole: Value =
+        serde_json::from_str(&fixture("anthropic_tool_use.response.json")).unwrap();
+    whole["content"][0]["input"] = Value::Null;
+    let body = whole.to_string().replace(
+        r#""input":null"#,
+        r#""input":{"$serde_json::private::RawValue":"[1, 2]"}"#,
+    );
+    assert!(body.contains("RawValue"));
+    let read = read_response(WireApi::Anthropic, &Expect::tool("get_weather"), &body).unwrap();
+    let Outcome::Candidate(candidate) = &read.outcome else {
+        panic!("{:?}", read.outcome);
+    };
     match &candidate.answer {
         Answer::Json(value) => assert_eq!(value, &expected),
         Answer::Text(text) => panic!("read as text: {text}"),

@@ -1549,21 +1549,26 @@ pub(crate) fn judge_common<'c, 'a, G: Target>(
     candidate: &'c Candidate<'a>,
     options: &ParseOptions,
 ) -> Verdict<'c, 'a, G::Out> {
-    let common = if options.repair {
-        repair_common(candidate.text)
-    } else {
-        None
+    let common = options
+        .repair
+        .then(|| repair_common(candidate.text))
+        .flatten();
+    let common = match common {
+        Some(mended) => match target.exact(&mended.value) {
+            Some(out) => {
+                let attempt = Attempt {
+                    candidate,
+                    repairs: mended.repairs,
+                    truncated: false,
+                    recoveries: Vec::new(),
+                    partial: None,
+                };
+                return valid(attempt, out);
+            }
+            None => Some(mended),
+        },
+        None => None,
     };
-    if let Some(out) = common.as_ref().and_then(|c| target.exact(&c.value)) {
-        let attempt = Attempt {
-            candidate,
-            repairs: common.map(|c| c.repairs).unwrap_or_default(),
-            truncated: false,
-            recoveries: Vec::new(),
-            partial: None,
-        };
-        return valid(attempt, out);
-    }
     judge_value(target, candidate, options, |text| repair_then(text, common))
 }
 

@@ -13,6 +13,7 @@
 //! repairs at the same offsets (`tests` below: printed values with a byte changed, and the
 //! corpus of broken JSON).
 
+use super::hex4;
 use super::parser::MAX_LISTED;
 use super::report::{Repair, RepairKind, Repaired};
 
@@ -58,7 +59,6 @@ const MAX_ESCAPED: usize = 1024;
 /// ```
 pub fn repair_common(text: &str) -> Option<Repaired<String>> {
     let mut pass = Pass {
-        text,
         bytes: text.as_bytes(),
         pos: 0,
         out: Vec::new(),
@@ -84,7 +84,6 @@ pub fn repair_common(text: &str) -> Option<Repaired<String>> {
 }
 
 struct Pass<'a> {
-    text: &'a str,
     bytes: &'a [u8],
     pos: usize,
     /// A copy of the input with its quotes and trailing commas mended in place (a comma is
@@ -273,11 +272,8 @@ impl Pass<'_> {
         match *self.bytes.get(i + 1)? {
             b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Some(i + 2),
             b'u' => {
-                let hex = self.text.get(i + 2..i + 6)?;
-                let code = u32::from_str_radix(hex, 16).ok()?;
-                let plain =
-                    hex.bytes().all(|b| b.is_ascii_hexdigit()) && !(0xD800..0xE000).contains(&code);
-                plain.then_some(i + 6)
+                let code = hex4(self.bytes.get(i + 2..i + 6)?)?;
+                (!(0xD800..0xE000).contains(&code)).then_some(i + 6)
             }
             _ => None,
         }
@@ -308,7 +304,8 @@ impl Pass<'_> {
                 return None;
             }
             // A key given twice is the parser's to resolve (and a backslash could spell a
-            // key twice in two ways).
+            // key twice in two ways; single quotes hold none here, so only a key in double
+            // quotes is searched for one).
             let open = self.keys.get(keys_from..)?;
             if open.len() >= MAX_MEMBERS
                 || (quote == Some(b'"') && key.contains(&b'\\'))
