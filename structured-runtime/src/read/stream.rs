@@ -1264,13 +1264,17 @@ impl<'s> StreamReader<'s> {
             let FreeText { at, mut text } = free;
             if !rest.is_empty() {
                 text.push_str(&rest);
-                self.changes.push(Change::Append { at, text: rest });
+                self.changes.push(Change::Append {
+                    at: at.clone(),
+                    text: rest,
+                });
             }
             if text.capacity() > 2 * text.len() {
                 // A short text does not keep the room it was given while it arrived.
                 text.shrink_to_fit();
             }
-            let (at, node) = self.next_place();
+            // (Its place is where it began: the pointer it was shown at.)
+            let node = self.next_node();
             self.finish(at, node, Value::String(text), 0);
             return;
         }
@@ -1497,8 +1501,11 @@ impl<'s> StreamReader<'s> {
             }
             b'"' => {
                 self.token.push(b);
-                let (at, node) = self.next_place();
+                // (Its pointer is built only for free text: a string shown once complete gets
+                // its own when it completes.)
+                let node = self.next_node();
                 if node.is_some_and(|n| self.facts(n).free_text) {
+                    let at = self.next_path();
                     self.show_root();
                     // Shown at once, empty, then as it arrives.
                     self.changes.push(Change::Set {
@@ -1550,17 +1557,27 @@ impl<'s> StreamReader<'s> {
 
     /// Where the next value goes, and its schema node.
     fn next_place(&self) -> (Pointer, Option<Node<'s>>) {
+        (self.next_path(), self.next_node())
+    }
+
+    /// Where the next value goes.
+    fn next_path(&self) -> Pointer {
         match self.frames.last() {
-            None => (Pointer::root(), Some(self.root_node)),
+            None => Pointer::root(),
             Some(frame) => match &frame.body {
-                Body::Object(_, key) => {
-                    let key = key.as_deref().unwrap_or_default();
-                    (frame.path.key(key), frame.members.property(key))
-                }
-                Body::Array(items) => (
-                    frame.path.index(items.len() + frame.dropped),
-                    frame.members.item(items.len() + frame.dropped),
-                ),
+                Body::Object(_, key) => frame.path.key(key.as_deref().unwrap_or_default()),
+                Body::Array(items) => frame.path.index(items.len() + frame.dropped),
+            },
+        }
+    }
+
+    /// The schema node of the next value.
+    fn next_node(&self) -> Option<Node<'s>> {
+        match self.frames.last() {
+            None => Some(self.root_node),
+            Some(frame) => match &frame.body {
+                Body::Object(_, key) => frame.members.property(key.as_deref().unwrap_or_default()),
+                Body::Array(items) => frame.members.item(items.len() + frame.dropped),
             },
         }
     }
