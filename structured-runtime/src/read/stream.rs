@@ -2329,8 +2329,8 @@ fn escaped_char(text: &[u8]) -> Option<(char, usize)> {
 }
 
 /// Where the next piece of `free` goes, and an empty buffer for it of room for `n` bytes: the
-/// last piece's pointer and buffer (`spare`) when they were this text's. (Inlined: it is on the
-/// path of every chunk of free text.)
+/// last piece's pointer and buffer (`spare`), the pointer made this text's if it was another's.
+/// (Inlined: it is on the path of every chunk of free text.)
 #[inline(always)]
 fn next_piece(
     spare: &mut Option<(Pointer, String)>,
@@ -2338,11 +2338,16 @@ fn next_piece(
     n: usize,
 ) -> (Pointer, String) {
     match spare.take() {
-        Some((at, mut piece)) if at == free.at => {
+        Some((mut at, mut piece)) => {
+            // (Another text's: its room is used for this one's.)
+            if at != free.at {
+                at.clone_from(&free.at);
+            }
             piece.clear();
+            piece.reserve(n);
             (at, piece)
         }
-        _ => (free.at.clone(), String::with_capacity(n)),
+        None => (free.at.clone(), String::with_capacity(n)),
     }
 }
 

@@ -29,8 +29,20 @@ use serde_json::Value;
 /// let doc = serde_json::json!({"signals": [0, 1, {"a/b": true}]});
 /// assert_eq!(at.get(&doc), Some(&serde_json::json!(true)));
 /// ```
-#[derive(Debug, Clone, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Pointer(String);
+
+impl Clone for Pointer {
+    fn clone(&self) -> Pointer {
+        Pointer(self.0.clone())
+    }
+
+    /// Copies `source` into this pointer's own room when it has enough (a reader that builds a
+    /// pointer per value reuses one).
+    fn clone_from(&mut self, source: &Pointer) {
+        self.0.clone_from(&source.0);
+    }
+}
 
 /// Text that is not a JSON pointer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
