@@ -303,6 +303,11 @@ struct Named<'s> {
     /// The names `required` lists, sorted ([`Reads::required`]: shared by every object read at
     /// one node).
     required: Arc<[&'s str]>,
+    /// At a node whose own check reads nothing but `required` of its members
+    /// ([`checks_only_required`]; 64 names at most): which of those names were met, a bit each
+    /// by their place in `required`, instead of each kept in the object with `null`. When the
+    /// object closes with every one met, its own check has nothing to find.
+    met: Option<u64>,
 }
 
 /// The names `required` lists at `node`, sorted.
@@ -319,11 +324,54 @@ impl<'s> Named<'s> {
         Named {
             prints: Fingerprints::default(),
             required,
+            met: None,
         }
+    }
+
+    /// Noting the required names met as bits ([`Named::met`]).
+    fn noting_met(self) -> Named<'s> {
+        let met = (self.required.len() <= 64).then_some(0);
+        Named { met, ..self }
     }
 
     fn keeps(&self, name: &str) -> bool {
         self.required.binary_search(&name).is_ok()
+    }
+
+    /// Notes `name`, a name `required` lists, as met: `false` when names are kept in the object
+    /// instead.
+    fn meet(&mut self, name: &str) -> bool {
+        match (self.met.as_mut(), self.required.binary_search(&name)) {
+            (Some(met), Ok(i)) => {
+                *met |= 1 << i;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether `name` was met (its member completed) and is not in the object.
+    fn has(&self, name: &str) -> bool {
+        let met = self.met.zip(self.required.binary_search(&name).ok());
+        met.is_some_and(|(met, i)| met & (1 << i) != 0)
+            || (!self.prints.is_empty() && self.prints.contains(&fingerprint(name)))
+    }
+
+    /// Whether every required name was met, noted as bits; if not, those met are put in `map`
+    /// (with `null`), as they are kept without bits, for the object's own check to read.
+    fn settle(&mut self, map: &mut Map<String, Value>) -> bool {
+        let Some(met) = self.met.take() else {
+            return false;
+        };
+        if met.count_ones() as usize == self.required.len() {
+            return true;
+        }
+        for (i, name) in self.required.iter().enumerate() {
+            if met & (1 << i) != 0 {
+                map.insert((*name).to_owned(), Value::Null);
+            }
+        }
+        false
     }
 }
 
@@ -382,6 +430,33 @@ const READ_WITHOUT_MEMBERS: &[&str] = &[
     "definitions",
     "$schema",
 ];
+
+/// Whether the own check of an object at `node` ([`crate::schema::validation::explain_own`]),
+/// its members each judged as they completed, can find nothing wrong but a name `required`
+/// lists missing: its keywords are `type` (an object it does not take is refused before it is
+/// read so), `properties` and `additionalProperties` (each member judged as it completes, an
+/// undeclared one refused then), `required`, and what asserts nothing. A derived struct's
+/// schema is such.
+fn checks_only_required(node: Option<Node<'_>>) -> bool {
+    let only = |n: Node<'_>| {
+        n.map().is_some_and(|keywords| {
+            keywords.keys().all(|k| {
+                matches!(
+                    k.as_str(),
+                    "type"
+                        | "properties"
+                        | "additionalProperties"
+                        | "required"
+                        | "$ref"
+                        | "$defs"
+                        | "definitions"
+                        | "$schema"
+                ) || asserts_nothing(k)
+            })
+        })
+    };
+    node.is_some_and(|n| only(n) && only(n.target()))
+}
 
 /// Whether the own check of a container at `node` reads its members' values (an `enum`, a
 /// `const`, repeated items, a branch to choose, ...).
@@ -723,6 +798,9 @@ struct Reads<'s> {
     unique_only: bool,
     /// The names its `required` lists, sorted.
     required: Arc<[&'s str]>,
+    /// Of its members, an object's own check reads only whether `required`'s names are there
+    /// ([`checks_only_required`]).
+    only_required: bool,
 }
 
 impl<'s> Reads<'s> {
@@ -732,6 +810,7 @@ impl<'s> Reads<'s> {
             names: reads_names(node),
             unique_only: unique_by_prints(node),
             required: required_sorted(node),
+            only_required: checks_only_required(node),
         }
     }
 }
@@ -984,11 +1063,7 @@ impl<'s> StreamReader<'s> {
                 }
                 continue;
             }
-            if frame
-                .named
-                .as_ref()
-                .is_some_and(|named| named.prints.contains(&fingerprint(segment)))
-            {
+            if frame.named.as_ref().is_some_and(|named| named.has(segment)) {
                 // A member completed, its name not kept: complete, with whatever is inside it.
                 return true;
             }
@@ -1293,9 +1368,7 @@ impl<'s> StreamReader<'s> {
                     named,
                     ..
                 }) if entry(map, &text).is_none()
-                    && !named
-                        .as_ref()
-                        .is_some_and(|n| n.prints.contains(&fingerprint(&text))) =>
+                    && !named.as_ref().is_some_and(|n| n.has(&text)) =>
                 {
                     *slot = Some(text)
                 }
@@ -1475,9 +1548,15 @@ impl<'s> StreamReader<'s> {
                     own.as_ref().is_some_and(|r| r.names)
                 };
                 // (A container not kept has its own reads: `own` is there.)
-                let named = own
-                    .filter(|_| !keep && b == b'{' && !all_names)
-                    .map(|r| Named::with(r.required));
+                let named = own.filter(|_| !keep && b == b'{' && !all_names).map(|r| {
+                    let named = Named::with(r.required);
+                    // (Not at a variant: choosing its branch reads the names kept.)
+                    if r.only_required && variant.is_none() && !refused {
+                        named.noting_met()
+                    } else {
+                        named
+                    }
+                });
                 self.frames.push(Frame {
                     path,
                     node,
@@ -1706,8 +1785,11 @@ impl<'s> StreamReader<'s> {
                             *held += added;
                             map.insert(key, value);
                         }
+                        // A required name: met as a bit, or kept with `null`.
                         _ => {
-                            map.insert(key, Value::Null);
+                            if !named.as_mut().is_some_and(|n| n.meet(&key)) {
+                                map.insert(key, Value::Null);
+                            }
                         }
                     }
                 }
@@ -1998,8 +2080,14 @@ impl<'s> StreamReader<'s> {
             return false;
         }
         self.show_root();
-        let Some(frame) = self.frames.pop() else {
+        let Some(mut frame) = self.frames.pop() else {
             return false;
+        };
+        // An object noting its required names as bits: with every one met, its own check has
+        // nothing to find; else they are put in it for the check.
+        let met = match (&mut frame.named, &mut frame.body) {
+            (Some(named), Body::Object(map, _)) => named.settle(map),
+            _ => false,
         };
         // What it held leaves it: into its container, if that keeps its members.
         self.held = self.held.saturating_sub(frame.held);
@@ -2078,6 +2166,7 @@ impl<'s> StreamReader<'s> {
                 }
                 self.report(found, &path);
             }
+            None if met => {}
             None => self.check(node, &value, &path, dropped),
         }
         if let Some((i, item)) = repeat {
