@@ -281,3 +281,52 @@ fn a_member_an_object_does_not_declare_is_refused_as_it_completes() {
             .all(|v| v.path != "/zz"));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// At objects whose own check reads only `required` (a derived struct's shape: a reader
+    /// keeping no value notes their required names as met, and neither reader walks the check
+    /// of one holding every name), both readers report a member missing where the validator of
+    /// record does, and nothing else, in chunks of any size.
+    #[test]
+    fn a_missing_required_member_is_reported_where_the_validator_of_record_reports_it(
+        rows in prop::collection::vec(
+            prop::collection::btree_map(prop::sample::select(vec!["id", "name", "note"]), 0i32..3, 0..4),
+            0..5,
+        ),
+        root_rows in any::<bool>(),
+        piece in 1usize..9,
+    ) {
+        let row = json!({
+            "type": "object",
+            "properties": {"id": {"type": "integer"}, "name": {"type": "integer"}, "note": {"type": "integer"}},
+            "required": ["id", "name"],
+            "additionalProperties": false
+        });
+        let schema = ResponseSchema::new("s", json!({
+            "type": "object",
+            "properties": {"rows": {"type": "array", "items": row}, "n": {"type": "integer"}},
+            "required": ["rows", "n"],
+            "additionalProperties": false
+        }))
+        .unwrap();
+        let rows: Vec<Value> = rows.into_iter().map(|r| json!(r)).collect();
+        let value = if root_rows { json!({"rows": rows, "n": 1}) } else { json!({"rows": rows}) };
+        let text = value.to_string();
+        let mut expected: Vec<(String, String)> = match schema.check_instance(&value) {
+            Ok(()) => Vec::new(),
+            Err(found) => found.iter().map(|v| (v.path.to_string(), format!("{:?}", v.rule))).collect(),
+        };
+        expected.sort();
+        for mut reader in [StreamReader::new(&schema), StreamReader::changes_only(&schema)] {
+            let mut reported = Vec::new();
+            for chunk in text.as_bytes().chunks(piece) {
+                let progress = reader.feed(chunk);
+                reported.extend(progress.violations.iter().map(|v| (v.path.to_string(), format!("{:?}", v.rule))));
+            }
+            reported.sort();
+            prop_assert_eq!(&reported, &expected, "{}", text);
+        }
+    }
+}

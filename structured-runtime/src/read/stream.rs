@@ -734,6 +734,9 @@ pub struct StreamReader<'s> {
 struct Facts<'s> {
     /// A string there may be shown before it ends ([`free_text`]).
     free_text: bool,
+    /// An object there is judged by its own check only for `required`
+    /// ([`checks_only_required`]).
+    only_required: bool,
     /// What a scalar there is held to, when that is its type, an `enum` and a number's bounds
     /// alone: a scalar that keeps them breaks none of its rules, with no further look.
     scalar: Option<ScalarRules<'s>>,
@@ -776,6 +779,7 @@ impl<'s> Facts<'s> {
         };
         Facts {
             free_text: free_text(node),
+            only_required: checks_only_required(Some(node)),
             scalar: ScalarRules::of(node),
             any_of: target.any_of().is_some(),
             types: target.types(),
@@ -798,9 +802,6 @@ struct Reads<'s> {
     unique_only: bool,
     /// The names its `required` lists, sorted.
     required: Arc<[&'s str]>,
-    /// Of its members, an object's own check reads only whether `required`'s names are there
-    /// ([`checks_only_required`]).
-    only_required: bool,
 }
 
 impl<'s> Reads<'s> {
@@ -810,7 +811,6 @@ impl<'s> Reads<'s> {
             names: reads_names(node),
             unique_only: unique_by_prints(node),
             required: required_sorted(node),
-            only_required: checks_only_required(node),
         }
     }
 }
@@ -1551,7 +1551,7 @@ impl<'s> StreamReader<'s> {
                 let named = own.filter(|_| !keep && b == b'{' && !all_names).map(|r| {
                     let named = Named::with(r.required);
                     // (Not at a variant: choosing its branch reads the names kept.)
-                    if r.only_required && variant.is_none() && !refused {
+                    if facts.is_some_and(|f| f.only_required) && variant.is_none() && !refused {
                         named.noting_met()
                     } else {
                         named
@@ -2216,6 +2216,20 @@ impl<'s> StreamReader<'s> {
                 if rules.kept_by(value) {
                     return;
                 }
+            }
+        }
+        // An object at a node whose own check reads only `required` (its members each judged
+        // as they completed), holding every name `required` lists: nothing is left to find.
+        if let Value::Object(map) = value {
+            let facts = self.facts(node);
+            if facts.only_required
+                && allows(Some(facts.types), JsonType::Object)
+                && node
+                    .target()
+                    .required()
+                    .all(|name| entry(map, name).is_some())
+            {
+                return;
             }
         }
         // A container whose members were given their nodes ([`Self::next_place`]) had each
