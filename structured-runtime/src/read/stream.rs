@@ -1194,7 +1194,9 @@ impl<'s> StreamReader<'s> {
         self.read = self.text.len();
         let (at, mut piece) = next_piece(&mut self.spare, free, text.len());
         piece.push_str(text);
-        free.text.push_str(text);
+        if free.kept {
+            free.text.push_str(text);
+        }
         self.changes.push(Change::Append { at, text: piece });
         self.changed = true;
         true
@@ -1215,7 +1217,9 @@ impl<'s> StreamReader<'s> {
         let (at, mut piece) = next_piece(&mut self.spare, free, n);
         if decode_text(ready, &mut piece) {
             self.token.drain(..n);
-            free.text.push_str(&piece);
+            if free.kept {
+                free.text.push_str(&piece);
+            }
             self.changes.push(Change::Append { at, text: piece });
             self.changed = true;
         } else {
@@ -1336,9 +1340,11 @@ impl<'s> StreamReader<'s> {
                 return;
             };
             self.token.clear();
-            let FreeText { at, mut text } = free;
+            let FreeText { at, mut text, kept } = free;
             if !rest.is_empty() {
-                text.push_str(&rest);
+                if kept {
+                    text.push_str(&rest);
+                }
                 self.changes.push(Change::Append {
                     at: at.clone(),
                     text: rest,
@@ -1583,8 +1589,14 @@ impl<'s> StreamReader<'s> {
                 // (Its pointer is built only for free text: a string shown once complete gets
                 // its own when it completes.)
                 let node = self.next_node();
-                if node.is_some_and(|n| self.facts(n).free_text) {
+                let facts = node.map(|n| self.facts(n));
+                if facts.is_some_and(|f| f.free_text) {
                     let at = self.next_path();
+                    // (A string at a node holding it to its type alone passes its check
+                    // whatever its text: no one else reads it unless its container keeps it.)
+                    let kept = self.keep_value
+                        || self.frames.last().is_some_and(|f| f.keep)
+                        || facts.is_some_and(|f| f.scalar.is_none());
                     self.show_root();
                     // Shown at once, empty, then as it arrives.
                     self.changes.push(Change::Set {
@@ -1598,7 +1610,12 @@ impl<'s> StreamReader<'s> {
                         at,
                         // (Room for a sentence or two before it grows: it arrives a few bytes
                         // at a time.)
-                        text: String::with_capacity(FREE_TEXT_START),
+                        text: if kept {
+                            String::with_capacity(FREE_TEXT_START)
+                        } else {
+                            String::new()
+                        },
+                        kept,
                     });
                 }
                 self.lex = Lex::Str {
@@ -2604,6 +2621,10 @@ impl Change {
 struct FreeText {
     at: Pointer,
     text: String,
+    /// Its text is kept: the value so far is kept, or its container keeps it, or a check of
+    /// its node reads more than its type. Else only its changes carry it (a reader keeping no
+    /// value reads a long text without holding it).
+    kept: bool,
 }
 
 #[cfg(test)]
