@@ -302,6 +302,7 @@ proptest! {
             0..5,
         ),
         root_rows in any::<bool>(),
+        by_reference in any::<bool>(),
         piece in 1usize..9,
     ) {
         let row = json!({
@@ -310,11 +311,18 @@ proptest! {
             "required": ["id", "name"],
             "additionalProperties": false
         });
+        // Or the row by reference, with a name required beside the reference.
+        let items = if by_reference {
+            json!({"$ref": "#/$defs/row", "required": ["note"]})
+        } else {
+            row.clone()
+        };
         let schema = ResponseSchema::new("s", json!({
             "type": "object",
-            "properties": {"rows": {"type": "array", "items": row}, "n": {"type": "integer"}},
+            "properties": {"rows": {"type": "array", "items": items}, "n": {"type": "integer"}},
             "required": ["rows", "n"],
-            "additionalProperties": false
+            "additionalProperties": false,
+            "$defs": {"row": row}
         }))
         .unwrap();
         let rows: Vec<Value> = rows.into_iter().map(|r| json!(r)).collect();

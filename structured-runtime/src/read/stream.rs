@@ -310,12 +310,16 @@ struct Named<'s> {
     met: Option<u64>,
 }
 
-/// The names `required` lists at `node`, sorted.
+/// The names `required` lists at `node`, beside a reference and at its target alike
+/// ([`Node::chain`]), sorted, each once.
 fn required_sorted<'s>(node: Option<Node<'s>>) -> Arc<[&'s str]> {
     let mut required: Vec<&str> = node
-        .map(|n| n.target().required().collect())
-        .unwrap_or_default();
+        .into_iter()
+        .flat_map(Node::chain)
+        .flat_map(Node::required)
+        .collect();
     required.sort_unstable();
+    required.dedup();
     required.into()
 }
 
@@ -455,7 +459,7 @@ fn checks_only_required(node: Option<Node<'_>>) -> bool {
             })
         })
     };
-    node.is_some_and(|n| only(n) && only(n.target()))
+    node.is_some_and(|n| n.chain().all(only))
 }
 
 /// Whether the own check of a container at `node` reads its members' values (an `enum`, a
@@ -2242,8 +2246,8 @@ impl<'s> StreamReader<'s> {
             if facts.only_required
                 && allows(Some(facts.types), JsonType::Object)
                 && node
-                    .target()
-                    .required()
+                    .chain()
+                    .flat_map(Node::required)
                     .all(|name| entry(map, name).is_some())
             {
                 return;

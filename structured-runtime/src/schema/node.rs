@@ -463,6 +463,21 @@ impl<'s> Node<'s> {
         })
     }
 
+    /// This node and each one its `$ref`s (and `allOf`s of one schema) lead to, down to its
+    /// [`Node::target`]: every node whose keywords judge a value here (a reference's siblings
+    /// judge beside its target). Ends where a reference cannot be followed, and at
+    /// [`MAX_DEPTH`].
+    pub(crate) fn chain(self) -> impl Iterator<Item = Node<'s>> {
+        std::iter::successors(Some(self), |node| match node.reference() {
+            Some(reference) => node.lookup(reference).ok(),
+            None if node.get("$ref").is_some() => None,
+            None => node
+                .sole_all_of()
+                .filter(|_| node.depth < MAX_DEPTH)
+                .map(|only| node.child(only)),
+        })
+    }
+
     /// [`Node::resolve`], or the node itself when a reference cannot be followed.
     pub fn target(self) -> Node<'s> {
         self.resolve().unwrap_or(self)
