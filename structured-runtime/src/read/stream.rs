@@ -1011,18 +1011,21 @@ impl<'s> StreamReader<'s> {
     pub fn feed(&mut self, chunk: &[u8]) -> StreamProgress<'_> {
         self.completed.clear();
         self.violations.clear();
-        if let Some(Change::Append { at, text }) = self.changes.pop() {
-            self.spare = Some((at, text));
-        }
-        self.changes.clear();
         self.changed = false;
         self.text.extend_from_slice(chunk);
-        if self.free.is_none() && matches!(self.lex, Lex::Another | Lex::Lost | Lex::TooDeep) {
-            // Nothing more is read (what `run` does here), and no free text is left to decode.
-            self.read = self.text.len();
-        } else if !(self.free.is_some() && self.plain_free_text(chunk)) {
-            self.run();
-            self.decode_free_text();
+        if !self.append_in_place(chunk) {
+            if let Some(Change::Append { at, text }) = self.changes.pop() {
+                self.spare = Some((at, text));
+            }
+            self.changes.clear();
+            if self.free.is_none() && matches!(self.lex, Lex::Another | Lex::Lost | Lex::TooDeep) {
+                // Nothing more is read (what `run` does here), and no free text is left to
+                // decode.
+                self.read = self.text.len();
+            } else if !self.plain_free_text(chunk) {
+                self.run();
+                self.decode_free_text();
+            }
         }
         StreamProgress {
             completed: &self.completed,
@@ -1172,17 +1175,15 @@ impl<'s> StreamReader<'s> {
         T::partial_from(&self.value())
     }
 
-    /// A chunk of plain text inside free text (whole characters, none a control character, a
-    /// quote or a backslash: most chunks of a stream that shows a long string as it arrives),
-    /// taken as it is: what [`Self::run`] and [`Self::decode_free_text`] make of it, without the
-    /// token between them. `false`, and nothing done, for any other chunk, or anything waiting
-    /// before it.
-    fn plain_free_text(&mut self, chunk: &[u8]) -> bool {
-        let inside = self.lex
-            == (Lex::Str {
-                key: false,
-                escaped: false,
-            })
+    /// `chunk`, the text's last bytes, as text when it is plain text inside free text (see
+    /// [`Self::plain_free_text`]) with nothing waiting before it.
+    fn plain_chunk<'c>(&self, chunk: &'c [u8]) -> Option<&'c str> {
+        let inside = self.free.is_some()
+            && self.lex
+                == (Lex::Str {
+                    key: false,
+                    escaped: false,
+                })
             && self.token.is_empty()
             && self.read.checked_add(chunk.len()) == Some(self.text.len())
             && self.until >= self.text.len();
@@ -1190,9 +1191,41 @@ impl<'s> StreamReader<'s> {
         // that cuts a character is not text yet.)
         let plain = |&b: &u8| b >= 0x20 && b != b'"' && b != b'\\';
         if !inside || chunk.is_empty() || !chunk.iter().all(plain) {
-            return false;
+            return None;
         }
-        let (Some(free), Ok(text)) = (self.free.as_mut(), std::str::from_utf8(chunk)) else {
+        std::str::from_utf8(chunk).ok()
+    }
+
+    /// A chunk of plain free text after a chunk whose one change appended to that same text
+    /// (most chunks of a long string): that change is used again in place, its text replaced by
+    /// this chunk's. While free text is being read, a lone append among the last chunk's
+    /// changes is its own: a text begun in that chunk was set first, a change of its own.
+    fn append_in_place(&mut self, chunk: &[u8]) -> bool {
+        let Some(text) = self.plain_chunk(chunk) else {
+            return false;
+        };
+        let (Some(free), [Change::Append { text: piece, .. }]) =
+            (self.free.as_mut(), self.changes.as_mut_slice())
+        else {
+            return false;
+        };
+        self.read = self.text.len();
+        piece.clear();
+        piece.push_str(text);
+        if free.kept {
+            free.text.push_str(text);
+        }
+        self.changed = true;
+        true
+    }
+
+    /// A chunk of plain text inside free text (whole characters, none a control character, a
+    /// quote or a backslash: most chunks of a stream that shows a long string as it arrives),
+    /// taken as it is: what [`Self::run`] and [`Self::decode_free_text`] make of it, without the
+    /// token between them. `false`, and nothing done, for any other chunk, or anything waiting
+    /// before it.
+    fn plain_free_text(&mut self, chunk: &[u8]) -> bool {
+        let (Some(text), Some(free)) = (self.plain_chunk(chunk), self.free.as_mut()) else {
             return false;
         };
         self.read = self.text.len();
