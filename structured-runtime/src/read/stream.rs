@@ -1369,21 +1369,25 @@ impl<'s> StreamReader<'s> {
             return;
         }
         if let Some(free) = self.free.take() {
-            // The rest of the free text: what was not decoded yet, before its closing quote.
-            let rest = self.token.split_last().and_then(|(_, c)| string_content(c));
-            let Some(rest) = rest else {
+            // The rest of the free text: what was not decoded yet, before its closing quote,
+            // decoded into the last piece's buffer when it was this text's.
+            let content = self.token.split_last().map(|(_, c)| c).unwrap_or_default();
+            let (piece_at, mut rest) = next_piece(&mut self.spare, &free, content.len());
+            if !decode_into(content, &mut rest) {
                 self.free = Some(free);
                 self.lose();
                 return;
-            };
+            }
             self.token.clear();
             let FreeText { at, mut text, kept } = free;
-            if !rest.is_empty() {
+            if rest.is_empty() {
+                self.spare = Some((piece_at, rest));
+            } else {
                 if kept {
                     text.push_str(&rest);
                 }
                 self.changes.push(Change::Append {
-                    at: at.clone(),
+                    at: piece_at,
                     text: rest,
                 });
             }
