@@ -311,16 +311,22 @@ struct Named<'s> {
 }
 
 /// The names `required` lists at `node`, beside a reference and at its target alike
-/// ([`Node::chain`]), sorted, each once.
+/// ([`Node::chain`]), sorted by [`by_length`], each once.
 fn required_sorted<'s>(node: Option<Node<'s>>) -> Arc<[&'s str]> {
     let mut required: Vec<&str> = node
         .into_iter()
         .flat_map(Node::chain)
         .flat_map(Node::required)
         .collect();
-    required.sort_unstable();
+    required.sort_unstable_by(|a, b| by_length(a, b));
     required.dedup();
     required.into()
+}
+
+/// Names ordered by length, then by their bytes: a search among a few names compares lengths
+/// and looks at the bytes of a name of the same length only.
+fn by_length(a: &str, b: &str) -> std::cmp::Ordering {
+    a.len().cmp(&b.len()).then_with(|| a.cmp(b))
 }
 
 impl<'s> Named<'s> {
@@ -338,15 +344,23 @@ impl<'s> Named<'s> {
         Named { met, ..self }
     }
 
+    /// Where `name` is in `required`, if there.
+    fn place(&self, name: &str) -> Option<usize> {
+        self.required.binary_search_by(|r| by_length(r, name)).ok()
+    }
+
     fn keeps(&self, name: &str) -> bool {
-        self.required.binary_search(&name).is_ok()
+        self.place(name).is_some()
     }
 
     /// Notes `name`, a name `required` lists, as met: `false` when names are kept in the object
     /// instead.
     fn meet(&mut self, name: &str) -> bool {
-        match (self.met.as_mut(), self.required.binary_search(&name)) {
-            (Some(met), Ok(i)) => {
+        match (
+            self.met.is_some().then(|| self.place(name)),
+            self.met.as_mut(),
+        ) {
+            (Some(Some(i)), Some(met)) => {
                 *met |= 1 << i;
                 true
             }
@@ -356,7 +370,7 @@ impl<'s> Named<'s> {
 
     /// Whether `name` was met (its member completed) and is not in the object.
     fn has(&self, name: &str) -> bool {
-        let met = self.met.zip(self.required.binary_search(&name).ok());
+        let met = self.met.zip(self.met.and_then(|_| self.place(name)));
         met.is_some_and(|(met, i)| met & (1 << i) != 0)
             || (!self.prints.is_empty() && self.prints.contains(&fingerprint(name)))
     }
