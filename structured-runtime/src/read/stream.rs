@@ -1027,16 +1027,17 @@ impl<'s> StreamReader<'s> {
         self.violations.clear();
         self.changed = false;
         self.text.extend_from_slice(chunk);
-        if !self.append_in_place(chunk) {
+        if self.free.is_none() && matches!(self.lex, Lex::Another | Lex::Lost | Lex::TooDeep) {
+            // Nothing more is read (what `run` does here), no free text is left to decode, and
+            // none will come.
+            self.changes.clear();
+            self.read = self.text.len();
+        } else if !self.append_in_place(chunk) {
             if let Some(Change::Append { at, text }) = self.changes.pop() {
                 self.spare = Some((at, text));
             }
             self.changes.clear();
-            if self.free.is_none() && matches!(self.lex, Lex::Another | Lex::Lost | Lex::TooDeep) {
-                // Nothing more is read (what `run` does here), and no free text is left to
-                // decode.
-                self.read = self.text.len();
-            } else if !self.plain_free_text(chunk) {
+            if !self.plain_free_text(chunk) {
                 self.run();
                 self.decode_free_text();
             }
