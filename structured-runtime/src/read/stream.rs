@@ -356,23 +356,21 @@ impl<'s> Named<'s> {
     /// Notes `name`, a name `required` lists, as met: `false` when names are kept in the object
     /// instead.
     fn meet(&mut self, name: &str) -> bool {
-        match (
-            self.met.is_some().then(|| self.place(name)),
-            self.met.as_mut(),
-        ) {
-            (Some(Some(i)), Some(met)) => {
-                *met |= 1 << i;
-                true
-            }
-            _ => false,
+        let Some(i) = self.met.and_then(|_| self.place(name)) else {
+            return false;
+        };
+        if let Some(met) = self.met.as_mut() {
+            *met |= 1 << i;
         }
+        true
     }
 
     /// Whether `name` was met (its member completed) and is not in the object.
     fn has(&self, name: &str) -> bool {
-        let met = self.met.zip(self.met.and_then(|_| self.place(name)));
-        met.is_some_and(|(met, i)| met & (1 << i) != 0)
-            || (!self.prints.is_empty() && self.prints.contains(&fingerprint(name)))
+        let met = self
+            .met
+            .is_some_and(|met| self.place(name).is_some_and(|i| met & (1 << i) != 0));
+        met || (!self.prints.is_empty() && self.prints.contains(&fingerprint(name)))
     }
 
     /// Whether every required name was met, noted as bits; if not, those met are put in `map`
