@@ -427,18 +427,26 @@ impl<'s> Node<'s> {
     /// Cycles stop at [`MAX_DEPTH`].
     pub fn resolve(self) -> Result<Node<'s>, RefError> {
         let mut node = self;
-        loop {
-            if let Some(reference) = node.get("$ref") {
-                let reference = reference.as_str().ok_or(RefError::NotLocal)?;
-                node = node.lookup(reference)?;
-            } else if let Some(only) = node.sole_all_of() {
-                if node.depth >= MAX_DEPTH {
-                    return Err(RefError::TooDeep);
-                }
-                node = node.child(only);
+        while let Some(next) = node.step() {
+            node = next?;
+        }
+        Ok(node)
+    }
+
+    /// One step of [`Node::resolve`]: the node this one's `$ref` names, or its `allOf`'s one
+    /// schema; `None` when it is neither.
+    fn step(self) -> Option<Result<Node<'s>, RefError>> {
+        if let Some(reference) = self.get("$ref") {
+            let reference = reference.as_str().ok_or(RefError::NotLocal);
+            Some(reference.and_then(|r| self.lookup(r)))
+        } else if let Some(only) = self.sole_all_of() {
+            Some(if self.depth >= MAX_DEPTH {
+                Err(RefError::TooDeep)
             } else {
-                return Ok(node);
-            }
+                Ok(self.child(only))
+            })
+        } else {
+            None
         }
     }
 
@@ -468,14 +476,7 @@ impl<'s> Node<'s> {
     /// judge beside its target). Ends where a reference cannot be followed, and at
     /// [`MAX_DEPTH`].
     pub(crate) fn chain(self) -> impl Iterator<Item = Node<'s>> {
-        std::iter::successors(Some(self), |node| match node.reference() {
-            Some(reference) => node.lookup(reference).ok(),
-            None if node.get("$ref").is_some() => None,
-            None => node
-                .sole_all_of()
-                .filter(|_| node.depth < MAX_DEPTH)
-                .map(|only| node.child(only)),
-        })
+        std::iter::successors(Some(self), |node| node.step()?.ok())
     }
 
     /// [`Node::resolve`], or the node itself when a reference cannot be followed.
