@@ -1030,14 +1030,22 @@ impl<'s> StreamReader<'s> {
             // none will come.
             self.changes.clear();
             self.read = self.text.len();
-        } else if !self.append_in_place(chunk) {
-            if let Some(Change::Append { at, text }) = self.changes.pop() {
-                self.spare = Some((at, text));
-            }
-            self.changes.clear();
-            if !self.plain_free_text(chunk) {
-                self.run();
-                self.decode_free_text();
+        } else {
+            // (Whether the chunk is plain free text is asked once: clearing the changes does
+            // not change the answer.)
+            let plain = self.plain_chunk(chunk);
+            if !plain.is_some_and(|text| self.append_in_place(text)) {
+                if let Some(Change::Append { at, text }) = self.changes.pop() {
+                    self.spare = Some((at, text));
+                }
+                self.changes.clear();
+                match plain {
+                    Some(text) => self.plain_free_text(text),
+                    None => {
+                        self.run();
+                        self.decode_free_text();
+                    }
+                }
             }
         }
         StreamProgress {
@@ -1188,8 +1196,9 @@ impl<'s> StreamReader<'s> {
         T::partial_from(&self.value())
     }
 
-    /// `chunk`, the text's last bytes, as text when it is plain text inside free text (see
-    /// [`Self::plain_free_text`]) with nothing waiting before it.
+    /// `chunk`, the text's last bytes, as text when it is plain text inside free text (whole
+    /// characters, none a control character, a quote or a backslash: most chunks of a stream
+    /// that shows a long string as it arrives) with nothing waiting before it.
     fn plain_chunk<'c>(&self, chunk: &'c [u8]) -> Option<&'c str> {
         let inside = self.free.is_some()
             && self.lex
@@ -1213,10 +1222,8 @@ impl<'s> StreamReader<'s> {
     /// (most chunks of a long string): that change is used again in place, its text replaced by
     /// this chunk's. While free text is being read, a lone append among the last chunk's
     /// changes is its own: a text begun in that chunk was set first, a change of its own.
-    fn append_in_place(&mut self, chunk: &[u8]) -> bool {
-        let Some(text) = self.plain_chunk(chunk) else {
-            return false;
-        };
+    /// `text`: the chunk, plain free text ([`Self::plain_chunk`]).
+    fn append_in_place(&mut self, text: &str) -> bool {
         let (Some(free), [Change::Append { text: piece, .. }]) =
             (self.free.as_mut(), self.changes.as_mut_slice())
         else {
@@ -1232,14 +1239,11 @@ impl<'s> StreamReader<'s> {
         true
     }
 
-    /// A chunk of plain text inside free text (whole characters, none a control character, a
-    /// quote or a backslash: most chunks of a stream that shows a long string as it arrives),
-    /// taken as it is: what [`Self::run`] and [`Self::decode_free_text`] make of it, without the
-    /// token between them. `false`, and nothing done, for any other chunk, or anything waiting
-    /// before it.
-    fn plain_free_text(&mut self, chunk: &[u8]) -> bool {
-        let (Some(text), Some(free)) = (self.plain_chunk(chunk), self.free.as_mut()) else {
-            return false;
+    /// A chunk of plain free text ([`Self::plain_chunk`]) taken as it is: what [`Self::run`]
+    /// and [`Self::decode_free_text`] make of it, without the token between them.
+    fn plain_free_text(&mut self, text: &str) {
+        let Some(free) = self.free.as_mut() else {
+            return;
         };
         self.read = self.text.len();
         let (at, mut piece) = next_piece(&mut self.spare, free, text.len());
@@ -1249,7 +1253,6 @@ impl<'s> StreamReader<'s> {
         }
         self.changes.push(Change::Append { at, text: piece });
         self.changed = true;
-        true
     }
 
     /// Decodes the free text that arrived (an escape or character cut at the end waits), and
