@@ -438,16 +438,14 @@ impl<'s> Node<'s> {
     fn step(self) -> Option<Result<Node<'s>, RefError>> {
         if let Some(reference) = self.get("$ref") {
             let reference = reference.as_str().ok_or(RefError::NotLocal);
-            Some(reference.and_then(|r| self.lookup(r)))
-        } else if let Some(only) = self.sole_all_of() {
-            Some(if self.depth >= MAX_DEPTH {
-                Err(RefError::TooDeep)
-            } else {
-                Ok(self.child(only))
-            })
-        } else {
-            None
+            return Some(reference.and_then(|r| self.lookup(r)));
         }
+        let only = self.sole_all_of()?;
+        Some(if self.depth >= MAX_DEPTH {
+            Err(RefError::TooDeep)
+        } else {
+            Ok(self.child(only))
+        })
     }
 
     /// The one schema of an `allOf` of one, when nothing beside it asserts (the document's
