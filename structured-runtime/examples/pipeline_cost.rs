@@ -34,7 +34,10 @@
 //!   its changes in a `StreamView`; `stream_lean_1`, `_4`, `_16`, `_whole`: the same through
 //!   `StreamReader::changes_only` (the reader keeps no value of its own; the consumer keeps it
 //!   by the changes); `stream_reader_4`: the reader alone in 4-byte chunks, its changes not
-//!   applied (what the reader costs of `stream_valid_4`); `valid_100k`, `stream_valid_4_100k`:
+//!   applied (what the reader costs of `stream_valid_4`); `stream_lean_reader_4`: the same
+//!   through `StreamReader::changes_only`; `value_10k`: `serde_json` reading that answer into a
+//!   `Value` (what a consumer keeping the value so far as a `Value` builds, at the least);
+//!   `valid_100k`, `stream_valid_4_100k`:
 //!   `from_json` and `stream_valid_4` on an answer ten times as long (a chunk's cost does not
 //!   grow with what was read before it).
 //! - `text_10k`: `from_json` on an answer whose rationale is one 10 KB string (`text_answer`);
@@ -176,8 +179,12 @@ fn main() {
         !shown.value().is_null()
     };
     // The reader alone: the same chunks, the changes left unread.
-    let stream_reader = |chunk: usize, valid: &str| {
-        let mut reader = StreamReader::new(HeartbeatDecision::schema());
+    let stream_reader = |chunk: usize, lean: bool, valid: &str| {
+        let mut reader = if lean {
+            StreamReader::changes_only(HeartbeatDecision::schema())
+        } else {
+            StreamReader::new(HeartbeatDecision::schema())
+        };
         let mut changes = 0;
         for piece in valid.as_bytes().chunks(chunk) {
             changes += reader.feed(black_box(piece)).changes.len();
@@ -265,7 +272,11 @@ fn main() {
             "stream_valid_4" => stream_valid(4, false, &valid),
             "stream_valid_16" => stream_valid(16, false, &valid),
             "stream_valid_whole" => stream_valid(usize::MAX, false, &valid),
-            "stream_reader_4" => stream_reader(4, &valid),
+            "stream_reader_4" => stream_reader(4, false, &valid),
+            "stream_lean_reader_4" => stream_reader(4, true, &valid),
+            "value_10k" => {
+                serde_json::from_str::<serde_json::Value>(black_box(valid_at.get(i))).is_ok()
+            }
             "valid_100k" => HeartbeatDecision::from_json(black_box(valid_100k_at.get(i))).is_ok(),
             "stream_valid_4_100k" => stream_valid(4, false, &valid_100k),
             "stream_lean_1" => stream_valid(1, true, &valid),
@@ -314,7 +325,7 @@ fn main() {
             ))
             .is_ok(),
             other => {
-                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, valid_100k, stream_valid_4_100k, answer_string, read_body or runner (see the top of this file)");
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, stream_lean_reader_4, value_10k, valid_100k, stream_valid_4_100k, answer_string, read_body or runner (see the top of this file)");
                 std::process::exit(2);
             }
         } as usize;

@@ -1201,11 +1201,13 @@ impl<'s> StreamReader<'s> {
     /// that shows a long string as it arrives) with nothing waiting before it.
     fn plain_chunk<'c>(&self, chunk: &'c [u8]) -> Option<&'c str> {
         let inside = self.free.is_some()
-            && self.lex
-                == (Lex::Str {
+            && matches!(
+                self.lex,
+                Lex::Str {
                     key: false,
                     escaped: false,
-                })
+                }
+            )
             && self.token.is_empty()
             && self.read.checked_add(chunk.len()) == Some(self.text.len())
             && self.until >= self.text.len();
@@ -1283,30 +1285,34 @@ impl<'s> StreamReader<'s> {
 
     fn run(&mut self) {
         while self.read < self.text.len().min(self.until) {
-            if self.lex == Lex::Seeking {
-                self.seek();
-                continue;
-            }
-            if self.lex == Lex::Done {
-                // Only whether another value begins is looked for.
-                let rest = self.text.get(self.read..).unwrap_or_default();
-                if memchr::memchr2(b'{', b'[', rest).is_some() {
-                    self.lex = Lex::Another;
+            // (One `match` on the state: comparing it with `==` tests its fields too.)
+            match self.lex {
+                Lex::Seeking => {
+                    self.seek();
+                    continue;
                 }
-                self.read = self.text.len();
-                return;
-            }
-            if matches!(self.lex, Lex::Another | Lex::Lost | Lex::TooDeep) {
-                self.read = self.text.len();
-                return;
+                Lex::Done => {
+                    // Only whether another value begins is looked for.
+                    let rest = self.text.get(self.read..).unwrap_or_default();
+                    if memchr::memchr2(b'{', b'[', rest).is_some() {
+                        self.lex = Lex::Another;
+                    }
+                    self.read = self.text.len();
+                    return;
+                }
+                Lex::Another | Lex::Lost | Lex::TooDeep => {
+                    self.read = self.text.len();
+                    return;
+                }
+                Lex::Str { key, escaped } => {
+                    self.string_bytes(key, escaped);
+                    continue;
+                }
+                _ => {}
             }
             let Some(&byte) = self.text.get(self.read) else {
                 return;
             };
-            if let Lex::Str { key, escaped } = self.lex {
-                self.string_bytes(key, escaped);
-                continue;
-            }
             self.read += 1;
             if !self.byte(byte) {
                 self.lose();

@@ -550,7 +550,8 @@ const MAX_INDEX_DIGITS: usize = 20;
 
 /// Appends `name` as one pointer segment: `~` → `~0`, `/` → `~1`.
 fn escape_into(out: &mut String, name: &str) {
-    if !name.contains(['~', '/']) {
+    // Byte by byte: a pattern of two `char`s decodes each character, and names are short.
+    if !name.bytes().any(|b| b == b'~' || b == b'/') {
         out.push_str(name);
         return;
     }
