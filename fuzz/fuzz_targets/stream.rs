@@ -5,7 +5,8 @@
 //! reports, chunk by chunk. On a schema of enums with data (variants named by a tag, nested in
 //! each other), an optional list of a `oneOf`'s objects or strings, an untagged enum and a list
 //! whose items must differ, both readers report exactly the violations the validator of record
-//! finds in the whole value, when the bytes are one JSON object.
+//! finds in the whole value, when the bytes are one JSON object. Text given as text
+//! (`feed_str`) reads as its bytes do.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
@@ -85,6 +86,7 @@ fuzz_target!(|data: &[u8]| {
         }
     }
     variants_agree(seed, text);
+    text_agrees(seed, text);
     // The same bytes as each API's stream: no panic, and the deltas are text.
     for api in [
         WireApi::OpenAiChat,
@@ -113,6 +115,38 @@ fuzz_target!(|data: &[u8]| {
 });
 
 /// An enum with data tagged inside (`kind`), whose variant holds rows and another of itself.
+/// Text given as text (`feed_str`, each chunk ending where a character does) reads as its bytes
+/// do, chunk by chunk.
+fn text_agrees(seed: u8, text: &[u8]) {
+    let Ok(mut rest) = std::str::from_utf8(text) else {
+        return;
+    };
+    let schema = HeartbeatDecision::schema();
+    let (mut bytes, mut chars) = (
+        StreamReader::changes_only(schema),
+        StreamReader::changes_only(schema),
+    );
+    let mut n = 0usize;
+    while !rest.is_empty() {
+        let mut end = (1 + (usize::from(seed) >> (n % 4)) % 17).min(rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (chunk, tail) = rest.split_at(end);
+        rest = tail;
+        n += 1;
+        let a = bytes.feed(chunk.as_bytes());
+        let (completed, violations, changes) =
+            (a.completed.to_vec(), a.violations.to_vec(), a.changes.to_vec());
+        let (changed, status) = (a.changed, a.status);
+        let b = chars.feed_str(chunk);
+        assert_eq!(completed, b.completed);
+        assert_eq!(violations, b.violations);
+        assert_eq!(changes, b.changes);
+        assert_eq!((changed, status), (b.changed, b.status));
+    }
+}
+
 fn variants() -> &'static ResponseSchema {
     static SCHEMA: std::sync::OnceLock<ResponseSchema> = std::sync::OnceLock::new();
     SCHEMA.get_or_init(|| {

@@ -44,6 +44,9 @@
 //!   `stream_text_4`, `_16`: that answer through `StreamReader::changes_only` in 4- and 16-byte
 //!   chunks, the value so far kept by its changes in a `StreamView` (free text: a change per
 //!   chunk).
+//! - `stream_lean_4_str`, `stream_text_4_str`: `stream_lean_4` and `stream_text_4` with the
+//!   chunks given as text (`StreamReader::feed_str`, as a provider's stream gives them), each
+//!   ending where a character does.
 //! - `read_body`: reading the runner's OpenAI Chat body (the envelope around the answer);
 //!   `answer_string`: `serde_json` decoding the answer's JSON string alone (what the body holds
 //!   it in: its quotes and line breaks escaped).
@@ -178,6 +181,26 @@ fn main() {
         black_box(&shown);
         !shown.value().is_null()
     };
+    // The same, the chunks given as text (`feed_str`, as a provider's stream gives them): each
+    // `chunk` bytes long, or to the end of the character it cuts.
+    let stream_str = |chunk: usize, valid: &str| {
+        let mut reader = StreamReader::changes_only(HeartbeatDecision::schema());
+        let mut shown = StreamView::new();
+        let mut rest = valid;
+        while !rest.is_empty() {
+            let mut end = chunk.min(rest.len());
+            while !rest.is_char_boundary(end) {
+                end += 1;
+            }
+            let (piece, after) = rest.split_at(end);
+            rest = after;
+            for change in reader.feed_str(black_box(piece)).changes {
+                shown.apply(change);
+            }
+        }
+        black_box(&shown);
+        !shown.value().is_null()
+    };
     // The reader alone: the same chunks, the changes left unread.
     let stream_reader = |chunk: usize, lean: bool, valid: &str| {
         let mut reader = if lean {
@@ -286,6 +309,8 @@ fn main() {
             "text_10k" => HeartbeatDecision::from_json(black_box(text_at.get(i))).is_ok(),
             "stream_text_4" => stream_valid(4, true, &text),
             "stream_text_16" => stream_valid(16, true, &text),
+            "stream_lean_4_str" => stream_str(4, &valid),
+            "stream_text_4_str" => stream_str(4, &text),
             "stream_10k_reader" => stream(false),
             "prefixes_10k" => {
                 (1..=long.len())
@@ -325,7 +350,7 @@ fn main() {
             ))
             .is_ok(),
             other => {
-                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, stream_lean_reader_4, value_10k, valid_100k, stream_valid_4_100k, answer_string, read_body or runner (see the top of this file)");
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, stream_lean_reader_4, value_10k, stream_lean_4_str, stream_text_4_str, valid_100k, stream_valid_4_100k, answer_string, read_body or runner (see the top of this file)");
                 std::process::exit(2);
             }
         } as usize;

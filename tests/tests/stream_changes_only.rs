@@ -344,3 +344,65 @@ proptest! {
         }
     }
 }
+
+/// `text` cut into chunks of about `piece` bytes, each ending where a character does.
+fn text_chunks(text: &str, piece: usize) -> Vec<&str> {
+    let mut chunks = Vec::new();
+    let mut rest = text;
+    while !rest.is_empty() {
+        let mut end = piece.clamp(1, rest.len());
+        while !rest.is_char_boundary(end) {
+            end += 1;
+        }
+        let (chunk, after) = rest.split_at(end);
+        chunks.push(chunk);
+        rest = after;
+    }
+    chunks
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+
+    /// `feed_str` (a chunk known to be text, not checked to be UTF-8 again) reports what `feed`
+    /// reports for the same bytes, chunk by chunk, in both readers: free text with escapes and
+    /// characters of two and three bytes, whole and cut short.
+    #[test]
+    fn a_chunk_given_as_text_is_read_as_its_bytes_are(
+        which in 0usize..9,
+        words in prop::collection::vec("[a-z é—\"\\\\\n]{0,6}", 0..6),
+        piece in 1usize..9,
+        lean in any::<bool>(),
+        cut in prop::option::of(0.0f64..1.0),
+    ) {
+        let schema = &schemas()[which];
+        let value = json!({
+            "rows": [{"id": 1, "tags": words}],
+            "nums": [1, 2],
+            "extra": 1,
+            "either": words.join(" "),
+        });
+        let mut text = format!("So — {value}");
+        if let Some(cut) = cut {
+            let mut at = (cut * text.len() as f64) as usize;
+            while !text.is_char_boundary(at) {
+                at -= 1;
+            }
+            text.truncate(at);
+        }
+        let reader = || if lean { StreamReader::changes_only(schema) } else { StreamReader::new(schema) };
+        let (mut bytes, mut chars) = (reader(), reader());
+        for chunk in text_chunks(&text, piece) {
+            let a = bytes.feed(chunk.as_bytes());
+            let (completed, violations, changes, changed, status) =
+                (a.completed.to_vec(), a.violations.to_vec(), a.changes.to_vec(), a.changed, a.status);
+            let b = chars.feed_str(chunk);
+            prop_assert_eq!(&completed, &b.completed.to_vec(), "{}", text);
+            prop_assert_eq!(&violations, &b.violations.to_vec(), "{}", text);
+            prop_assert_eq!(&changes, &b.changes.to_vec(), "{}", text);
+            prop_assert_eq!((changed, status), (b.changed, b.status), "{}", text);
+        }
+        prop_assert_eq!(bytes.value(), chars.value());
+        prop_assert_eq!(bytes.text(), chars.text());
+    }
+}

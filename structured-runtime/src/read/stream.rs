@@ -1021,6 +1021,35 @@ impl<'s> StreamReader<'s> {
 
     /// Reads the next chunk: any bytes, cut anywhere.
     pub fn feed(&mut self, chunk: &[u8]) -> StreamProgress<'_> {
+        self.take(chunk, None)
+    }
+
+    /// [`StreamReader::feed`] of a chunk of text, as a provider's stream gives the answer (each
+    /// event's piece of it, decoded): the same changes, and a chunk of free text is not checked
+    /// to be UTF-8 again.
+    ///
+    /// ```
+    /// use structured_runtime::{read::Change, ResponseSchema, StreamReader};
+    /// use serde_json::json;
+    ///
+    /// let schema = ResponseSchema::new("note", json!({
+    ///     "type": "object",
+    ///     "properties": {"note": {"type": "string"}},
+    ///     "required": ["note"],
+    ///     "additionalProperties": false
+    /// })).unwrap();
+    /// let mut reader = StreamReader::new(&schema);
+    /// reader.feed_str(r#"{"note": "caf"#);
+    /// let progress = reader.feed_str("é au lait");
+    /// assert!(matches!(&progress.changes[..], [Change::Append { text, .. }] if text == "é au lait"));
+    /// ```
+    pub fn feed_str(&mut self, chunk: &str) -> StreamProgress<'_> {
+        self.take(chunk.as_bytes(), Some(chunk))
+    }
+
+    /// The next chunk read; `text`: the chunk, when it is known to be text.
+    #[inline(always)]
+    fn take(&mut self, chunk: &[u8], text: Option<&str>) -> StreamProgress<'_> {
         self.completed.clear();
         self.violations.clear();
         self.changed = false;
@@ -1033,7 +1062,7 @@ impl<'s> StreamReader<'s> {
         } else {
             // (Whether the chunk is plain free text is asked once: clearing the changes does
             // not change the answer.)
-            let plain = self.plain_chunk(chunk);
+            let plain = self.plain_chunk(chunk, text);
             if !plain.is_some_and(|text| self.append_in_place(text)) {
                 if let Some(Change::Append { at, text }) = self.changes.pop() {
                     self.spare = Some((at, text));
@@ -1198,8 +1227,9 @@ impl<'s> StreamReader<'s> {
 
     /// `chunk`, the text's last bytes, as text when it is plain text inside free text (whole
     /// characters, none a control character, a quote or a backslash: most chunks of a stream
-    /// that shows a long string as it arrives) with nothing waiting before it.
-    fn plain_chunk<'c>(&self, chunk: &'c [u8]) -> Option<&'c str> {
+    /// that shows a long string as it arrives) with nothing waiting before it. `text`: the
+    /// chunk, when it came as text (not checked to be UTF-8 again).
+    fn plain_chunk<'c>(&self, chunk: &'c [u8], text: Option<&'c str>) -> Option<&'c str> {
         let inside = self.free.is_some()
             && matches!(
                 self.lex,
@@ -1217,7 +1247,7 @@ impl<'s> StreamReader<'s> {
         if !inside || chunk.is_empty() || !chunk.iter().all(plain) {
             return None;
         }
-        std::str::from_utf8(chunk).ok()
+        text.or_else(|| std::str::from_utf8(chunk).ok())
     }
 
     /// A chunk of plain free text after a chunk whose one change appended to that same text
@@ -1243,6 +1273,7 @@ impl<'s> StreamReader<'s> {
 
     /// A chunk of plain free text ([`Self::plain_chunk`]) taken as it is: what [`Self::run`]
     /// and [`Self::decode_free_text`] make of it, without the token between them.
+    #[inline(always)]
     fn plain_free_text(&mut self, text: &str) {
         let Some(free) = self.free.as_mut() else {
             return;
@@ -1259,6 +1290,7 @@ impl<'s> StreamReader<'s> {
 
     /// Decodes the free text that arrived (an escape or character cut at the end waits), and
     /// says what it added.
+    #[inline(always)]
     fn decode_free_text(&mut self) {
         let Some(free) = self.free.as_mut() else {
             return;

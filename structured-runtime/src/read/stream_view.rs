@@ -27,7 +27,7 @@ use crate::schema::pointer::{index, newest_mut, unescape};
 /// let mut reader = StreamReader::changes_only(&schema);
 /// let mut view = StreamView::new();
 /// for chunk in [r#"{"note": "wr"#, r#"itten as it co"#, r#"mes", "n": 3}"#] {
-///     for change in reader.feed(chunk.as_bytes()).changes {
+///     for change in reader.feed_str(chunk).changes {
 ///         view.apply(change);
 ///     }
 /// }

@@ -61,7 +61,7 @@ impl Shown<'_> {
             on_event(StreamEvent::Text(text));
         }
         // The reader and the value kept beside it are apart: nothing is copied per chunk.
-        let progress = self.reader.feed(text.as_bytes());
+        let progress = self.reader.feed_str(text);
         for change in progress.changes {
             self.value.apply(change);
         }
