@@ -37,6 +37,10 @@
 //!   applied (what the reader costs of `stream_valid_4`); `stream_lean_reader_4`: the same
 //!   through `StreamReader::changes_only`; `value_10k`: `serde_json` reading that answer into a
 //!   `Value` (what a consumer keeping the value so far as a `Value` builds, at the least);
+//!   `feed_floor_4`: that answer in 4-byte chunks to a reader that reads nothing more (what a
+//!   feed costs that only keeps its chunk); `changes_copied_4`: `stream_lean_reader_4` with
+//!   each chunk's changes copied and dropped (less `stream_lean_reader_4`: what building and
+//!   dropping the changes costs);
 //!   `valid_100k`, `stream_valid_4_100k`:
 //!   `from_json` and `stream_valid_4` on an answer ten times as long (a chunk's cost does not
 //!   grow with what was read before it).
@@ -214,6 +218,27 @@ fn main() {
         }
         changes > 0
     };
+    // The floor of a feed: the same chunks to a reader that reads nothing more (a value and the
+    // start of another came first), so a feed only keeps its chunk.
+    let feed_floor = |chunk: usize, valid: &str| {
+        let mut reader = StreamReader::changes_only(HeartbeatDecision::schema());
+        reader.feed(b"{} {");
+        let mut changes = 0;
+        for piece in valid.as_bytes().chunks(chunk) {
+            changes += reader.feed(black_box(piece)).changes.len();
+        }
+        changes == 0
+    };
+    // What the changes cost as values: `stream_lean_reader_4` with each chunk's changes copied
+    // and dropped (built and dropped once more, as the reader builds and drops them).
+    let changes_copied = |chunk: usize, valid: &str| {
+        let mut reader = StreamReader::changes_only(HeartbeatDecision::schema());
+        let mut changes = 0;
+        for piece in valid.as_bytes().chunks(chunk) {
+            changes += black_box(reader.feed(black_box(piece)).changes.to_vec()).len();
+        }
+        changes > 0
+    };
     let stream = |final_read: bool| {
         // The value so far kept after every byte, as a consumer keeps it: by its changes.
         let mut reader = StreamReader::new(HeartbeatDecision::schema());
@@ -297,6 +322,8 @@ fn main() {
             "stream_valid_whole" => stream_valid(usize::MAX, false, &valid),
             "stream_reader_4" => stream_reader(4, false, &valid),
             "stream_lean_reader_4" => stream_reader(4, true, &valid),
+            "feed_floor_4" => feed_floor(4, &valid),
+            "changes_copied_4" => changes_copied(4, &valid),
             "value_10k" => {
                 serde_json::from_str::<serde_json::Value>(black_box(valid_at.get(i))).is_ok()
             }
@@ -350,7 +377,7 @@ fn main() {
             ))
             .is_ok(),
             other => {
-                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, stream_lean_reader_4, value_10k, stream_lean_4_str, stream_text_4_str, valid_100k, stream_valid_4_100k, answer_string, read_body or runner (see the top of this file)");
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, stream_lean_reader_4, feed_floor_4, changes_copied_4, value_10k, stream_lean_4_str, stream_text_4_str, valid_100k, stream_valid_4_100k, answer_string, read_body or runner (see the top of this file)");
                 std::process::exit(2);
             }
         } as usize;
