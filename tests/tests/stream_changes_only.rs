@@ -91,6 +91,30 @@ fn schemas() -> Vec<ResponseSchema> {
             "type": "object",
             "properties": {"x": {"type": "string", "allOf": [{"minLength": 1}]}}
         }}),
+        // Keywords beside a reference on the way to a node's target judge beside it (as code
+        // generators write a definition that narrows another): an `enum` of objects, a length
+        // on free text, `uniqueItems` on the way and at the target, and `dependentRequired`
+        // (which reads every name).
+        json!({
+            "type": "array",
+            "items": {"$ref": "#/$defs/pick"},
+            "$defs": {
+                "pick": {"$ref": "#/$defs/row", "enum": [{"id": 1}, {"x": "ab"}, {"x": "a", "id": 2}]},
+                "row": {"type": "object", "properties": {"id": {"type": "integer"}, "x": {"$ref": "#/$defs/word"}}},
+                "word": {"$ref": "#/$defs/text", "minLength": 2},
+                "text": {"type": "string"}
+            }
+        }),
+        json!({
+            "type": "object",
+            "properties": {"rows": {"$ref": "#/$defs/distinct"}, "nums": {"$ref": "#/$defs/distinct"}},
+            "$defs": {
+                "distinct": {"$ref": "#/$defs/list", "uniqueItems": true, "maxItems": 4},
+                "list": {"type": "array", "uniqueItems": true, "items": {"$ref": "#/$defs/paired"}},
+                "paired": {"$ref": "#/$defs/object", "dependentRequired": {"x": ["id"]}},
+                "object": {"type": "object"}
+            }
+        }),
     ]
     .into_iter()
     .map(|schema| ResponseSchema::with_limits("s", schema, &any_root).unwrap())
@@ -148,7 +172,7 @@ proptest! {
 
     #[test]
     fn a_reader_keeping_no_value_reports_what_one_keeping_it_reports(
-        which in 0usize..9,
+        which in 0usize..11,
         text in answer(),
         piece in 1usize..17,
         limit in 0usize..48,
@@ -369,7 +393,7 @@ proptest! {
     /// characters of two and three bytes, whole and cut short.
     #[test]
     fn a_chunk_given_as_text_is_read_as_its_bytes_are(
-        which in 0usize..9,
+        which in 0usize..11,
         words in prop::collection::vec("[a-z é—\"\\\\\n]{0,6}", 0..6),
         piece in 1usize..9,
         lean in any::<bool>(),
@@ -404,5 +428,88 @@ proptest! {
         }
         prop_assert_eq!(bytes.value(), chars.value());
         prop_assert_eq!(bytes.text(), chars.text());
+    }
+}
+
+/// Violations and changes of each reader, `text` fed in chunks of `piece` bytes.
+fn read(
+    schema: &ResponseSchema,
+    lean: bool,
+    text: &str,
+    piece: usize,
+) -> (Vec<String>, Vec<Value>) {
+    let mut reader = if lean {
+        StreamReader::changes_only(schema)
+    } else {
+        StreamReader::new(schema)
+    };
+    let (mut violations, mut changes) = (Vec::new(), Vec::new());
+    for chunk in text.as_bytes().chunks(piece) {
+        let progress = reader.feed(chunk);
+        violations.extend(progress.violations.iter().map(ToString::to_string));
+        changes.extend(progress.changes.iter().map(|c| c.to_json()));
+    }
+    (violations, changes)
+}
+
+/// A definition that narrows another (`{"$ref": .., "enum": ..}`, as code generators write
+/// one) judges beside the one it refers to: a reader keeping no value kept an object's members
+/// for the rules of the reference's target only, and refused a valid answer (`found an object
+/// with 0 properties`) for the `enum` on the way.
+#[test]
+fn rules_beside_a_reference_on_the_way_are_judged_with_what_they_read() {
+    let schema = ResponseSchema::new(
+        "s",
+        json!({
+            "type": "object",
+            "properties": {"rows": {"type": "array", "items": {"$ref": "#/$defs/pick"}}},
+            "$defs": {
+                "pick": {"$ref": "#/$defs/row", "enum": [{"x": 1}, {"x": 2, "y": "q"}]},
+                "row": {"type": "object", "properties": {"x": {"type": "integer"}, "y": {"type": "string"}}}
+            }
+        }),
+    )
+    .unwrap();
+    for (text, refused) in [
+        (r#"{"rows": [{"x": 1}, {"x": 2, "y": "q"}]}"#, false),
+        (r#"{"rows": [{"x": 3}]}"#, true),
+    ] {
+        let value: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(schema.check_instance(&value).is_err(), refused, "{text}");
+        for piece in [1, 3, 64] {
+            let (full, _) = read(&schema, false, text, piece);
+            let (lean, _) = read(&schema, true, text, piece);
+            assert_eq!(full, lean, "{text}");
+            assert_eq!(!lean.is_empty(), refused, "{text}: {lean:?}");
+        }
+    }
+}
+
+/// A string held to more than its type by a definition on the way to its target (a length
+/// beside a reference) is shown as a string holding that rule at its own node is: whole, once
+/// complete, not as it arrives.
+#[test]
+fn a_string_narrowed_on_the_way_is_shown_as_one_narrowed_at_its_node() {
+    let narrowed = |x: Value| {
+        ResponseSchema::new(
+            "s",
+            json!({
+                "type": "object",
+                "properties": {"x": x},
+                "$defs": {
+                    "word": {"$ref": "#/$defs/text", "minLength": 2},
+                    "text": {"type": "string"}
+                }
+            }),
+        )
+        .unwrap()
+    };
+    let on_the_way = narrowed(json!({"$ref": "#/$defs/word"}));
+    let at_its_node = narrowed(json!({"type": "string", "minLength": 2}));
+    let text = r#"{"x": "abcdef"}"#;
+    for lean in [false, true] {
+        let (_, changes) = read(&on_the_way, lean, text, 2);
+        assert_eq!(changes, read(&at_its_node, lean, text, 2).1);
+        assert!(changes.iter().all(|c| c["op"] == "set"), "{changes:?}");
     }
 }

@@ -411,7 +411,8 @@ fn reads_names(node: Option<Node<'_>>) -> bool {
         n.map()
             .is_some_and(|keywords| keywords.keys().any(|k| READ_NAMES.contains(&k.as_str())))
     };
-    reads(node) || reads(node.target())
+    // (Every node on the way to the target: a reference's siblings judge beside it.)
+    node.chain().any(reads)
 }
 
 /// Keywords a container's own check reads from its members' keys or count only: a container
@@ -506,13 +507,31 @@ fn reads_members_beside(node: Option<Node<'_>>, beside: &[&str]) -> bool {
             })
         })
     };
-    needs(node) || needs(node.target())
+    // (Every node on the way to the target: a reference's siblings judge beside it.)
+    node.chain().any(needs)
 }
 
 /// Whether a list at `node` is kept by a reader keeping no value as its items' prints only: its
 /// own check reads its items for `uniqueItems` alone.
 fn unique_by_prints(node: Option<Node<'_>>) -> bool {
-    node.is_some_and(|n| n.target().get("uniqueItems") == Some(&Value::Bool(true)))
+    let Some(at) = node else { return false };
+    let target = at.target();
+    // Every node on the way to the target only leads on: where one asserts beside its
+    // reference, the whole value's check walks its rules and the target's in its own order, so
+    // the items are kept whole and a repeat is found in that walk (reported in the same order).
+    let leads_on = |on: Node<'_>| {
+        std::ptr::eq(on.value(), target.value())
+            || on.map().is_some_and(|keywords| {
+                keywords.keys().all(|k| {
+                    matches!(
+                        k.as_str(),
+                        "$ref" | "allOf" | "$defs" | "definitions" | "$schema"
+                    ) || asserts_nothing(k)
+                })
+            })
+    };
+    target.get("uniqueItems") == Some(&Value::Bool(true))
+        && at.chain().all(leads_on)
         && !reads_members_beside(node, &["uniqueItems"])
 }
 
@@ -2448,20 +2467,22 @@ fn undeclared_member(node: Node<'_>, key: &str) -> Violation {
 /// Whether a string at `node` may be shown before it ends: free text, not a value that is only
 /// right once whole (an enum value, a constant, a pattern, a format, a length).
 fn free_text(node: Node<'_>) -> bool {
-    let node = node.target();
-    node.types().is_only(JsonType::String)
-        && ![
-            "enum",
-            "const",
-            "pattern",
-            "format",
-            "minLength",
-            "maxLength",
-            "anyOf",
-            "oneOf",
-        ]
-        .iter()
-        .any(|k| node.has(k))
+    // (Its type is its target's; a keyword beside a reference on the way holds it too.)
+    node.target().types().is_only(JsonType::String)
+        && !node.chain().any(|on| {
+            [
+                "enum",
+                "const",
+                "pattern",
+                "format",
+                "minLength",
+                "maxLength",
+                "anyOf",
+                "oneOf",
+            ]
+            .iter()
+            .any(|k| on.has(k))
+        })
 }
 
 /// The text of a JSON string's content (the bytes between its quotes): itself when it holds
