@@ -9,7 +9,7 @@ use structured_runtime::provider::capabilities::{capabilities, ProviderKind};
 use structured_runtime::provider::wire::merge;
 use structured_runtime::provider::wire::{
     read_response, read_response_value, read_stream, request_fragment, CodecError, Expect, Outcome,
-    ProviderResponse, StructuredCandidate, ToolCall, Usage, WireApi,
+    ProviderResponse, StreamDecoder, StructuredCandidate, ToolCall, Usage, WireApi,
 };
 use structured_runtime::read::repair::repair;
 use structured_runtime::read::Answer;
@@ -894,6 +894,44 @@ fn a_body_with_a_repeated_key_or_an_inexact_number_is_refused_with_what_it_was()
         &body(r#"{"p": 0.30000000000000004, "n": 0}"#),
     );
     assert!(ok.is_ok(), "{ok:?}");
+}
+
+/// A stream's events are read as an unstreamed body is: a tool call's arguments sent as an
+/// object (Gemini's `functionCall.args`, Ollama's `tool_calls`) holding a number no float holds
+/// as written are refused, named, where they were rounded without a word.
+#[test]
+fn a_stream_event_with_an_inexact_number_is_refused_with_what_it_was() {
+    let n = "123456789012345678901234567890";
+    let streams = [
+        (
+            WireApi::Gemini,
+            format!(
+                "data: {{\"candidates\": [{{\"content\": {{\"parts\": [{{\"functionCall\": {{\"name\": \"t\", \"args\": {{\"id\": {n}}}}}}}], \"role\": \"model\"}}, \"finishReason\": \"STOP\"}}]}}\n\n"
+            ),
+        ),
+        (
+            WireApi::OllamaChat,
+            format!(
+                "{{\"message\": {{\"role\": \"assistant\", \"content\": \"\", \"tool_calls\": [{{\"function\": {{\"name\": \"t\", \"arguments\": {{\"id\": {n}}}}}}}]}}, \"done\": true, \"done_reason\": \"stop\"}}\n"
+            ),
+        ),
+    ];
+    for (api, stream) in streams {
+        let mut decoder = StreamDecoder::new(api, Expect::tool("t"));
+        let read = decoder
+            .feed(stream.as_bytes())
+            .map(|_| ())
+            .and_then(|()| decoder.finish().map(|_| ()));
+        match read {
+            Err(e) => assert!(e.to_string().contains(n), "{api:?}: {e}"),
+            Ok(()) => panic!("{api:?}: read, the number rounded"),
+        }
+        // The same number as a plain fraction is read.
+        let plain = stream.replace(n, "0.30000000000000004");
+        let mut decoder = StreamDecoder::new(api, Expect::tool("t"));
+        assert!(decoder.feed(plain.as_bytes()).is_ok(), "{api:?}");
+        assert!(decoder.finish().is_ok(), "{api:?}");
+    }
 }
 
 #[test]

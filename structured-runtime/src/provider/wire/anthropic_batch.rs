@@ -113,7 +113,8 @@ pub fn read_result_line(line: &str) -> Result<(String, BatchResult), CodecError>
             let message = result
                 .get("message")
                 .ok_or_else(|| not_read(format!("{custom_id}: succeeded without a message")))?;
-            BatchResult::Body(message.to_string())
+            let written = super::batch::written_at(line, &["result", "message"]);
+            BatchResult::Body(written.map_or_else(|| message.to_string(), str::to_owned))
         }
         "errored" => {
             // `{"type": "error", "error": {"type": …, "message": …}}`, or the inner error alone.
@@ -170,7 +171,7 @@ mod tests {
             r#"{"custom_id": "a", "result": {"type": "succeeded", "message": {"content": []}}}"#;
         assert_eq!(
             read_result_line(ok).unwrap(),
-            ("a".into(), BatchResult::Body(r#"{"content":[]}"#.into()))
+            ("a".into(), BatchResult::Body(r#"{"content": []}"#.into()))
         );
         let refused = r#"{"custom_id": "b", "result": {"type": "errored", "error": {"type": "error", "error": {"type": "invalid_request_error", "message": "bad"}}}}"#;
         assert!(matches!(
@@ -184,6 +185,30 @@ mod tests {
         ));
         assert!(read_result_line(r#"{"custom_id": "d"}"#).is_err());
         assert!(read_result_line(r#"{"custom_id": "d", "result": {"type": "odd"}}"#).is_err());
+    }
+
+    /// A request's answer is kept as the line has it, and read as an unbatched body is: a tool
+    /// call's input holding a number too long for a float is refused, named (written out again
+    /// from a `Value`, it was rounded without a word).
+    #[test]
+    fn a_result_keeps_its_answer_as_written() {
+        let n = "123456789012345678901234567890";
+        let line = format!(
+            r#"{{"custom_id": "a", "result": {{"type": "succeeded", "message": {{"content": [{{"type": "tool_use", "id": "t", "name": "f", "input": {{"n": {n}}}}}], "stop_reason": "tool_use"}}}}}}"#
+        );
+        let (_, BatchResult::Body(body)) = read_result_line(&line).unwrap() else {
+            panic!("not a body: {line}");
+        };
+        assert!(body.contains(n), "{body}");
+        let read = crate::provider::wire::read_response(
+            crate::provider::wire::WireApi::Anthropic,
+            &crate::provider::wire::Expect::tool("f"),
+            &body,
+        );
+        assert!(
+            matches!(&read, Err(CodecError::NotJson { message, .. }) if message.contains(n)),
+            "{read:?}"
+        );
     }
 
     #[test]

@@ -10,6 +10,22 @@ use super::types::CodecError;
 use super::WireApi;
 use crate::read::strict_de::json_value;
 
+/// The text of the member `path` names in `json` (a result line, already read), as written: a
+/// request's answer is kept so, and read later as an unbatched body is, its numbers and keys
+/// as they came (a `Value` written out again would have read them already, a number too long
+/// for a float changed without a word). `None` where `path` names nothing.
+pub(super) fn written_at<'a>(json: &'a str, path: &[&str]) -> Option<&'a str> {
+    use std::borrow::Cow;
+    use std::collections::HashMap;
+    let mut at = json;
+    for key in path {
+        let members: HashMap<Cow<'a, str>, &'a serde_json::value::RawValue> =
+            serde_json::from_str(at).ok()?;
+        at = members.get(*key)?.get();
+    }
+    Some(at)
+}
+
 /// Where a batch is, in terms every API maps to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BatchStatus {

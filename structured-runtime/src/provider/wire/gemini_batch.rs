@@ -229,7 +229,9 @@ pub fn read_result_line(line: &str) -> Result<(String, BatchResult), CodecError>
         .get("response")
         .filter(|r| r.is_object())
         .ok_or_else(|| not_read(format!("{key}: neither a response nor an error")))?;
-    Ok((key, BatchResult::Body(response.to_string())))
+    let written = super::batch::written_at(line, &["response"]);
+    let body = written.map_or_else(|| response.to_string(), str::to_owned);
+    Ok((key, BatchResult::Body(body)))
 }
 
 #[cfg(test)]

@@ -78,15 +78,22 @@ pub fn read_response(
             return Ok(response);
         }
     }
-    let not_json = |message: String| CodecError::NotJson { api, message };
+    let value = value_as_written(body).map_err(|message| CodecError::NotJson { api, message })?;
+    read_response_value(api, expect, &value)
+}
+
+/// JSON a provider sent (a body, a stream's event) read as written or refused, with what is
+/// wrong: a key given twice, or a number no value holds as written (a tool call's arguments
+/// sent as an object are read from it, and must not change on the way).
+pub(super) fn value_as_written(json: &str) -> Result<Value, String> {
     let (value, floats) =
-        crate::read::strict_de::value_from_str(body).map_err(|e| not_json(e.to_string()))?;
+        crate::read::strict_de::value_from_str(json).map_err(|e| e.to_string())?;
     if floats {
-        if let Some(number) = crate::read::repair::inexact_number(body) {
-            return Err(not_json(number.to_string()));
+        if let Some(number) = crate::read::repair::inexact_number(json) {
+            return Err(number.to_string());
         }
     }
-    read_response_value(api, expect, &value)
+    Ok(value)
 }
 
 /// Reads a response body already parsed.

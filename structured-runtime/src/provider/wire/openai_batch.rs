@@ -143,7 +143,11 @@ pub fn read_result_line(line: &str) -> Result<(String, BatchResult), CodecError>
         .and_then(|r| r.get("body"))
         .ok_or_else(|| not_read(format!("{custom_id}: neither a response nor an error")))?;
     match status {
-        Some(200) | None => Ok((custom_id, BatchResult::Body(body.to_string()))),
+        Some(200) | None => {
+            let written = super::batch::written_at(line, &["response", "body"]);
+            let body = written.map_or_else(|| body.to_string(), str::to_owned);
+            Ok((custom_id, BatchResult::Body(body)))
+        }
         Some(status) => {
             let error = body.get("error");
             let text = |key: &str| {
@@ -189,7 +193,7 @@ mod tests {
         let ok = r#"{"id": "batch_req_1", "custom_id": "1.0", "response": {"status_code": 200, "request_id": "r", "body": {"choices": []}}, "error": null}"#;
         assert_eq!(
             read_result_line(ok).unwrap(),
-            ("1.0".into(), BatchResult::Body(r#"{"choices":[]}"#.into()))
+            ("1.0".into(), BatchResult::Body(r#"{"choices": []}"#.into()))
         );
         let expired = r#"{"id": "batch_req_2", "custom_id": "2.0", "response": null, "error": {"code": "batch_expired", "message": "This request could not be executed before the completion window expired."}}"#;
         assert!(matches!(

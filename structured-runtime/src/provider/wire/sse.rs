@@ -134,9 +134,9 @@ pub(super) fn problem(api: WireApi, problem: impl Into<String>) -> CodecError {
     }
 }
 
-/// An event's data as JSON.
+/// An event's data as JSON, read as written or refused ([`super::value_as_written`]).
 pub(super) fn data(api: WireApi, event: &Event) -> Result<Value, CodecError> {
-    crate::read::strict_de::json_value(&event.data).map_err(|err| {
+    super::value_as_written(&event.data).map_err(|err| {
         problem(
             api,
             format!("event at line {} is not JSON: {err}", event.line),
