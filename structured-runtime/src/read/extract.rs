@@ -368,17 +368,7 @@ fn skip_string(bytes: &[u8], mut i: usize) -> usize {
 }
 
 /// Bytes the scan acts on inside a span (outside its strings).
-static IN_SPAN: [bool; 256] = table(b"`\"{}[]");
-
-const fn table(bytes: &[u8]) -> [bool; 256] {
-    let mut t = [false; 256];
-    let mut i = 0;
-    while i < bytes.len() {
-        t[bytes[i] as usize] = true;
-        i += 1;
-    }
-    t
-}
+static IN_SPAN: [bool; 256] = super::byte_table::of(b"`\"{}[]");
 
 fn skip_backticks(bytes: &[u8], mut i: usize) -> usize {
     while bytes.get(i) == Some(&b'`') {

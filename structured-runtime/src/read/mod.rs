@@ -5,6 +5,7 @@
 //! answer holds no JSON at all, a derived type's `from_text` reads its fields from the prose, and
 //! a markdown wrapper's answer is taken whole ([`markdown`] has the rule).
 
+pub(crate) mod byte_table;
 pub mod coerce;
 pub mod extract;
 pub(crate) mod from_json;

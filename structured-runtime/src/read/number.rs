@@ -142,17 +142,7 @@ pub(crate) fn long_numbers(text: &str) -> impl Iterator<Item = (usize, &str)> {
 }
 
 /// The bytes [`all_plain`] stops at: a quote, a minus sign, a digit.
-const STARTS: [bool; 256] = {
-    let mut table = [false; 256];
-    table[b'"' as usize] = true;
-    table[b'-' as usize] = true;
-    let mut d = b'0';
-    while d <= b'9' {
-        table[d as usize] = true;
-        d += 1;
-    }
-    table
-};
+const STARTS: [bool; 256] = super::byte_table::of(b"\"-0123456789");
 
 /// The index after the closing quote of the string whose content starts at `i`.
 fn string_end(bytes: &[u8], mut i: usize) -> usize {

@@ -2632,19 +2632,9 @@ fn decodable(raw: &[u8]) -> &str {
     }
 }
 
-/// The bytes that stand for themselves in a JSON string: any but a control character, a quote
-/// or a backslash (a table: one look a byte, where three comparisons were).
-static PLAIN_TEXT: [bool; 256] = {
-    let mut table = [true; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        table[b] = false;
-        b += 1;
-    }
-    table[b'"' as usize] = false;
-    table[b'\\' as usize] = false;
-    table
-};
+/// The bytes that stand for themselves in a JSON string (a table: one look a byte, where three
+/// comparisons were).
+static PLAIN_TEXT: [bool; 256] = super::byte_table::plain_in_string(b"");
 
 /// One change to the value so far, in the order they happen: applied in turn to `null`
 /// ([`Change::apply`]), they build what [`StreamReader::value`] returns, at a cost that grows

@@ -380,35 +380,14 @@ fn plain_key_after_string(key: &[u8]) -> bool {
 }
 
 /// The bytes of [`plain_key_after_string`]'s word.
-static KEY_WORD: [bool; 256] = {
-    let mut t = [false; 256];
-    let mut b = 0;
-    while b < 256 {
-        t[b] = (b as u8).is_ascii_alphanumeric() || matches!(b as u8, b'_' | b'$' | b'-' | b' ');
-        b += 1;
-    }
-    t
-};
+static KEY_WORD: [bool; 256] = crate::read::byte_table::of(
+    b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_$- ",
+);
 
 /// String content skipped without a look: not a quote, backslash, control character or
 /// bracket. The bytes of a longer character are plain: inside single or double quotes the
 /// parser closes a string on an ASCII quote only.
-static PLAIN: [bool; 256] = {
-    let mut t = [true; 256];
-    let mut b = 0;
-    while b < 0x20 {
-        t[b] = false;
-        b += 1;
-    }
-    t[b'"' as usize] = false;
-    t[b'\'' as usize] = false;
-    t[b'\\' as usize] = false;
-    t[b'{' as usize] = false;
-    t[b'}' as usize] = false;
-    t[b'[' as usize] = false;
-    t[b']' as usize] = false;
-    t
-};
+static PLAIN: [bool; 256] = crate::read::byte_table::plain_in_string(b"'{}[]");
 
 #[cfg(test)]
 mod tests {
