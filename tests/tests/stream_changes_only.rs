@@ -7,7 +7,31 @@
 
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use structured_runtime::{ResponseSchema, SchemaLimits, StreamReader, StreamView};
+use structured_runtime::read::Change;
+use structured_runtime::{
+    Pointer, ResponseSchema, SchemaLimits, StreamProgress, StreamReader, StreamStatus, StreamView,
+    Violation,
+};
+
+/// What one chunk's progress said, owned (a progress borrows its reader).
+#[derive(Debug, PartialEq)]
+struct Said {
+    completed: Vec<Pointer>,
+    violations: Vec<Violation>,
+    changes: Vec<Change>,
+    changed: bool,
+    status: StreamStatus,
+}
+
+fn said(progress: StreamProgress<'_>) -> Said {
+    Said {
+        completed: progress.completed.to_vec(),
+        violations: progress.violations.to_vec(),
+        changes: progress.changes.to_vec(),
+        changed: progress.changed,
+        status: progress.status,
+    }
+}
 
 fn schemas() -> Vec<ResponseSchema> {
     let row = json!({
@@ -187,27 +211,20 @@ proptest! {
         let mut view = Value::Null;
         let mut kept = StreamView::new();
         for chunk in text.as_bytes().chunks(piece) {
-            let a = full.feed(chunk);
-            let (completed, violations, changes, changed, status) =
-                (a.completed.to_vec(), a.violations.to_vec(), a.changes.to_vec(), a.changed, a.status);
-            let b = lean.feed(chunk);
-            prop_assert_eq!(&completed, &b.completed.to_vec(), "{}", text);
-            prop_assert_eq!(&violations, &b.violations.to_vec(), "{}", text);
-            prop_assert_eq!(&changes, &b.changes.to_vec(), "{}", text);
-            prop_assert_eq!((changed, status), (b.changed, b.status), "{}", text);
+            let (a, b) = (said(full.feed(chunk)), said(lean.feed(chunk)));
+            prop_assert_eq!(&a, &b, "{}", text);
             reported.extend(b.violations.iter().cloned());
-            let b_changes = b.changes.to_vec();
-            let c = bounded.feed(chunk);
-            prop_assert_eq!(&b_changes, &c.changes.to_vec(), "{}", text);
-            prop_assert_eq!(&completed, &c.completed.to_vec(), "{}", text);
-            prop_assert_eq!(status, c.status, "{}", text);
-            bounded_reported.extend(c.violations.iter().cloned());
-            for change in b_changes {
+            let c = said(bounded.feed(chunk));
+            prop_assert_eq!(&b.changes, &c.changes, "{}", text);
+            prop_assert_eq!(&a.completed, &c.completed, "{}", text);
+            prop_assert_eq!(a.status, c.status, "{}", text);
+            bounded_reported.extend(c.violations);
+            for change in b.changes {
                 change.apply(&mut view);
                 kept.apply(&change);
             }
             prop_assert_eq!(kept.value(), &view, "{}", text);
-            for at in &completed {
+            for at in &a.completed {
                 prop_assert!(lean.is_complete(at), "{} {}", at, text);
             }
         }
@@ -417,14 +434,8 @@ proptest! {
         let reader = || if lean { StreamReader::changes_only(schema) } else { StreamReader::new(schema) };
         let (mut bytes, mut chars) = (reader(), reader());
         for chunk in text_chunks(&text, piece) {
-            let a = bytes.feed(chunk.as_bytes());
-            let (completed, violations, changes, changed, status) =
-                (a.completed.to_vec(), a.violations.to_vec(), a.changes.to_vec(), a.changed, a.status);
-            let b = chars.feed_str(chunk);
-            prop_assert_eq!(&completed, &b.completed.to_vec(), "{}", text);
-            prop_assert_eq!(&violations, &b.violations.to_vec(), "{}", text);
-            prop_assert_eq!(&changes, &b.changes.to_vec(), "{}", text);
-            prop_assert_eq!((changed, status), (b.changed, b.status), "{}", text);
+            let (a, b) = (said(bytes.feed(chunk.as_bytes())), said(chars.feed_str(chunk)));
+            prop_assert_eq!(a, b, "{}", text);
         }
         prop_assert_eq!(bytes.value(), chars.value());
         prop_assert_eq!(bytes.text(), chars.text());
