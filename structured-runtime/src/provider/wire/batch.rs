@@ -26,6 +26,19 @@ pub(super) fn written_at<'a>(json: &'a str, path: &[&str]) -> Option<&'a str> {
     Some(at)
 }
 
+/// The texts of the items of the list `path` names in `json`, each as written on one line (a line
+/// break between tokens is a space; one inside a string is always escaped). `None` where `path`
+/// names no list.
+pub(super) fn written_items(json: &str, path: &[&str]) -> Option<Vec<String>> {
+    let list: Vec<&serde_json::value::RawValue> =
+        serde_json::from_str(written_at(json, path)?).ok()?;
+    Some(
+        list.iter()
+            .map(|item| item.get().replace(['\n', '\r'], " "))
+            .collect(),
+    )
+}
+
 /// Where a batch is, in terms every API maps to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum BatchStatus {

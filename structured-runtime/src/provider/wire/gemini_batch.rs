@@ -90,10 +90,12 @@ pub fn read_file_name(body: &str) -> Result<String, CodecError> {
 /// `metadata` the batch, its `response` or `error` once `done`), or the batch itself.
 pub fn read_batch(body: &str) -> Result<BatchState, CodecError> {
     let value: Value = json_value(body).map_err(|e| not_read(e.to_string()))?;
-    batch_of(&value)
+    batch_of(&value, Some(body))
 }
 
-fn batch_of(value: &Value) -> Result<BatchState, CodecError> {
+/// The batch `value` says; `body`: its text, when the batch is the whole body (its inline
+/// results are then taken as written).
+fn batch_of(value: &Value, body: Option<&str>) -> Result<BatchState, CodecError> {
     let batch = value
         .get("metadata")
         .filter(|m| m.get("state").is_some())
@@ -133,6 +135,12 @@ fn batch_of(value: &Value) -> Result<BatchState, CodecError> {
     {
         status = BatchStatus::Failed;
     }
+    // (Where the output is, as a path too: the inline results are read from the text there.)
+    let output_at: &[&str] = match value.get("response") {
+        Some(_) => &["response"],
+        None if std::ptr::eq(batch, value) => &["output"],
+        None => &["metadata", "output"],
+    };
     let output = value
         .get("response")
         .or_else(|| batch.get("output"))
@@ -143,11 +151,29 @@ fn batch_of(value: &Value) -> Result<BatchState, CodecError> {
         .map(str::to_owned)
         .into_iter()
         .collect();
-    let inline = output
-        .and_then(|o| o.get("inlinedResponses"))
+    let inlined = output.and_then(|o| o.get("inlinedResponses"));
+    let nested = inlined.is_some_and(|r| r.get("inlinedResponses").is_some());
+    let written = body.and_then(|body| {
+        let mut path = output_at.to_vec();
+        path.push("inlinedResponses");
+        if nested {
+            path.push("inlinedResponses");
+        }
+        super::batch::written_items(body, &path)
+    });
+    let inline = inlined
         .and_then(|r| r.get("inlinedResponses").or(Some(r)))
         .and_then(Value::as_array)
         .map(|items| {
+            // Each item as written, its key read from its metadata (`read_result_line`); else
+            // (a batch in a list) rebuilt from the value.
+            if let Some(written) = written.as_ref().filter(|w| w.len() == items.len()) {
+                return written.iter().fold(String::new(), |mut lines, item| {
+                    lines.push_str(item);
+                    lines.push('\n');
+                    lines
+                });
+            }
             let mut lines = String::new();
             for item in items {
                 let key = item.get("metadata").and_then(|m| m.get("key")).cloned();
@@ -184,7 +210,10 @@ fn batch_of(value: &Value) -> Result<BatchState, CodecError> {
 pub fn read_batch_list(body: &str) -> Result<(Vec<BatchState>, Option<String>), CodecError> {
     let value: Value = json_value(body).map_err(|e| not_read(e.to_string()))?;
     let batches = match value.get("operations").or_else(|| value.get("batches")) {
-        Some(Value::Array(items)) => items.iter().map(batch_of).collect::<Result<Vec<_>, _>>()?,
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| batch_of(item, None))
+            .collect::<Result<Vec<_>, _>>()?,
         // An empty page may leave the list out.
         None => Vec::new(),
         Some(_) => return Err(not_read("a list whose operations are not a list")),
@@ -200,8 +229,10 @@ pub fn read_batch_list(body: &str) -> Result<(Vec<BatchState>, Option<String>), 
 /// One result line: its key and what became of the request.
 pub fn read_result_line(line: &str) -> Result<(String, BatchResult), CodecError> {
     let value: Value = json_value(line).map_err(|e| not_read(e.to_string()))?;
+    // (An inline result, as the batch holds it, names its key in its metadata.)
     let key = value
         .get("key")
+        .or_else(|| value.get("metadata").and_then(|m| m.get("key")))
         .and_then(Value::as_str)
         .ok_or_else(|| not_read("a result line without a key"))?
         .to_owned();
@@ -288,7 +319,7 @@ mod tests {
             lines[0],
             (
                 "k_1_0".into(),
-                BatchResult::Body(r#"{"candidates":[]}"#.into())
+                BatchResult::Body(r#"{"candidates": []}"#.into())
             )
         );
         assert!(matches!(
@@ -304,5 +335,39 @@ mod tests {
         let (batches, next) = read_batch_list(&list).unwrap();
         assert_eq!((batches.len(), next.as_deref()), (1, Some("p2")));
         assert!(read_batch_list("{}").unwrap().0.is_empty());
+    }
+    /// An inline result is kept as the batch's body has it (pretty-printed, here), and read as an
+    /// unbatched body is: a function call's argument too long for a float is refused, named,
+    /// where the result rebuilt from a `Value` had it rounded without a word.
+    #[test]
+    fn an_inline_result_keeps_its_answer_as_written() {
+        let n = "123456789012345678901234567890";
+        let done = format!(
+            r#"{{
+  "name": "batches/1",
+  "metadata": {{"state": "BATCH_STATE_SUCCEEDED"}},
+  "done": true,
+  "response": {{"inlinedResponses": {{"inlinedResponses": [
+    {{"response": {{"candidates": [{{"content": {{"parts": [{{"functionCall": {{"name": "t", "args": {{"id": {n}}}}}}}], "role": "model"}}, "finishReason": "STOP"}}]}},
+     "metadata": {{"key": "k_1_0"}}}}
+  ]}}}}
+}}"#
+        );
+        let batch = read_batch(&done).unwrap();
+        let lines = batch.inline.unwrap();
+        let (key, BatchResult::Body(body)) = read_result_line(lines.trim_end()).unwrap() else {
+            panic!("not a body: {lines}");
+        };
+        assert_eq!(key, "k_1_0");
+        assert!(body.contains(n), "{body}");
+        let read = crate::provider::wire::read_response(
+            crate::provider::wire::WireApi::Gemini,
+            &crate::provider::wire::Expect::tool("t"),
+            &body,
+        );
+        assert!(
+            matches!(&read, Err(CodecError::NotJson { message, .. }) if message.contains(n)),
+            "{read:?}"
+        );
     }
 }
