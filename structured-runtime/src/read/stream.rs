@@ -356,12 +356,11 @@ impl<'s> Named<'s> {
     /// Notes `name`, a name `required` lists, as met: `false` when names are kept in the object
     /// instead.
     fn meet(&mut self, name: &str) -> bool {
-        let Some(i) = self.met.and_then(|_| self.place(name)) else {
+        let Some(met) = self.met else { return false };
+        let Some(i) = self.place(name) else {
             return false;
         };
-        if let Some(met) = self.met.as_mut() {
-            *met |= 1 << i;
-        }
+        self.met = Some(met | 1 << i);
         true
     }
 
@@ -516,19 +515,12 @@ fn reads_members_beside(node: Option<Node<'_>>, beside: &[&str]) -> bool {
 fn unique_by_prints(node: Option<Node<'_>>) -> bool {
     let Some(at) = node else { return false };
     let target = at.target();
-    // Every node on the way to the target only leads on: where one asserts beside its
-    // reference, the whole value's check walks its rules and the target's in its own order, so
-    // the items are kept whole and a repeat is found in that walk (reported in the same order).
+    // Every node on the way to the target only leads on (a reference or an `allOf` of one,
+    // alone): where one asserts beside its reference, the whole value's check walks its rules
+    // and the target's in its own order, so the items are kept whole and a repeat is found in
+    // that walk (reported in the same order).
     let leads_on = |on: Node<'_>| {
-        std::ptr::eq(on.value(), target.value())
-            || on.map().is_some_and(|keywords| {
-                keywords.keys().all(|k| {
-                    matches!(
-                        k.as_str(),
-                        "$ref" | "allOf" | "$defs" | "definitions" | "$schema"
-                    ) || asserts_nothing(k)
-                })
-            })
+        std::ptr::eq(on.value(), target.value()) || on.alone("$ref") || on.alone("allOf")
     };
     target.get("uniqueItems") == Some(&Value::Bool(true))
         && at.chain().all(leads_on)
@@ -2355,9 +2347,10 @@ impl<'s> StreamReader<'s> {
             let facts = self.facts(node);
             if facts.only_required
                 && allows(Some(facts.types), JsonType::Object)
-                && node
-                    .chain()
-                    .flat_map(Node::required)
+                && self
+                    .reads_at(Some(node))
+                    .required
+                    .iter()
                     .all(|name| entry(map, name).is_some())
             {
                 return;
