@@ -6,7 +6,7 @@
 
 use serde_json::{json, Value};
 
-use super::batch::{read_page, unread, BatchResult, BatchState, BatchStatus};
+use super::batch::{answer_as_written, read_page, unread, BatchResult, BatchState, BatchStatus};
 use super::types::CodecError;
 use super::WireApi;
 use crate::read::strict_de::json_value;
@@ -113,8 +113,7 @@ pub fn read_result_line(line: &str) -> Result<(String, BatchResult), CodecError>
             let message = result
                 .get("message")
                 .ok_or_else(|| not_read(format!("{custom_id}: succeeded without a message")))?;
-            let written = super::batch::written_at(line, &["result", "message"]);
-            BatchResult::Body(written.map_or_else(|| message.to_string(), str::to_owned))
+            BatchResult::Body(answer_as_written(line, &["result", "message"], message))
         }
         "errored" => {
             // `{"type": "error", "error": {"type": …, "message": …}}`, or the inner error alone.
@@ -199,16 +198,7 @@ mod tests {
         let (_, BatchResult::Body(body)) = read_result_line(&line).unwrap() else {
             panic!("not a body: {line}");
         };
-        assert!(body.contains(n), "{body}");
-        let read = crate::provider::wire::read_response(
-            crate::provider::wire::WireApi::Anthropic,
-            &crate::provider::wire::Expect::tool("f"),
-            &body,
-        );
-        assert!(
-            matches!(&read, Err(CodecError::NotJson { message, .. }) if message.contains(n)),
-            "{read:?}"
-        );
+        super::super::batch::assert_refused_by_name(WireApi::Anthropic, "f", &body, n);
     }
 
     #[test]

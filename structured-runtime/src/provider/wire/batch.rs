@@ -10,11 +10,16 @@ use super::types::CodecError;
 use super::WireApi;
 use crate::read::strict_de::json_value;
 
-/// The text of the member `path` names in `json` (a result line, already read), as written: a
-/// request's answer is kept so, and read later as an unbatched body is, its numbers and keys
-/// as they came (a `Value` written out again would have read them already, a number too long
-/// for a float changed without a word). `None` where `path` names nothing.
-pub(super) fn written_at<'a>(json: &'a str, path: &[&str]) -> Option<&'a str> {
+/// A request's answer in a result line (already read as `line`, the answer at `path` in it), as
+/// the line has it: read later as an unbatched body is, its numbers and keys as they came (a
+/// `Value` written out again would have read them already, a number too long for a float
+/// changed without a word). `answer` written out where `path` names nothing in the text.
+pub(super) fn answer_as_written(line: &str, path: &[&str], answer: &Value) -> String {
+    written_at(line, path).map_or_else(|| answer.to_string(), str::to_owned)
+}
+
+/// The text of the member `path` names in `json`, as written; `None` where it names nothing.
+fn written_at<'a>(json: &'a str, path: &[&str]) -> Option<&'a str> {
     use std::borrow::Cow;
     use std::collections::HashMap;
     let mut at = json;
@@ -37,6 +42,18 @@ pub(super) fn written_items(json: &str, path: &[&str]) -> Option<Vec<String>> {
             .map(|item| item.get().replace(['\n', '\r'], " "))
             .collect(),
     )
+}
+
+/// That a body kept as written reads as an unbatched body does: `number`, too long for a float,
+/// is refused by name, not rounded.
+#[cfg(test)]
+pub(super) fn assert_refused_by_name(api: WireApi, tool: &str, body: &str, number: &str) {
+    assert!(body.contains(number), "{body}");
+    let read = super::read_response(api, &super::Expect::tool(tool), body);
+    assert!(
+        matches!(&read, Err(CodecError::NotJson { message, .. }) if message.contains(number)),
+        "{read:?}"
+    );
 }
 
 /// Where a batch is, in terms every API maps to.

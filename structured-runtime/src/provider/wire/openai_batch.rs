@@ -144,8 +144,7 @@ pub fn read_result_line(line: &str) -> Result<(String, BatchResult), CodecError>
         .ok_or_else(|| not_read(format!("{custom_id}: neither a response nor an error")))?;
     match status {
         Some(200) | None => {
-            let written = super::batch::written_at(line, &["response", "body"]);
-            let body = written.map_or_else(|| body.to_string(), str::to_owned);
+            let body = super::batch::answer_as_written(line, &["response", "body"], body);
             Ok((custom_id, BatchResult::Body(body)))
         }
         Some(status) => {
