@@ -114,7 +114,6 @@ fuzz_target!(|data: &[u8]| {
     }
 });
 
-/// An enum with data tagged inside (`kind`), whose variant holds rows and another of itself.
 /// Text given as text (`feed_str`, each chunk ending where a character does) reads as its bytes
 /// do, chunk by chunk.
 fn text_agrees(seed: u8, text: &[u8]) {
@@ -147,6 +146,7 @@ fn text_agrees(seed: u8, text: &[u8]) {
     }
 }
 
+/// An enum with data tagged inside (`kind`), whose variant holds rows and another of itself.
 fn variants() -> &'static ResponseSchema {
     static SCHEMA: std::sync::OnceLock<ResponseSchema> = std::sync::OnceLock::new();
     SCHEMA.get_or_init(|| {
