@@ -1005,25 +1005,11 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for StructVisitor<'_, V> {
     }
 }
 
-/// A key read from the input: borrowed from it unless it had escapes.
-enum Key<'de> {
-    Borrowed(&'de str),
-    Owned(String),
-}
-
-impl Key<'_> {
-    fn as_str(&self) -> &str {
-        match self {
-            Key::Borrowed(k) => k,
-            Key::Owned(k) => k,
-        }
-    }
-}
-
 /// The key being read, how many keys were read, and whether an error below has been located.
 #[derive(Default)]
 struct Cursor<'de> {
-    key: Option<Key<'de>>,
+    /// Kept only while the keys are kept for error paths ([`Track::unlocated`] false).
+    key: Option<Cow<'de, str>>,
     keys: usize,
     located: bool,
 }
@@ -1036,7 +1022,7 @@ impl Cursor<'_> {
     fn locate(&mut self, track: &Track) {
         self.located = true;
         if let Some(key) = &self.key {
-            track.push(Seg::Key(key.as_str().to_owned()));
+            track.push(Seg::Key(key.as_ref().to_owned()));
         }
     }
 }
@@ -1047,9 +1033,34 @@ struct StructMap<'t, 'c, 'de, A> {
     cursor: &'c mut Cursor<'de>,
 }
 
+impl<'de, A: MapAccess<'de>> StructMap<'_, '_, 'de, A> {
+    /// The next key read as text and kept for an error's path. Not generic over the type read,
+    /// so one copy serves every type.
+    #[inline(never)]
+    fn keep_key(&mut self) -> Result<Option<&Cow<'de, str>>, A::Error> {
+        self.cursor.key = None;
+        match self.map.next_key_seed(KeyText) {
+            Ok(Some(key)) => {
+                self.cursor.keys += 1;
+                Ok(Some(self.cursor.key.insert(key)))
+            }
+            Ok(None) => Ok(None),
+            Err(e) => {
+                self.cursor.locate(self.track);
+                Err(e)
+            }
+        }
+    }
+}
+
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, 'de, A> {
     type Error = A::Error;
 
+    /// A first reading keeps no key: the type's own key reader reads it. A reading that keeps
+    /// the keys for an error's path reads each as text by one reader for every type
+    /// ([`KeyText`]), then gives it to the type's key reader as that text (a struct's key is a
+    /// string in JSON; serde's field names are read from it alike): each derived type adds that
+    /// last step to the code, not a second copy of the JSON key reader.
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -1059,21 +1070,15 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, 'de, A> {
             self.cursor.keys += usize::from(key.is_some());
             return Ok(key);
         }
-        self.cursor.key = None;
-        let key = match self.map.next_key_seed(KeySeed {
-            seed,
-            slot: &mut self.cursor.key,
-        }) {
-            Ok(key) => key,
-            Err(e) => {
-                self.cursor.locate(self.track);
-                return Err(e);
-            }
-        };
-        if key.is_some() {
-            self.cursor.keys += 1;
+        match self.keep_key()? {
+            Some(key) => seed
+                .deserialize(KeyStr {
+                    key,
+                    error: std::marker::PhantomData,
+                })
+                .map(Some),
+            None => Ok(None),
         }
-        Ok(key)
     }
 
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
@@ -1090,81 +1095,27 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, 'de, A> {
     }
 }
 
-/// Reads a struct key, keeping it for error paths.
-struct KeySeed<'s, 'de, S> {
-    seed: S,
-    slot: &'s mut Option<Key<'de>>,
+/// A key already read, given to a type's key reader as the text it is: borrowed from the input
+/// unless it had escapes.
+struct KeyStr<'k, 'de, E> {
+    key: &'k Cow<'de, str>,
+    error: std::marker::PhantomData<E>,
 }
 
-impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, 'de, S> {
-    type Value = S::Value;
-    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
-        self.seed.deserialize(KeyDe {
-            de,
-            slot: self.slot,
-        })
-    }
-}
+impl<'de, E: de::Error> Deserializer<'de> for KeyStr<'_, 'de, E> {
+    type Error = E;
 
-struct KeyDe<'s, 'de, D> {
-    de: D,
-    slot: &'s mut Option<Key<'de>>,
-}
-
-impl<'s, 'de, D> KeyDe<'s, 'de, D> {
-    fn split<V>(self, v: V) -> (D, KeyVisitor<'s, 'de, V>) {
-        (self.de, KeyVisitor { v, slot: self.slot })
-    }
-}
-
-impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, 'de, D> {
-    type Error = D::Error;
-
-    forward_de! { split;
-        deserialize_any(); deserialize_bool(); deserialize_i8(); deserialize_i16();
-        deserialize_i32(); deserialize_i64(); deserialize_i128(); deserialize_u8();
-        deserialize_u16(); deserialize_u32(); deserialize_u64(); deserialize_u128();
-        deserialize_f32(); deserialize_f64(); deserialize_char(); deserialize_str();
-        deserialize_string(); deserialize_bytes(); deserialize_byte_buf(); deserialize_option();
-        deserialize_unit(); deserialize_unit_struct(name: &'static str);
-        deserialize_newtype_struct(name: &'static str); deserialize_seq();
-        deserialize_tuple(len: usize); deserialize_tuple_struct(name: &'static str, len: usize);
-        deserialize_map();
-        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
-        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
-        deserialize_identifier(); deserialize_ignored_any();
-    }
-}
-
-struct KeyVisitor<'s, 'de, V> {
-    v: V,
-    slot: &'s mut Option<Key<'de>>,
-}
-
-impl<'de, V: Visitor<'de>> Visitor<'de> for KeyVisitor<'_, 'de, V> {
-    type Value = V::Value;
-
-    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-        self.v.expecting(f)
+    fn deserialize_any<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, E> {
+        match self.key {
+            Cow::Borrowed(key) => visitor.visit_borrowed_str(key),
+            Cow::Owned(key) => visitor.visit_str(key),
+        }
     }
 
-    fn visit_borrowed_str<E: de::Error>(self, key: &'de str) -> Result<V::Value, E> {
-        *self.slot = Some(Key::Borrowed(key));
-        self.v.visit_borrowed_str(key)
-    }
-
-    fn visit_str<E: de::Error>(self, key: &str) -> Result<V::Value, E> {
-        *self.slot = Some(Key::Owned(key.to_owned()));
-        self.v.visit_str(key)
-    }
-
-    fn visit_string<E: de::Error>(self, key: String) -> Result<V::Value, E> {
-        *self.slot = Some(Key::Owned(key.clone()));
-        self.v.visit_string(key)
-    }
-
-    forward_visit! {
-        visit_bool(bool); visit_i64(i64); visit_u64(u64); visit_f64(f64); visit_bytes(&[u8]);
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+        bytes byte_buf option unit unit_struct newtype_struct seq tuple
+        tuple_struct map struct enum identifier ignored_any
     }
 }
 
@@ -1287,6 +1238,13 @@ mod tests {
             err(r#"{"items":[{"n":1,"tag":null,"extra":true}],"kind":"low","count":0}"#);
         assert_eq!(path, "/items/0/extra");
         assert!(msg.starts_with("unknown field"), "{msg}");
+        // A key written with an escape is its field's name, in the reading that keeps the keys
+        // for the path as in the first: the refusal is the value's, under its unescaped key.
+        let (path, msg) = err(r#"{"it\u0065ms":[{"n":1,"t\u0061g":null,"\u0065xtra":1}]}"#);
+        assert_eq!(path, "/items/0/extra");
+        assert!(msg.starts_with("unknown field"), "{msg}");
+        let (path, _) = err(r#"{"it\u0065ms":[{"n":"one","tag":null}],"kind":"low","count":0}"#);
+        assert_eq!(path, "/items/0/n");
     }
 
     #[test]
