@@ -69,9 +69,14 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
     schema: &ResponseSchema,
 ) -> Result<T, FromJsonError> {
     let mut slot = Slot::<T>(None);
-    from_json_as(json, schema, &mut slot)?;
-    slot.0
-        .ok_or_else(|| FromJsonError::Invalid(refusal_report(None)))
+    // (Matched out, without closures: this is compiled once per type read.)
+    match from_json_as(json, schema, &mut slot) {
+        Ok(()) => match slot.0 {
+            Some(value) => Ok(value),
+            None => Err(FromJsonError::Invalid(refusal_report(None))),
+        },
+        Err(error) => Err(error),
+    }
 }
 
 /// A type read through the one reader, behind a trait object: what [`from_json`] decides around
@@ -91,9 +96,14 @@ struct Slot<T>(Option<T>);
 
 impl<T: DeserializeOwned + Validate> ReadAs for Slot<T> {
     fn read(&mut self, json: &str, locate: bool) -> Result<strict_de::Noted, StrictDeError> {
-        let (value, noted) = strict_de::read_strictly::<T>(json, locate)?;
-        self.0 = Some(value);
-        Ok(noted)
+        // (Matched out, not `?`: this is compiled once per type read.)
+        match strict_de::read_strictly::<T>(json, locate) {
+            Ok((value, noted)) => {
+                self.0 = Some(value);
+                Ok(noted)
+            }
+            Err(error) => Err(error),
+        }
     }
 
     fn validate(&self) -> Result<(), Violations> {

@@ -99,21 +99,18 @@ pub(crate) fn read_strictly<T: DeserializeOwned>(
         ..Track::default()
     };
     let mut de = serde_json::Deserializer::from_str(json);
-    let result = T::deserialize(Strict {
+    // (Matched out, without closures: this is compiled once per type read.)
+    let error = match T::deserialize(Strict {
         de: &mut de,
         track: &track,
-    })
-    .and_then(|v| {
-        de.end()?;
-        Ok(v)
-    });
-    match result {
-        Ok(value) => Ok((value, track.noted())),
-        Err(error) => Err(StrictDeError {
-            path: track.pointer(),
-            error,
-        }),
-    }
+    }) {
+        Ok(value) => match de.end() {
+            Ok(()) => return Ok((value, track.noted())),
+            Err(error) => error,
+        },
+        Err(error) => error,
+    };
+    Err(track.refusal(error))
 }
 
 /// What the strict pass noticed on input it accepted.
@@ -133,15 +130,13 @@ pub(crate) fn from_value<T: DeserializeOwned>(
     value: &serde_json::Value,
 ) -> Result<(T, Noted), StrictDeError> {
     let track = Track::default();
-    T::deserialize(Strict {
+    match T::deserialize(Strict {
         de: value,
         track: &track,
-    })
-    .map(|v| (v, track.noted()))
-    .map_err(|error| StrictDeError {
-        path: track.pointer(),
-        error,
-    })
+    }) {
+        Ok(value) => Ok((value, track.noted())),
+        Err(error) => Err(track.refusal(error)),
+    }
 }
 
 /// A `serde_json::Value` from `json`, refusing what `serde_json` would resolve without a word:
@@ -159,10 +154,7 @@ pub(crate) fn value_from_str(json: &str) -> Result<(serde_json::Value, bool), St
         });
     match result {
         Ok(value) => Ok((value, track.floats.get())),
-        Err(error) => Err(StrictDeError {
-            path: track.pointer(),
-            error,
-        }),
+        Err(error) => Err(track.refusal(error)),
     }
 }
 
@@ -607,6 +599,15 @@ impl Track {
         self.path.borrow_mut().push(seg);
     }
 
+    /// `error`, at the path the reading recorded on its way out.
+    #[inline(never)]
+    fn refusal(&self, error: serde_json::Error) -> StrictDeError {
+        StrictDeError {
+            path: self.pointer(),
+            error,
+        }
+    }
+
     fn pointer(&self) -> Pointer {
         let mut out = Pointer::root();
         for seg in self.path.borrow().iter().rev() {
@@ -982,22 +983,18 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for StructVisitor<'_, V> {
             track,
             cursor: &mut cursor,
         });
+        // serde lets `Option` and defaulted fields be absent; the strict schema requires them
+        // all. Unknown keys were refused and duplicates are refused by serde, so when every
+        // name is present the count says so. Fewer keys than names is either an absent field or
+        // a name list longer than the properties (serde lists aliases, and an adjacently tagged
+        // unit variant has no content): the value is then checked against the schema.
         let value = match result {
             Ok(value) => value,
             Err(e) => {
-                // Refused by the visitor itself right after a key (a duplicated field): locate
-                // it there.
-                if !cursor.located {
-                    cursor.locate(track);
-                }
+                cursor.refused(track);
                 return Err(e);
             }
         };
-        // serde lets Option and defaulted fields be absent; the strict schema requires them all.
-        // Unknown keys were refused and duplicates are refused by serde, so when every name is
-        // present the count says so. Fewer keys than names is either an absent field or a name
-        // list longer than the properties (serde lists aliases, and an adjacently tagged unit
-        // variant has no content): the value is then checked against the schema.
         if cursor.keys != self.fields.len() {
             track.loose.set(true);
         }
@@ -1015,6 +1012,16 @@ struct Cursor<'de> {
 }
 
 impl Cursor<'_> {
+    /// The struct was refused: by the visitor itself right after a key (a duplicated field),
+    /// the refusal is located there. One copy for every type read.
+    #[cold]
+    #[inline(never)]
+    fn refused(&mut self, track: &Track) {
+        if !self.located {
+            self.locate(track);
+        }
+    }
+
     /// An error met at the key being read: its place is that key. One copy for every
     /// type read (the generic readers above only call it).
     #[cold]
@@ -1070,14 +1077,18 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, 'de, A> {
             self.cursor.keys += usize::from(key.is_some());
             return Ok(key);
         }
-        match self.keep_key()? {
-            Some(key) => seed
-                .deserialize(KeyStr {
-                    key,
-                    error: std::marker::PhantomData,
-                })
-                .map(Some),
-            None => Ok(None),
+        // (Matched out, not `?`: compiled once per type read, and run only to say where a
+        // refusal was.)
+        match self.keep_key() {
+            Ok(Some(key)) => match seed.deserialize(KeyStr {
+                key,
+                error: std::marker::PhantomData,
+            }) {
+                Ok(field) => Ok(Some(field)),
+                Err(e) => Err(e),
+            },
+            Ok(None) => Ok(None),
+            Err(e) => Err(e),
         }
     }
 
