@@ -983,18 +983,20 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for StructVisitor<'_, V> {
             track,
             cursor: &mut cursor,
         });
+        let value = match result {
+            Ok(value) => value,
+            Err(e) => {
+                // Refused by the visitor itself right after a key (a duplicated field): located
+                // there, unless a reading below located it already.
+                cursor.locate(track);
+                return Err(e);
+            }
+        };
         // serde lets `Option` and defaulted fields be absent; the strict schema requires them
         // all. Unknown keys were refused and duplicates are refused by serde, so when every
         // name is present the count says so. Fewer keys than names is either an absent field or
         // a name list longer than the properties (serde lists aliases, and an adjacently tagged
         // unit variant has no content): the value is then checked against the schema.
-        let value = match result {
-            Ok(value) => value,
-            Err(e) => {
-                cursor.refused(track);
-                return Err(e);
-            }
-        };
         if cursor.keys != self.fields.len() {
             track.loose.set(true);
         }
@@ -1012,21 +1014,15 @@ struct Cursor<'de> {
 }
 
 impl Cursor<'_> {
-    /// The struct was refused: by the visitor itself right after a key (a duplicated field),
-    /// the refusal is located there. One copy for every type read.
-    #[cold]
-    #[inline(never)]
-    fn refused(&mut self, track: &Track) {
-        if !self.located {
-            self.locate(track);
-        }
-    }
-
-    /// An error met at the key being read: its place is that key. One copy for every
-    /// type read (the generic readers above only call it).
+    /// An error met at the key being read: its place is that key, noted once (the first to
+    /// locate it is the reading nearest the error). One copy for every type read (the generic
+    /// readers above only call it).
     #[cold]
     #[inline(never)]
     fn locate(&mut self, track: &Track) {
+        if self.located {
+            return;
+        }
         self.located = true;
         if let Some(key) = &self.key {
             track.push(Seg::Key(key.as_ref().to_owned()));

@@ -167,11 +167,9 @@ fn batch_of(value: &Value, body: Option<&str>) -> Result<BatchState, CodecError>
             // Each item as written, its key read from its metadata (`read_result_line`); else
             // (a batch in a list) rebuilt from the value.
             if let Some(written) = written.as_ref().filter(|w| w.len() == items.len()) {
-                return written.iter().fold(String::new(), |mut lines, item| {
-                    lines.push_str(item);
-                    lines.push('\n');
-                    lines
-                });
+                let mut lines = written.join("\n");
+                lines.push('\n');
+                return lines;
             }
             let mut lines = String::new();
             for item in items {
@@ -334,6 +332,7 @@ mod tests {
         assert_eq!((batches.len(), next.as_deref()), (1, Some("p2")));
         assert!(read_batch_list("{}").unwrap().0.is_empty());
     }
+
     /// An inline result is kept as the batch's body has it (pretty-printed, here), and read as an
     /// unbatched body is: a function call's argument too long for a float is refused, named,
     /// where the result rebuilt from a `Value` had it rounded without a word.
