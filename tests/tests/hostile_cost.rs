@@ -301,6 +301,40 @@ fn a_fitted_list_is_written_in_room_of_its_size() {
     assert_within(peak, 3, answer.len());
 }
 
+/// A large answer in a fence, prose around it, as a model writes one: it is judged as its fence
+/// and as the whole text, and costs what its JSON alone costs, not both readings at once.
+/// Before: the fence's repaired text was held while the whole text was repaired (`structured
+/// repair` and `check` of a 100 MB fenced answer peaked at 3.0x its size; its JSON alone, 2.0x).
+#[test]
+fn a_fenced_answer_costs_what_its_json_costs() {
+    let _serial = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
+    let schema = any_root(json!({
+        "type": "array",
+        "items": {"type": "object", "properties": {"id": {"type": "integer"}}, "required": ["id"]}
+    }));
+    // Single quotes and trailing commas: each reading repairs it.
+    let rows: Vec<String> = (0..120_000).map(|i| format!("{{'id': {i},}}")).collect();
+    let json = format!("[{}]", rows.join(", "));
+    let fenced = format!("Here are the rows:\n\n```json\n{json}\n```\n\nTell me if you need more.");
+    let repair = structured_runtime::read::repair::repair_text_json;
+    let (alone, _, read_alone) = cost(|| repair(&json));
+    let (peak, _, read) = cost(|| repair(&fenced));
+    assert_eq!(read.unwrap().value, read_alone.unwrap().value);
+    assert!(
+        peak < alone + alone / 4,
+        "fenced {peak} bytes, alone {alone}"
+    );
+
+    let options = ParseOptions::default();
+    let (alone, _, read_alone) = cost(|| parse_value_json(&json, &schema, &options));
+    let (peak, _, read) = cost(|| parse_value_json(&fenced, &schema, &options));
+    assert_eq!(read.unwrap().value, read_alone.unwrap().value);
+    assert!(
+        peak < alone + alone / 4,
+        "fenced {peak} bytes, alone {alone}"
+    );
+}
+
 /// An object allowing other members (a schema given at run time, as most are written) with a
 /// list among its declared ones, given 150,000 other members around the list: its other members
 /// are judged one at a time and the list's items written where they are, the list fitted.

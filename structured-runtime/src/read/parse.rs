@@ -1680,8 +1680,11 @@ fn best_candidate<G: Target>(
     // Without repair: the changes the latest candidate refused would have needed.
     let mut refused: Option<Vec<Warning>> = None;
     let perfect: Rank = (false, false, 0, 0);
-    let best = select::best(found, &perfect, |candidate| {
-        match target.judge(candidate, options) {
+    let best = select::best(
+        found,
+        &perfect,
+        |c| c.text.len(),
+        |candidate| match target.judge(candidate, options) {
             Ok(judged) => Some(judged),
             Err(Unjudged::Refused(changes)) => {
                 refused.get_or_insert(changes);
@@ -1696,8 +1699,8 @@ fn best_candidate<G: Target>(
                 None
             }
             Err(Unjudged::Unread) => None,
-        }
-    });
+        },
+    );
     if let Some(e) = too_large {
         return Read::Done(Err(e));
     }
