@@ -163,7 +163,14 @@ pub(crate) fn value_from_str(json: &str) -> Result<(serde_json::Value, bool), St
 /// built (a repeated key, or anything `serde_json` refuses, is `None`). Memory: the text written
 /// and the keys of the objects open at once.
 pub(crate) fn json_from_str(json: &str) -> Option<String> {
-    let out = RefCell::new(Text::Written(Vec::with_capacity(json.len())));
+    // Room for a short text at once; a long one grows as it is written. (Room for the whole of
+    // a long text, given back when it is not JSON as written, moved the allocator's threshold
+    // for mapping memory of its own past the text's size: what the repair after it built then
+    // grew by copies into memory it kept, `structured repair` of 10 MB needing repair peaking
+    // at 33 MB where 24 MB is enough.)
+    let out = RefCell::new(Text::Written(Vec::with_capacity(
+        json.len().min(WRITTEN_ROOM),
+    )));
     let mut de = serde_json::Deserializer::from_str(json);
     Transcode { out: &out }.deserialize(&mut de).ok()?;
     de.end().ok()?;
@@ -173,6 +180,9 @@ pub(crate) fn json_from_str(json: &str) -> Option<String> {
         Text::Checked | Text::Compared { .. } => None,
     }
 }
+
+/// The most room [`json_from_str`] takes before it writes (bytes).
+const WRITTEN_ROOM: usize = 64 * 1024;
 
 /// Whether `json` is already [`json_from_str`]'s text: one JSON value, no key given twice,
 /// written as `serde_json` writes it. Compared as it is read: nothing is written.
