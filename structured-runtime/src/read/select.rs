@@ -114,49 +114,27 @@ mod tests {
     /// once more only when it was let go.
     #[test]
     fn a_long_winner_is_judged_again_not_held() {
+        // The winner's value and the ranks judged, in order, of candidates (length, rank).
+        let run = |candidates: &[(usize, u32)]| {
+            let mut judged = Vec::new();
+            let out = best(
+                candidates,
+                &0,
+                |c| c.0,
+                |c| {
+                    judged.push(c.1);
+                    Some((c.1, format!("rank {}", c.1)))
+                },
+            );
+            (out.map(|(_, value)| value), judged)
+        };
         let long = HELD_WHILE_JUDGING + 1;
-        // (Candidates are (length, rank).)
-        let mut judged = Vec::new();
-        let candidates = [(long, 2), (long, 1), (long, 3)];
-        let out = best(
-            &candidates,
-            &0,
-            |c| c.0,
-            |c| {
-                judged.push(c.1);
-                Some((c.1, format!("rank {}", c.1)))
-            },
-        );
-        assert_eq!(out, Some((1, "rank 1".to_owned())));
+        let (out, judged) = run(&[(long, 2), (long, 1), (long, 3)]);
+        assert_eq!(out.as_deref(), Some("rank 1"));
         assert_eq!(judged, [3, 1, 2, 1], "the winner let go, then judged again");
-
         // The winner judged last is still held: nothing judged twice.
-        let mut judged = Vec::new();
-        let candidates = [(long, 1), (long, 2)];
-        let out = best(
-            &candidates,
-            &0,
-            |c| c.0,
-            |c| {
-                judged.push(c.1);
-                Some((c.1, ()))
-            },
-        );
-        assert_eq!(out, Some((1, ())));
-        assert_eq!(judged, [2, 1]);
-
+        assert_eq!(run(&[(long, 1), (long, 2)]).1, [2, 1]);
         // A short winner is held throughout.
-        let mut judged = Vec::new();
-        let candidates = [(long, 2), (10, 1), (long, 3)];
-        best(
-            &candidates,
-            &0,
-            |c| c.0,
-            |c| {
-                judged.push(c.1);
-                Some((c.1, ()))
-            },
-        );
-        assert_eq!(judged, [3, 1, 2]);
+        assert_eq!(run(&[(long, 2), (10, 1), (long, 3)]).1, [3, 1, 2]);
     }
 }
