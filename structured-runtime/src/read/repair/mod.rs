@@ -180,9 +180,11 @@ fn repair_candidates<V>(
     let mut failure = RepairError::NotFound { len: text.len() };
     // A tie keeps the later candidate, and one with no repair at all ends the search, so a
     // clean fence at the end of a long answer never pays for repairing the prose before it.
-    let length = |candidate: &crate::read::extract::Candidate<'_>| candidate.text.len();
-    let best = crate::read::select::best(&candidates, &0, length, |candidate| {
-        match repair(candidate.text) {
+    let best = crate::read::select::best(
+        &candidates,
+        &0,
+        |c| c.text.len(),
+        |candidate| match repair(candidate.text) {
             Ok(mut r) => {
                 for fix in &mut r.repairs {
                     fix.at += candidate.span.start;
@@ -195,8 +197,8 @@ fn repair_candidates<V>(
                 }
                 None
             }
-        }
-    });
+        },
+    );
     let (mut r, span) = best.map(|(_, r)| r).ok_or(failure)?;
     if span.start > 0 {
         // A fenced block was chosen: the text around it was dropped.
