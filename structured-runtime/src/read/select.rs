@@ -137,4 +137,47 @@ mod tests {
         // A short winner is held throughout.
         assert_eq!(run(&[(long, 2), (10, 1), (long, 3)]).1, [3, 1, 2]);
     }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Against the rule without letting go (the best so far held): the same winner, the
+        /// same candidates judged once each, and the winner once more exactly when it is long
+        /// and another was judged after it.
+        #[test]
+        fn letting_go_chooses_as_holding_does(
+            candidates in prop::collection::vec(
+                (prop::bool::ANY, prop::option::of(0u8..6)),
+                0..12,
+            ),
+            perfect in 0u8..3,
+        ) {
+            let len = |c: &(bool, Option<u8>)| if c.0 { HELD_WHILE_JUDGING + 1 } else { 1 };
+            // The rule holding the best so far, and the candidates it looks at.
+            let (mut held, mut looked): (Option<(u8, usize)>, Vec<usize>) = (None, Vec::new());
+            for (at, c) in candidates.iter().enumerate().rev() {
+                if held.is_some_and(|(rank, _)| rank <= perfect) {
+                    break;
+                }
+                looked.push(at);
+                if let Some(rank) = c.1 {
+                    if held.is_none_or(|(b, _)| rank < b) {
+                        held = Some((rank, at));
+                    }
+                }
+            }
+            let mut judged = Vec::new();
+            let out = best(&candidates, &perfect, len, |c| {
+                let at = candidates.iter().position(|d| std::ptr::eq(c, d))?;
+                judged.push(at);
+                c.1.map(|rank| (rank, at))
+            });
+            prop_assert_eq!(out, held);
+            let again = held.filter(|&(_, w)| {
+                candidates.get(w).is_some_and(|c| c.0) && looked.last() != Some(&w)
+            });
+            looked.extend(again.map(|(_, w)| w));
+            prop_assert_eq!(judged, looked);
+        }
+    }
 }
