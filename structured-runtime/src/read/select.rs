@@ -30,16 +30,16 @@ pub(crate) fn best<'c, C, R: Ord, A>(
     let mut best: Option<(R, A)> = None;
     let mut best_at = 0;
     let mut let_go: Option<(R, usize)> = None;
+    let long = |at: usize| {
+        candidates
+            .get(at)
+            .is_some_and(|c| len(c) > HELD_WHILE_JUDGING)
+    };
     for (at, candidate) in candidates.iter().enumerate().rev() {
         if rank_so_far(&best, &let_go).is_some_and(|r| r <= perfect) {
             break;
         }
         // Not held while another is judged: its rank is enough to compare.
-        let long = |at: usize| {
-            candidates
-                .get(at)
-                .is_some_and(|c| len(c) > HELD_WHILE_JUDGING)
-        };
         if best.is_some() && long(best_at) {
             let_go = best.take().map(|(rank, _)| (rank, best_at));
         }
