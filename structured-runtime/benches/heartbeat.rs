@@ -99,6 +99,42 @@ impl HandChecked {
     }
 }
 
+/// [`HandChecked`] with the word lists as the declared type holds them (`String`, each checked
+/// against its list afterwards, as `from_json` checks it): what `from_json` checks, written by
+/// hand with serde, into the same field types.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[allow(dead_code)]
+pub struct HandCheckedText {
+    severity: String,
+    action: String,
+    confidence: f64,
+    rationale: String,
+    signals: Vec<HandSignal>,
+    escalate: bool,
+}
+
+impl HandCheckedText {
+    /// The word lists and the ranges `HeartbeatDecision` declares.
+    pub fn valid(&self) -> bool {
+        ["none", "low", "moderate", "high", "critical"].contains(&self.severity.as_str())
+            && [
+                "observe",
+                "analyze",
+                "rebalance",
+                "hedge",
+                "exit",
+                "escalate",
+            ]
+            .contains(&self.action.as_str())
+            && (0.0..=1.0).contains(&self.confidence)
+            && self
+                .signals
+                .iter()
+                .all(|s| (0.0..=1.0).contains(&s.magnitude))
+    }
+}
+
 /// Chatty prose of about `bytes` bytes, no JSON: keywords near the end, negated ones and
 /// near-misses ("highlight", "no need to exit") throughout, so every reader scans it all.
 pub fn prose(bytes: usize) -> String {

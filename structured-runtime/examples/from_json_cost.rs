@@ -2,7 +2,8 @@
 //!
 //! ```text
 //! cargo build --release -p structured-runtime --example from_json_cost
-//! for p in limit hand_checked from_json jsonschema limit_55k hand_checked_55k from_json_55k; do
+//! for p in limit hand_checked hand_checked_text from_json jsonschema limit_55k hand_checked_55k \
+//!     hand_checked_text_55k from_json_55k; do
 //!   valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/from_json_cost $p 2000
 //! done
 //! ```
@@ -11,6 +12,9 @@
 //! - `limit`: `serde_json::from_str` into the same type (no check of any kind);
 //! - `hand_checked`: what `from_json` checks, written by hand with serde (unknown fields refused,
 //!   the word lists as Rust enums, the ranges checked after: `heartbeat::HandChecked`);
+//! - `hand_checked_text`: the same with the word lists as the type declares them, `String`s
+//!   checked against their lists after (`heartbeat::HandCheckedText`): serde doing what
+//!   `from_json` does, into the same field types;
 //! - `from_json`: `HeartbeatDecision::from_json`;
 //! - `jsonschema`: a `Value`, judged by `jsonschema`, then `from_value`;
 //! - `_55k`: the same on a whole valid answer of 55 KB (about 380 signals).
@@ -21,7 +25,7 @@ use structured_runtime::StructuredOutput;
 
 #[path = "../benches/heartbeat.rs"]
 mod heartbeat;
-use heartbeat::{valid_answer, HandChecked, HeartbeatDecision, Offsets, ANSWER};
+use heartbeat::{valid_answer, HandChecked, HandCheckedText, HeartbeatDecision, Offsets, ANSWER};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -40,9 +44,15 @@ fn main() {
             "hand_checked" => {
                 serde_json::from_str::<HandChecked>(black_box(small)).is_ok_and(|h| h.valid())
             }
+            "hand_checked_text" => {
+                serde_json::from_str::<HandCheckedText>(black_box(small)).is_ok_and(|h| h.valid())
+            }
             "limit_55k" => serde_json::from_str::<HeartbeatDecision>(black_box(big)).is_ok(),
             "hand_checked_55k" => {
                 serde_json::from_str::<HandChecked>(black_box(big)).is_ok_and(|h| h.valid())
+            }
+            "hand_checked_text_55k" => {
+                serde_json::from_str::<HandCheckedText>(black_box(big)).is_ok_and(|h| h.valid())
             }
             "from_json_55k" => HeartbeatDecision::from_json(black_box(big)).is_ok(),
             "jsonschema" => {
