@@ -58,6 +58,7 @@ macro_rules! string_as_str {
             fn $apply(node: &mut Value, arg: $arg) {
                 str::$apply(node, arg)
             }
+            #[inline]
             fn $check(&self, arg: $arg, path: &Path<'_>, out: &mut Vec<Violation>) {
                 self.as_str().$check(arg, path, out)
             }

@@ -356,7 +356,9 @@ impl Length {
         }
     }
 
-    /// A violation when `count` (of `unit`) is outside the bounds.
+    /// A violation when `count` (of `unit`) is outside the bounds. (Inlined where the bounds
+    /// are constants, as [`check_num`] is; the report is not.)
+    #[inline]
     pub(super) fn check(
         self,
         count: usize,
@@ -365,12 +367,24 @@ impl Length {
         path: &Path<'_>,
         out: &mut Vec<Violation>,
     ) {
-        let count = count as u64;
-        let short = self.min.is_some_and(|min| count < min);
-        let long = self.max.is_some_and(|max| count > max);
-        if !(short || long) {
-            return;
+        let n = count as u64;
+        let short = self.min.is_some_and(|min| n < min);
+        let long = self.max.is_some_and(|max| n > max);
+        if short || long {
+            self.report(count, unit, rule, path, out);
         }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn report(
+        self,
+        count: usize,
+        unit: &str,
+        rule: Rule,
+        path: &Path<'_>,
+        out: &mut Vec<Violation>,
+    ) {
         let expected = match (self.min, self.max) {
             (Some(min), Some(max)) => format!("{min} to {max} {unit}"),
             (Some(min), None) => format!("at least {min} {unit}"),
@@ -404,6 +418,7 @@ impl LengthTarget for str {
     fn apply_length(node: &mut Value, length: Length) {
         length.apply(node, "minLength", "maxLength")
     }
+    #[inline]
     fn check_length(&self, length: Length, path: &Path<'_>, out: &mut Vec<Violation>) {
         // JSON Schema counts characters (code points), as `chars` does.
         length.check(self.chars().count(), "characters", Rule::Length, path, out)
@@ -537,6 +552,7 @@ macro_rules! integer_schema {
             fn apply_range(node: &mut Value, range: Range) {
                 range.apply(node)
             }
+            #[inline]
             fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
                 check_num(Num::Int(*self as i128), range, path, out)
             }
@@ -587,6 +603,7 @@ macro_rules! float_schema {
             fn apply_range(node: &mut Value, range: Range) {
                 range.apply(node)
             }
+            #[inline]
             fn check_range(&self, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
                 check_num(Num::Float(f64::from(*self)), range, path, out)
             }
@@ -595,17 +612,26 @@ macro_rules! float_schema {
 }
 float_schema!(f32, f64);
 
+/// Inlined into the caller's `validate_at`, where the bounds are constants: a number in its
+/// range costs a comparison or two there.
+#[inline]
 fn check_num(n: Num, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
     // NaN compares false both ways, so it is outside every bounded range.
     let inside = range.min.is_none_or(|b| n.ge(b)) && range.max.is_none_or(|b| n.le(b));
     if !inside {
-        out.push(Violation {
-            path: path.to_pointer(),
-            rule: crate::schema::validate::Rule::Range,
-            expected: range.describe(),
-            found: n.to_string(),
-        });
+        out_of_range(n, range, path, out);
     }
+}
+
+#[cold]
+#[inline(never)]
+fn out_of_range(n: Num, range: Range, path: &Path<'_>, out: &mut Vec<Violation>) {
+    out.push(Violation {
+        path: path.to_pointer(),
+        rule: crate::schema::validate::Rule::Range,
+        expected: range.describe(),
+        found: n.to_string(),
+    });
 }
 
 impl SchemaType for bool {
@@ -629,16 +655,23 @@ impl EnumTarget for str {
             );
         }
     }
+    #[inline]
     fn check_enum(&self, allowed: &[&str], path: &Path<'_>, out: &mut Vec<Violation>) {
         if !allowed.contains(&self) {
-            out.push(Violation {
-                path: path.to_pointer(),
-                rule: crate::schema::validate::Rule::Enum,
-                expected: describe_enum(allowed),
-                found: crate::schema::validate::preview_str(self),
-            });
+            not_in_enum(self, allowed, path, out);
         }
     }
+}
+
+#[cold]
+#[inline(never)]
+fn not_in_enum(found: &str, allowed: &[&str], path: &Path<'_>, out: &mut Vec<Violation>) {
+    out.push(Violation {
+        path: path.to_pointer(),
+        rule: crate::schema::validate::Rule::Enum,
+        expected: describe_enum(allowed),
+        found: crate::schema::validate::preview_str(found),
+    });
 }
 
 impl<T: SchemaType> SchemaType for Option<T> {
