@@ -634,6 +634,7 @@ impl Track {
 macro_rules! forward_de {
     ($split:ident; $($method:ident($($arg:ident: $ty:ty),*);)*) => {
         $(
+            #[inline(always)]
             fn $method<V: Visitor<'de>>(self, $($arg: $ty,)* visitor: V) -> Result<V::Value, Self::Error> {
                 let (de, visitor) = self.$split(visitor);
                 de.$method($($arg,)* visitor)
@@ -646,6 +647,7 @@ macro_rules! forward_de {
 macro_rules! forward_visit {
     ($($method:ident($ty:ty);)*) => {
         $(
+            #[inline(always)]
             fn $method<E: de::Error>(self, x: $ty) -> Result<Self::Value, E> {
                 self.v.$method(x)
             }
@@ -653,6 +655,13 @@ macro_rules! forward_visit {
     };
 }
 
+/// A deserializer read strictly: what it reads nested is read through this adapter too.
+///
+/// Its forwarders, the scalar visits, and the steps to each key, value and item
+/// ([`StrictSeed`], [`StructMap`], [`Seq`]) are `#[inline(always)]`: they are on the way to every
+/// value, and left to the compiler some stayed calls (`HeartbeatDecision::from_json` 11,014
+/// instructions, 10,853 inlined; the visits of a float, an option, a list and an object inlined
+/// as well cost more again, 10,982).
 struct Strict<'t, D> {
     de: D,
     track: &'t Track,
@@ -756,6 +765,7 @@ struct StrictSeed<'t, S> {
 
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for StrictSeed<'_, S> {
     type Value = S::Value;
+    #[inline(always)]
     fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<S::Value, D::Error> {
         self.seed.deserialize(Strict {
             de,
@@ -918,6 +928,7 @@ struct Seq<'t, A> {
 impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
     type Error = A::Error;
 
+    #[inline(always)]
     fn next_element_seed<S: DeserializeSeed<'de>>(
         &mut self,
         seed: S,
@@ -1074,6 +1085,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, 'de, A> {
     /// ([`KeyText`]), then gives it to the type's key reader as that text (a struct's key is a
     /// string in JSON; serde's field names are read from it alike): each derived type adds that
     /// last step to the code, not a second copy of the JSON key reader.
+    #[inline(always)]
     fn next_key_seed<K: DeserializeSeed<'de>>(
         &mut self,
         seed: K,
@@ -1098,6 +1110,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, 'de, A> {
         }
     }
 
+    #[inline(always)]
     fn next_value_seed<S: DeserializeSeed<'de>>(&mut self, seed: S) -> Result<S::Value, A::Error> {
         let track = self.track;
         let value = self.map.next_value_seed(StrictSeed { seed, track });
