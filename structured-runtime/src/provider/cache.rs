@@ -67,8 +67,9 @@ pub(crate) enum FragmentKey {
 
 /// What the provider side keeps with one schema.
 struct SchemaCache {
-    /// Each target's lowering, on first use.
-    lowered: HashMap<SchemaTarget, OnceLock<Result<Lowered, LowerReport>>>,
+    /// Each target's lowering, on first use, by the target's place in [`SchemaTarget::ALL`]
+    /// (found among six, where a hash of it cost more).
+    lowered: [OnceLock<Result<Lowered, LowerReport>>; SchemaTarget::ALL.len()],
     /// Request fragments, on first use.
     fragments: Mutex<HashMap<FragmentKey, Arc<Fragment>>>,
 }
@@ -76,10 +77,7 @@ struct SchemaCache {
 impl Default for SchemaCache {
     fn default() -> Self {
         SchemaCache {
-            lowered: SchemaTarget::ALL
-                .into_iter()
-                .map(|t| (t, OnceLock::new()))
-                .collect(),
+            lowered: std::array::from_fn(|_| OnceLock::new()),
             fragments: Mutex::default(),
         }
     }
@@ -105,7 +103,9 @@ pub(crate) fn lowering(
     schema: &ResponseSchema,
     target: SchemaTarget,
 ) -> Result<&Lowered, LowerReport> {
-    match cache(schema, target)?.lowered.get(&target) {
+    let lowered = &cache(schema, target)?.lowered;
+    let place = SchemaTarget::ALL.iter().position(|t| *t == target);
+    match place.and_then(|i| lowered.get(i)) {
         Some(slot) => slot
             .get_or_init(|| lower_reporting(schema.schema(), target))
             .as_ref()

@@ -386,6 +386,10 @@ impl CapabilityOverrides {
 
     /// The override for this model, if one was set.
     pub fn get(&self, provider: ProviderKind, model: &str) -> Option<ProviderCapabilities> {
+        // (With none set, as most runs have, no lowercase name is made to look up.)
+        if self.by_model.is_empty() {
+            return None;
+        }
         self.by_model
             .get(&(provider, model.to_ascii_lowercase()))
             .copied()
@@ -393,9 +397,7 @@ impl CapabilityOverrides {
 
     /// The override for this model, or the built-in matrix.
     pub fn capabilities(&self, provider: ProviderKind, model: &str) -> ProviderCapabilities {
-        self.by_model
-            .get(&(provider, model.to_ascii_lowercase()))
-            .copied()
+        self.get(provider, model)
             .unwrap_or_else(|| capabilities(provider, model))
     }
 }
