@@ -117,7 +117,14 @@ pub(crate) fn lowering(
     }
 }
 
-/// The request fragment `key` names for `schema`, built by `build` on first use and kept.
+/// The most request fragments kept with one schema. Their keys are few for schemas sent as
+/// they are (a provider, a mode, a target), but a grammar's budget fitted to each request's
+/// token limit is a key of its own: requests naming ever other limits would keep a grammar for
+/// each. Past this many, a fragment is built for its request and not kept.
+pub(crate) const MAX_FRAGMENTS: usize = 64;
+
+/// The request fragment `key` names for `schema`, built by `build` on first use and kept (while
+/// fewer than [`MAX_FRAGMENTS`] are).
 pub(crate) fn fragment(
     schema: &ResponseSchema,
     key: FragmentKey,
@@ -133,6 +140,9 @@ pub(crate) fn fragment(
     // the first stored is kept.
     let built = Arc::new(build(schema)?);
     let mut fragments = fragments.lock().unwrap_or_else(|e| e.into_inner());
+    if fragments.len() >= MAX_FRAGMENTS && !fragments.contains_key(&key) {
+        return Ok(built);
+    }
     Ok(Arc::clone(fragments.entry(key).or_insert(built)))
 }
 
@@ -180,7 +190,41 @@ impl ResponseSchema {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::provider::capabilities::capabilities;
+    use crate::provider::dialect::GrammarBudget;
+    use crate::provider::wire::{fragment_body, Constraint, LlamaCppRequest};
     use serde_json::json;
+
+    /// Requests naming a thousand token limits, each fitting its grammar's budget to its own:
+    /// each gets its grammar, and the schema keeps [`MAX_FRAGMENTS`] of them, not a thousand.
+    #[test]
+    fn fragments_kept_with_a_schema_are_bounded() {
+        let schema = ResponseSchema::new(
+            "t",
+            json!({"type": "object", "properties": {"s": {"type": "string"}},
+                "required": ["s"], "additionalProperties": false}),
+        )
+        .unwrap();
+        let (kind, mode) = (ProviderKind::LlamaCpp, StructuredOutputMode::SchemaEnforced);
+        let caps = capabilities(kind, "m");
+        for max_tokens in 100..1100 {
+            let constraint = Constraint {
+                llama_cpp: LlamaCppRequest::Grammar,
+                budget: GrammarBudget::for_max_tokens(max_tokens),
+            };
+            let fragment = fragment_body(kind, mode, &schema, &caps, &constraint).unwrap();
+            assert!(fragment.value["grammar"]
+                .as_str()
+                .is_some_and(|g| g.contains("root")));
+        }
+        let kept = cache(&schema, SchemaTarget::LlamaCpp)
+            .unwrap()
+            .fragments
+            .lock()
+            .unwrap()
+            .len();
+        assert_eq!(kept, MAX_FRAGMENTS);
+    }
 
     #[test]
     fn lowering_is_kept_per_target() {
