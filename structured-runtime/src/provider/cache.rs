@@ -120,11 +120,13 @@ pub(crate) fn lowering(
 /// The most request fragments kept with one schema. Their keys are few for schemas sent as
 /// they are (a provider, a mode, a target), but a grammar's budget fitted to each request's
 /// token limit is a key of its own: requests naming ever other limits would keep a grammar for
-/// each. Past this many, a fragment is built for its request and not kept.
+/// each. A new one past this many starts the kept ones again from it, so those in use are kept
+/// again as they are used: each is built again at most once for every `MAX_FRAGMENTS - 1` new
+/// ones.
 pub(crate) const MAX_FRAGMENTS: usize = 64;
 
-/// The request fragment `key` names for `schema`, built by `build` on first use and kept (while
-/// fewer than [`MAX_FRAGMENTS`] are).
+/// The request fragment `key` names for `schema`, built by `build` on first use and kept (with
+/// [`MAX_FRAGMENTS`] at most).
 pub(crate) fn fragment(
     schema: &ResponseSchema,
     key: FragmentKey,
@@ -141,7 +143,7 @@ pub(crate) fn fragment(
     let built = Arc::new(build(schema)?);
     let mut fragments = fragments.lock().unwrap_or_else(|e| e.into_inner());
     if fragments.len() >= MAX_FRAGMENTS && !fragments.contains_key(&key) {
-        return Ok(built);
+        fragments.clear();
     }
     Ok(Arc::clone(fragments.entry(key).or_insert(built)))
 }
@@ -195,8 +197,10 @@ mod tests {
     use crate::provider::wire::{fragment_body, Constraint, LlamaCppRequest};
     use serde_json::json;
 
-    /// Requests naming a thousand token limits, each fitting its grammar's budget to its own:
-    /// each gets its grammar, and the schema keeps [`MAX_FRAGMENTS`] of them, not a thousand.
+    /// Requests naming a thousand token limits, each fitting its grammar's budget to its own,
+    /// between requests naming the usual one: each gets its grammar, the schema keeps
+    /// [`MAX_FRAGMENTS`] at most, and the usual one is built again once per that many others
+    /// at most (kept as it is used, not shut out by the others).
     #[test]
     fn fragments_kept_with_a_schema_are_bounded() {
         let schema = ResponseSchema::new(
@@ -207,7 +211,7 @@ mod tests {
         .unwrap();
         let (kind, mode) = (ProviderKind::LlamaCpp, StructuredOutputMode::SchemaEnforced);
         let caps = capabilities(kind, "m");
-        for max_tokens in 100..1100 {
+        let ask = |max_tokens| {
             let constraint = Constraint {
                 llama_cpp: LlamaCppRequest::Grammar,
                 budget: GrammarBudget::for_max_tokens(max_tokens),
@@ -216,14 +220,33 @@ mod tests {
             assert!(fragment.value["grammar"]
                 .as_str()
                 .is_some_and(|g| g.contains("root")));
+            fragment
+        };
+        let kept = || {
+            let fragments = &cache(&schema, SchemaTarget::LlamaCpp).unwrap().fragments;
+            fragments.lock().unwrap().len()
+        };
+        // Other limits first (filling what is kept), then each between two of the usual one.
+        for max_tokens in 2000..2100 {
+            ask(max_tokens);
+            assert!(kept() <= MAX_FRAGMENTS);
         }
-        let kept = cache(&schema, SchemaTarget::LlamaCpp)
-            .unwrap()
-            .fragments
-            .lock()
-            .unwrap()
-            .len();
-        assert_eq!(kept, MAX_FRAGMENTS);
+        let mut usual: Vec<Arc<Fragment>> = Vec::new();
+        for max_tokens in 3000..4000 {
+            ask(max_tokens);
+            assert!(kept() <= MAX_FRAGMENTS);
+            let fragment = ask(1024);
+            if !usual.last().is_some_and(|u| Arc::ptr_eq(u, &fragment)) {
+                usual.push(fragment);
+            }
+        }
+        // Built once, then again once per MAX_FRAGMENTS - 1 others at most (17 times here;
+        // 1,000 if the others shut it out).
+        assert!(
+            usual.len() <= 1000_usize.div_ceil(MAX_FRAGMENTS - 1) + 1,
+            "{}",
+            usual.len()
+        );
     }
 
     #[test]
