@@ -3,7 +3,7 @@
 //! ```text
 //! cargo build --release -p structured-runtime --example from_json_cost
 //! for p in limit hand_checked hand_checked_text from_json jsonschema limit_55k hand_checked_55k \
-//!     hand_checked_text_55k from_json_55k; do
+//!     hand_checked_text_55k from_json_55k daimon_limit daimon_hand_checked daimon_from_json; do
 //!   valgrind --tool=callgrind --callgrind-out-file=/dev/null target/release/examples/from_json_cost $p 2000
 //! done
 //! ```
@@ -17,14 +17,20 @@
 //!   `from_json` does, into the same field types;
 //! - `from_json`: `HeartbeatDecision::from_json`;
 //! - `jsonschema`: a `Value`, judged by `jsonschema`, then `from_value`;
-//! - `_55k`: the same on a whole valid answer of 55 KB (about 380 signals).
+//! - `_55k`: the same on a whole valid answer of 55 KB (about 380 signals);
+//! - `daimon_limit`, `daimon_hand_checked`, `daimon_from_json`: `limit`, `hand_checked_text` and
+//!   `from_json` for `DaimonAppraisal` (`daimon::DaimonHandChecked`: serde doing what
+//!   `from_json` checks, into the same field types).
 
 use std::hint::black_box;
 
 use structured_runtime::StructuredOutput;
 
+#[path = "../benches/daimon.rs"]
+mod daimon;
 #[path = "../benches/heartbeat.rs"]
 mod heartbeat;
+use daimon::{DaimonAppraisal, DaimonHandChecked, APPRAISAL};
 use heartbeat::{valid_answer, HandChecked, HandCheckedText, HeartbeatDecision, Offsets, ANSWER};
 
 fn main() {
@@ -35,9 +41,10 @@ fn main() {
         jsonschema::validator_for(HeartbeatDecision::schema().schema()).expect("schema compiles");
     // (Each call reads its text at the next of 32 offsets: `Offsets`.)
     let (small_at, big_at) = (Offsets::new(ANSWER), Offsets::new(&valid_answer(55_000)));
+    let appraisal_at = Offsets::new(APPRAISAL);
     let mut ok = 0usize;
     for i in 0..n {
-        let (small, big) = (small_at.get(i), big_at.get(i));
+        let (small, big, appraisal) = (small_at.get(i), big_at.get(i), appraisal_at.get(i));
         ok += match path.as_str() {
             "limit" => serde_json::from_str::<HeartbeatDecision>(black_box(small)).is_ok(),
             "from_json" => HeartbeatDecision::from_json(black_box(small)).is_ok(),
@@ -55,6 +62,12 @@ fn main() {
                 serde_json::from_str::<HandCheckedText>(black_box(big)).is_ok_and(|h| h.valid())
             }
             "from_json_55k" => HeartbeatDecision::from_json(black_box(big)).is_ok(),
+            "daimon_limit" => serde_json::from_str::<DaimonAppraisal>(black_box(appraisal)).is_ok(),
+            "daimon_hand_checked" => {
+                serde_json::from_str::<DaimonHandChecked>(black_box(appraisal))
+                    .is_ok_and(|h| h.valid())
+            }
+            "daimon_from_json" => DaimonAppraisal::from_json(black_box(appraisal)).is_ok(),
             "jsonschema" => {
                 let value: serde_json::Value =
                     serde_json::from_str(black_box(small)).expect("json");
