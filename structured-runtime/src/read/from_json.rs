@@ -3,7 +3,7 @@
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::read::repair::inexact_number;
+use crate::read::repair::inexact_number_from;
 use crate::read::strict_de::{self, StrictDeError};
 use crate::schema::validate::{Rule, Violation, Violations};
 use crate::schema::{Pointer, ResponseSchema, Validate};
@@ -77,7 +77,7 @@ pub(crate) fn from_json<T: DeserializeOwned + Validate>(
             // the slot and judged through it (64 instructions a call less).
             Ok((value, noted)) if !noted.loose => {
                 return match value.validate() {
-                    Ok(()) => match exact_numbers(json, noted.floats) {
+                    Ok(()) => match exact_numbers(json, noted.long_float()) {
                         Ok(()) => Ok(value),
                         Err(error) => Err(error),
                     },
@@ -153,7 +153,7 @@ fn from_value_text(
     schema: &ResponseSchema,
     reader: &mut dyn ReadAs,
 ) -> Result<(), FromJsonError> {
-    let (value, floats) = value_text(json)?;
+    let (value, long_float) = value_text(json)?;
     match reader.read(json, false) {
         Ok(_) => schema
             .check_instance(&value)
@@ -161,12 +161,13 @@ fn from_value_text(
         Err(_) => refused(schema, &value, reader, Refusal::OfText(json)),
     }
     .map_err(FromJsonError::Invalid)?;
-    exact_numbers(json, floats)
+    exact_numbers(json, long_float)
 }
 
-/// The `Value` of `json` (a key given twice refused) and whether a float was read: the part of
-/// [`from_value_text`] that is the same for every type, compiled once.
-fn value_text(json: &str) -> Result<(Value, bool), FromJsonError> {
+/// The `Value` of `json` (a key given twice refused) and where the first long number lies among
+/// the floats only the text can vouch for: the part of [`from_value_text`] that is the same for
+/// every type, compiled once.
+fn value_text(json: &str) -> Result<(Value, Option<usize>), FromJsonError> {
     match strict_de::value_from_str(json) {
         Ok(read) => Ok(read),
         Err(e) if e.error.is_syntax() || e.error.is_eof() => Err(syntax_error(&e.error)),
@@ -179,9 +180,10 @@ fn value_text(json: &str) -> Result<(Value, bool), FromJsonError> {
     }
 }
 
-/// `Ok` unless a float was read (`floats`) that the text does not hold as written.
-fn exact_numbers(json: &str, floats: bool) -> Result<(), FromJsonError> {
-    match floats.then(|| inexact_number(json)).flatten() {
+/// `Ok` unless a float was read that the text does not hold as written (looked for from
+/// `long_float` on: [`strict_de::Noted::long_float`]).
+fn exact_numbers(json: &str, long_float: Option<usize>) -> Result<(), FromJsonError> {
+    match long_float.and_then(|from| inexact_number_from(json, from)) {
         None => Ok(()),
         Some(number) => Err(FromJsonError::Inexact {
             offset: number.at,

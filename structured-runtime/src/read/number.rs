@@ -3,8 +3,8 @@
 //! `0.1` is (it is the shortest decimal of its `f64`), a 30-digit integer and `1e999` are not.
 //! Everything else the reader does to a number is a repair with the text that was read.
 //!
-//! [`all_plain`] is the one pass that lets the fast path skip this: numbers of at most 15
-//! significant digits and a modest exponent are always read as written.
+//! [`long_numbers`] finds the numbers that need this: numbers of at most 15 significant digits
+//! and a modest exponent are always read as written.
 
 /// Significant digits any `f64` holds exactly, whatever the exponent (`f64::DIGITS`).
 const PLAIN_DIGITS: usize = 15;
@@ -99,19 +99,14 @@ pub(crate) fn same_number(written: &str, f: f64) -> bool {
     shortest.digits == spelled.digits && shortest.point == spelled.point
 }
 
-/// Whether every number-like token in `text` (outside double-quoted strings) has at most 15
-/// significant digits and a modest exponent, so that any JSON reader reads it as written. A
-/// filter for the fast path: `false` means "read it the careful way", not "wrong".
-pub(crate) fn all_plain(text: &str) -> bool {
-    long_numbers(text).next().is_none()
-}
-
 /// Every number-like token in `text` (outside double-quoted strings) that is not plain (more
 /// than 15 significant digits, or a large exponent), with its offset: the only ones a reader
 /// may read differently from how they are written.
 pub(crate) fn long_numbers(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let bytes = text.as_bytes();
-    let mut i = 0;
+    // Most texts hold none, which one look a byte says ([`may_hold_long`]); the tokens are
+    // found only in a text that may.
+    let mut i = if may_hold_long(bytes) { 0 } else { bytes.len() };
     std::iter::from_fn(move || loop {
         // Structure, whitespace and literals are skipped a byte at a time by table.
         while bytes.get(i).is_some_and(|&b| !STARTS[usize::from(b)]) {
@@ -141,7 +136,34 @@ pub(crate) fn long_numbers(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-/// The bytes [`all_plain`] stops at: a quote, a minus sign, a digit.
+/// Whether `bytes` may hold a number [`long_numbers`] yields: one has more than 15 characters
+/// or an exponent, so it holds a run of more than 15 of the bytes a number is written with
+/// before any `e`, or an `e` (`E`) right after one of them. A run in a string (a long figure, a
+/// word with an `e` after a digit) says "may" too: a filter, looking at each byte once, without
+/// telling strings apart.
+fn may_hold_long(bytes: &[u8]) -> bool {
+    let numeric = |b: &u8| NUMERIC[usize::from(*b)];
+    let mut i = 0;
+    while let Some(skip) = bytes
+        .get(i..)
+        .and_then(|rest| rest.iter().position(numeric))
+    {
+        let start = i + skip;
+        let run = bytes
+            .get(start..)
+            .map_or(0, |rest| rest.iter().take_while(|b| numeric(b)).count());
+        i = start + run;
+        if run > PLAIN_DIGITS || bytes.get(i).is_some_and(|b| b | 0x20 == b'e') {
+            return true;
+        }
+    }
+    false
+}
+
+/// The bytes a number is written with before its exponent.
+const NUMERIC: [bool; 256] = super::byte_table::of(b"0123456789.+-");
+
+/// The bytes [`long_numbers`] stops at: a quote, a minus sign, a digit.
 const STARTS: [bool; 256] = super::byte_table::of(b"\"-0123456789");
 
 /// The index after the closing quote of the string whose content starts at `i`.
@@ -197,6 +219,7 @@ mod tests {
 
     #[test]
     fn plain_numbers_pass_the_filter_and_long_ones_do_not() {
+        let all_plain = |text| long_numbers(text).next().is_none();
         assert!(all_plain(
             r#"{"a": 1.5, "b": [-2, 3e10], "c": "12345678901234567890"}"#
         ));

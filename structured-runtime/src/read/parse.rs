@@ -13,7 +13,6 @@ use crate::read::from_json::{from_json, from_value};
 use crate::read::from_text::{DefaultReason, FromTextError, TextReport, TextSource};
 use crate::read::markdown::{route, Route};
 use crate::read::mode::StructuredOutputMode;
-use crate::read::number::all_plain;
 use crate::read::output::StructuredOutput;
 use crate::read::repair::{
     inexact_number, repair_common, repair_then, used_part, Repair, RepairError, Repaired,
@@ -862,8 +861,8 @@ impl<T: StructuredOutput> Target for Typed<T> {
         // A type whose reading cannot vouch for the value as written is read once as a
         // `Value` and judged from it.
         if T::schema().needs_schema_check() {
-            let (value, floats) = strict_de::value_from_str(json).ok()?;
-            if floats && !all_plain(json) {
+            let (value, long_float) = strict_de::value_from_str(json).ok()?;
+            if long_float.is_some() {
                 return None;
             }
             return self.exact_value(&value);
@@ -872,7 +871,7 @@ impl<T: StructuredOutput> Target for Typed<T> {
         // A float only the text can vouch for: a number read differently is a repair, found
         // the careful way. A part the strict pass could not follow is judged the careful way
         // too (from a `Value`).
-        if noted.loose || (noted.floats && !all_plain(json)) {
+        if noted.loose || noted.long_float().is_some() {
             return None;
         }
         value.validate().is_ok().then_some(value)
@@ -958,8 +957,8 @@ impl Target for Untyped<'_> {
         object_root(self.0)
     }
     fn exact(&self, json: &str) -> Option<Value> {
-        let (value, floats) = strict_de::value_from_str(json).ok()?;
-        if floats && !all_plain(json) {
+        let (value, long_float) = strict_de::value_from_str(json).ok()?;
+        if long_float.is_some() {
             return None;
         }
         self.is_valid(&value).then_some(value)
@@ -1057,8 +1056,8 @@ impl<G: Target> Target for Reshaped<'_, G> {
         self.reshape.root_key.is_some() || self.inner.object_root()
     }
     fn exact(&self, json: &str) -> Option<G::Out> {
-        let (value, floats) = strict_de::value_from_str(json).ok()?;
-        if floats && !all_plain(json) {
+        let (value, long_float) = strict_de::value_from_str(json).ok()?;
+        if long_float.is_some() {
             return None;
         }
         self.inner.exact_value(&self.back_as_sent(value).ok()?)

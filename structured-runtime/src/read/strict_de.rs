@@ -16,10 +16,11 @@
 //! recorded on success).
 
 use std::borrow::Cow;
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::hash::BuildHasherDefault;
 
+use crate::read::number::long_numbers;
 use crate::schema::Pointer;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess,
@@ -96,6 +97,7 @@ pub(crate) fn read_strictly<T: DeserializeOwned>(
 ) -> Result<(T, Noted), StrictDeError> {
     let track = Track {
         unlocated: !locate,
+        text: Some(json),
         ..Track::default()
     };
     let mut de = serde_json::Deserializer::from_str(json);
@@ -116,12 +118,24 @@ pub(crate) fn read_strictly<T: DeserializeOwned>(
 /// What the strict pass noticed on input it accepted.
 #[derive(Debug, Clone, Copy, Default)]
 pub(crate) struct Noted {
-    /// A float was read that only the text can say is the number as written.
-    pub floats: bool,
+    /// [`Noted::long_float`], one past it: a word, where an `Option<usize>` is two (the value
+    /// read is returned beside it, moved by a few stores rather than a copy).
+    long_float_after: Option<std::num::NonZeroUsize>,
     /// Part of the value was read where this adapter cannot follow (serde buffers it: a tagged
     /// or untagged enum, a flattened field, a type that reads any JSON value), so only a check
     /// of the value against the schema says it is exactly as declared.
     pub loose: bool,
+}
+
+impl Noted {
+    /// Where the first number lies, in bytes, that was read as a float only the text can say
+    /// is the number as written ([`Track::saw_float`]) and that is written long (more digits or
+    /// a larger exponent than any float keeps: `read::number::long_numbers`); none, when every
+    /// such float is written short (`0.0`), which any reader reads as written. (0 when the
+    /// reading has no text to look in: from the start.)
+    pub fn long_float(&self) -> Option<usize> {
+        self.long_float_after.map(|after| after.get() - 1)
+    }
 }
 
 /// Deserializes `T` from a value already parsed, exactly as strictly as [`from_str`] reads its
@@ -141,10 +155,15 @@ pub(crate) fn from_value<T: DeserializeOwned>(
 
 /// A `serde_json::Value` from `json`, refusing what `serde_json` would resolve without a word:
 /// a key given twice in one object (serde_json keeps the last). The path is the duplicated
-/// key's. Numbers are `serde_json`'s; the flag says whether a float was read that only the text
-/// can say is the number as written.
-pub(crate) fn value_from_str(json: &str) -> Result<(serde_json::Value, bool), StrictDeError> {
-    let track = Track::default();
+/// key's. Numbers are `serde_json`'s; beside the value, where the first long number lies among
+/// the floats only the text can vouch for ([`Noted::long_float`]).
+pub(crate) fn value_from_str(
+    json: &str,
+) -> Result<(serde_json::Value, Option<usize>), StrictDeError> {
+    let track = Track {
+        text: Some(json),
+        ..Track::default()
+    };
     let mut de = serde_json::Deserializer::from_str(json);
     let result = UniqueKeys { track: &track }
         .deserialize(&mut de)
@@ -153,7 +172,7 @@ pub(crate) fn value_from_str(json: &str) -> Result<(serde_json::Value, bool), St
             Ok(v)
         });
     match result {
-        Ok(value) => Ok((value, track.floats.get())),
+        Ok(value) => Ok((value, track.noted().long_float())),
         Err(error) => Err(track.refusal(error)),
     }
 }
@@ -505,7 +524,7 @@ impl<'de> SeenKeys<'de> {
 /// Builds a `Value` as `serde_json` does, with every object's keys checked for repeats.
 #[derive(Clone, Copy)]
 struct UniqueKeys<'t> {
-    track: &'t Track,
+    track: &'t Track<'t>,
 }
 
 impl<'de> DeserializeSeed<'de> for UniqueKeys<'_> {
@@ -535,6 +554,10 @@ impl<'de> Visitor<'de> for UniqueKeys<'_> {
         Ok(serde_json::Number::from_f64(n).map_or(serde_json::Value::Null, Into::into))
     }
     fn visit_str<E: de::Error>(self, s: &str) -> Result<Self::Value, E> {
+        Ok(s.into())
+    }
+    fn visit_borrowed_str<E: de::Error>(self, s: &'de str) -> Result<Self::Value, E> {
+        self.track.string_at(s);
         Ok(s.into())
     }
     fn visit_string<E: de::Error>(self, s: String) -> Result<Self::Value, E> {
@@ -574,35 +597,110 @@ enum Seg {
     Index(usize),
 }
 
-/// Path segments pushed innermost first while an error travels up, and whether a float was
-/// read that may not be the number as written.
+/// Path segments pushed innermost first while an error travels up, and where the numbers lie
+/// that may not be read as written.
 #[derive(Default)]
-struct Track {
+struct Track<'j> {
     /// Keep no struct key read: a first pass that, on an error, is read again keeping them to
     /// say where it happened.
     unlocated: bool,
     path: RefCell<Vec<Seg>>,
-    /// [`Noted::floats`].
-    floats: std::cell::Cell<bool>,
+    /// The text read, when the reading has one: a string value borrowed from it says where the
+    /// reading is ([`Track::string_at`]).
+    text: Option<&'j str>,
+    /// The address where the last string value read ends (0 before one is): one borrowed from
+    /// the text ends there, before its closing quote.
+    string_end: Cell<usize>,
+    /// The address where the part of the text starts that holds the floats only the text can
+    /// vouch for read since the last string value: where that string ends (0: no such float
+    /// since; 1: no string read before it, from the text's start). The string value read next
+    /// ends the part.
+    open_floats: Cell<usize>,
+    /// [`Noted::long_float`], in the parts ended so far.
+    long_float: Cell<Option<usize>>,
     /// [`Noted::loose`].
-    loose: std::cell::Cell<bool>,
+    loose: Cell<bool>,
 }
 
-impl Track {
+impl Track<'_> {
     fn noted(&self) -> Noted {
+        if self.open_floats.get() != 0 {
+            self.close_floats(usize::MAX);
+        }
         Noted {
-            floats: self.floats.get(),
+            long_float_after: self
+                .long_float
+                .get()
+                .and_then(|at| std::num::NonZeroUsize::new(at.wrapping_add(1))),
             loose: self.loose.get(),
         }
     }
 
     /// A float that only the text can vouch for: zero (an underflow reads as zero) or beyond
     /// the integers a float holds exactly (a long integer reads rounded). Any other float is
-    /// the nearest one to the decimal written, as every JSON reader reads it.
+    /// the nearest one to the decimal written, as every JSON reader reads it. The part of the
+    /// text that holds it starts at the end of the last string value read (values are read in
+    /// the order they are written) and ends where the next one starts.
+    #[inline(always)]
     fn saw_float(&self, x: f64) {
         if x == 0.0 || x.abs() >= 9_007_199_254_740_992.0 {
-            self.floats.set(true);
+            self.open_float_part();
         }
+    }
+
+    /// [`Track::saw_float`] of a float only the text can vouch for.
+    #[cold]
+    #[inline(never)]
+    fn open_float_part(&self) {
+        if self.open_floats.get() == 0 {
+            self.open_floats.set(self.string_end.get().max(1));
+        }
+    }
+
+    /// A string value read (a struct's keys are not seen here: the type reads them itself):
+    /// where it ends is kept, and it ends the part of the text holding the floats read since
+    /// the last one. Addresses, made offsets only when such a float was read: a few
+    /// instructions a string. A string not borrowed from the text (written with an escape, or
+    /// read from a value) is not seen here, and one from elsewhere widens the part to the
+    /// text's start or end ([`Track::close_floats`]).
+    #[inline(always)]
+    fn string_at(&self, string: &str) {
+        if self.open_floats.get() != 0 {
+            self.close_floats(string.as_ptr() as usize);
+        }
+        self.string_end.set(string.as_ptr() as usize + string.len());
+    }
+
+    /// The floats read since [`Track::open_floats`] lie before `end`, the address of a string's
+    /// first byte (`usize::MAX`: the text's end): that part of the text is looked at for a long
+    /// number, once (the parts are apart and in order: no byte is looked at twice). A part
+    /// starts after a string's closing quote and ends before a string's opening quote: outside
+    /// any string.
+    #[cold]
+    #[inline(never)]
+    fn close_floats(&self, end: usize) {
+        let start = self.open_floats.replace(0);
+        if self.long_float.get().is_some() {
+            return;
+        }
+        let found = match self.text {
+            Some(text) => {
+                // An address in the text as an offset in it, moved past the string's quote. Any
+                // other address (1, a string read from elsewhere) widens the part to the text's
+                // start or end.
+                let offset = |address: usize, quote: isize| {
+                    let at = address.wrapping_sub(text.as_ptr() as usize);
+                    (at <= text.len()).then(|| at.saturating_add_signed(quote))
+                };
+                let from = offset(start, 1).unwrap_or(0);
+                let to = offset(end, -1).unwrap_or(text.len());
+                let part = text.get(from..to.max(from)).unwrap_or_default();
+                long_numbers(part).next().map(|(at, _)| from + at)
+            }
+            // No text to look in: from its start.
+            None => Some(0),
+        };
+        self.long_float.set(found);
     }
 
     fn push(&self, seg: Seg) {
@@ -664,7 +762,7 @@ macro_rules! forward_visit {
 /// as well cost more again, 10,982).
 struct Strict<'t, D> {
     de: D,
-    track: &'t Track,
+    track: &'t Track<'t>,
 }
 
 impl<'t, D> Strict<'t, D> {
@@ -760,7 +858,7 @@ impl<'de, 't, D: Deserializer<'de>> Deserializer<'de> for Strict<'t, D> {
 
 struct StrictSeed<'t, S> {
     seed: S,
-    track: &'t Track,
+    track: &'t Track<'t>,
 }
 
 impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for StrictSeed<'_, S> {
@@ -777,7 +875,7 @@ impl<'de, S: DeserializeSeed<'de>> DeserializeSeed<'de> for StrictSeed<'_, S> {
 /// Wraps a visitor so everything nested is read strictly too.
 struct Wrap<'t, V> {
     v: V,
-    track: &'t Track,
+    track: &'t Track<'t>,
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<'_, V> {
@@ -789,9 +887,15 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for Wrap<'_, V> {
 
     forward_visit! {
         visit_bool(bool); visit_i64(i64); visit_u64(u64); visit_i128(i128); visit_u128(u128);
-        visit_char(char); visit_str(&str); visit_borrowed_str(&'de str);
+        visit_char(char); visit_str(&str);
         visit_string(String); visit_bytes(&[u8]); visit_borrowed_bytes(&'de [u8]);
         visit_byte_buf(Vec<u8>);
+    }
+
+    #[inline(always)]
+    fn visit_borrowed_str<E: de::Error>(self, x: &'de str) -> Result<Self::Value, E> {
+        self.track.string_at(x);
+        self.v.visit_borrowed_str(x)
     }
 
     fn visit_f64<E: de::Error>(self, x: f64) -> Result<Self::Value, E> {
@@ -889,7 +993,7 @@ pub(crate) fn whole(x: f64) -> Option<Whole> {
 /// An externally tagged enum: a unit variant read from its name, another from a one-key object.
 struct ExternalEnum<'t, V> {
     v: V,
-    track: &'t Track,
+    track: &'t Track<'t>,
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for ExternalEnum<'_, V> {
@@ -921,7 +1025,7 @@ impl<'de, V: Visitor<'de>> Visitor<'de> for ExternalEnum<'_, V> {
 
 struct Seq<'t, A> {
     seq: A,
-    track: &'t Track,
+    track: &'t Track<'t>,
     index: usize,
 }
 
@@ -954,7 +1058,7 @@ impl<'de, A: SeqAccess<'de>> SeqAccess<'de> for Seq<'_, A> {
 /// A map that is not a struct: values are read strictly, keys as they are.
 struct PlainMap<'t, A> {
     map: A,
-    track: &'t Track,
+    track: &'t Track<'t>,
 }
 
 impl<'de, A: MapAccess<'de>> MapAccess<'de> for PlainMap<'_, A> {
@@ -982,7 +1086,7 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for PlainMap<'_, A> {
 struct StructVisitor<'t, V> {
     v: V,
     fields: &'static [&'static str],
-    track: &'t Track,
+    track: &'t Track<'t>,
 }
 
 impl<'de, V: Visitor<'de>> Visitor<'de> for StructVisitor<'_, V> {
@@ -1040,7 +1144,7 @@ impl Cursor<'_> {
     /// readers above only call it).
     #[cold]
     #[inline(never)]
-    fn locate(&mut self, track: &Track) {
+    fn locate(&mut self, track: &Track<'_>) {
         if self.located {
             return;
         }
@@ -1053,7 +1157,7 @@ impl Cursor<'_> {
 
 struct StructMap<'t, 'c, 'de, A> {
     map: A,
-    track: &'t Track,
+    track: &'t Track<'t>,
     cursor: &'c mut Cursor<'de>,
 }
 
@@ -1323,5 +1427,114 @@ mod tests {
         assert!(from_str::<Outer>(r#"{"items":[],"kind":"low","count":0} x"#).is_err());
         let deep = "[".repeat(100_000);
         assert!(from_str::<Vec<serde_json::Value>>(&deep).is_err());
+    }
+
+    /// A text for [`Probe`]: floats from a pool (zeros, underflows, long integers, plain and
+    /// long fractions), string values plain and escaped, keys plain and escaped.
+    fn probe_text() -> impl proptest::strategy::Strategy<Value = String> {
+        use proptest::prelude::*;
+        let number = prop::sample::select(vec![
+            "0",
+            "0.0",
+            "-0.0",
+            "0e5",
+            "1e-400",
+            "-1e-400",
+            "0.5",
+            "-2.25",
+            "1e300",
+            "7",
+            "123456789012345678901234",
+            "9007199254740993.0",
+            "0.1234567890123456789",
+            "2e-320",
+            "4.9e-324",
+            "1e-330",
+        ]);
+        let string =
+            prop::sample::select(vec!["\"plain\"", "\"a\\\"b\"", "\"\u{e9}t\u{e9}\"", "\"\""]);
+        let key = |name: &'static str, escaped: &'static str| {
+            prop::bool::ANY.prop_map(move |e| if e { escaped } else { name })
+        };
+        (
+            (number.clone(), key("a", "\\u0061")),
+            prop::collection::vec(number.clone(), 0..4),
+            (string.clone(), key("s", "\\u0073")),
+            prop::collection::vec((number.clone(), string.clone()), 0..4),
+            prop::collection::vec(("[a-z]{1,3}", number), 0..3),
+            " {0,2}",
+        )
+            .prop_map(|((a, ka), b, (s, ks), d, m, gap)| {
+                let b = b.join(&format!(",{gap}"));
+                let d: Vec<String> = d
+                    .iter()
+                    .map(|(x, t)| format!(r#"{{"x":{gap}{x}, "t": {t}}}"#))
+                    .collect();
+                let mut keys = std::collections::BTreeSet::new();
+                let m: Vec<String> = m
+                    .iter()
+                    .filter(|(k, _)| keys.insert(k.clone()))
+                    .map(|(k, x)| format!(r#""{k}": {x}"#))
+                    .collect();
+                format!(
+                    r#"{{"{ka}": {a},{gap}"b": [{b}], "{ks}": {s}, "d": [{}], "m": {{{}}}}}"#,
+                    d.join(", "),
+                    m.join(", ")
+                )
+            })
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct Probe {
+        a: f64,
+        b: Vec<f64>,
+        s: String,
+        d: Vec<ProbeItem>,
+        m: std::collections::BTreeMap<String, f64>,
+    }
+
+    #[derive(Debug, Deserialize)]
+    #[allow(dead_code)]
+    struct ProbeItem {
+        x: f64,
+        t: String,
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig {
+            cases: 2000,
+            ..proptest::prelude::ProptestConfig::default()
+        })]
+
+        /// The part of the text looked at again for an inexact number finds what a look at the
+        /// whole text finds whenever a float only the text can vouch for was read (zero, or
+        /// beyond 2^53: the old rule, from serde_json's own reading of the text), for a derived
+        /// type and for a `Value`.
+        #[test]
+        fn the_parts_looked_at_again_find_what_the_whole_text_holds(text in probe_text()) {
+            let value: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+            fn suspicious(v: &serde_json::Value) -> bool {
+                match v {
+                    serde_json::Value::Number(n) => n.is_f64() && n.as_f64().is_some_and(|x| {
+                        x == 0.0 || x.abs() >= 9_007_199_254_740_992.0
+                    }),
+                    serde_json::Value::Array(items) => items.iter().any(suspicious),
+                    serde_json::Value::Object(map) => map.values().any(suspicious),
+                    _ => false,
+                }
+            }
+            let whole = |long_float: Option<usize>| {
+                long_float.and_then(|from| crate::read::repair::inexact_number_from(&text, from))
+            };
+            let expected = suspicious(&value)
+                .then(|| crate::read::repair::inexact_number(&text))
+                .flatten();
+            let (_, noted) = read_strictly::<Probe>(&text, false).expect("reads");
+            proptest::prop_assert_eq!(whole(noted.long_float()), expected.clone(), "{}", text);
+            let (read, long_float) = value_from_str(&text).expect("reads");
+            proptest::prop_assert_eq!(read, value);
+            proptest::prop_assert_eq!(whole(long_float), expected, "{}", text);
+        }
     }
 }

@@ -86,14 +86,12 @@ pub fn read_response(
 /// wrong: a key given twice, or a number no value holds as written (a tool call's arguments
 /// sent as an object are read from it, and must not change on the way).
 pub(super) fn value_as_written(json: &str) -> Result<Value, String> {
-    let (value, floats) =
+    let (value, long_float) =
         crate::read::strict_de::value_from_str(json).map_err(|e| e.to_string())?;
-    if floats {
-        if let Some(number) = crate::read::repair::inexact_number(json) {
-            return Err(number.to_string());
-        }
+    match long_float.and_then(|from| crate::read::repair::inexact_number_from(json, from)) {
+        Some(number) => Err(number.to_string()),
+        None => Ok(value),
     }
-    Ok(value)
 }
 
 /// Reads a response body already parsed.

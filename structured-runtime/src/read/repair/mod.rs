@@ -124,6 +124,20 @@ pub(crate) fn repaired_json(text: &str) -> Result<Repaired<String>, RepairError>
 /// the repairer reads a number. A token that is not a JSON number is left to the JSON reader to
 /// refuse.
 pub(crate) fn inexact_number(json: &str) -> Option<Repair> {
+    inexact_number_from(json, 0)
+}
+
+/// [`inexact_number`] looked for from byte `from` of `json` on (a place outside any string:
+/// where the first long number lies that the strict reading found, `strict_de::Noted`), its
+/// offset in the whole text.
+pub(crate) fn inexact_number_from(json: &str, from: usize) -> Option<Repair> {
+    let mut found = first_inexact(json.get(from..)?)?;
+    found.at += from;
+    Some(found)
+}
+
+/// The first number in `json` that no number value holds as written ([`inexact_number`]).
+fn first_inexact(json: &str) -> Option<Repair> {
     crate::read::number::long_numbers(json).find_map(|(at, token)| {
         let well_formed = token.parse::<f64>().is_ok()
             && !token.starts_with('+')
