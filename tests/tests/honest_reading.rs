@@ -6,7 +6,7 @@ use serde::Deserialize;
 use serde_json::json;
 use structured_runtime::read::repair::RepairKind;
 use structured_runtime::{
-    parse_response, parse_value, ParseError, ParseOptions, Provenance, ResponseSchema,
+    parse_response, parse_value, ParseError, ParseOptions, Provenance, Reading, ResponseSchema,
     SchemaLimits, StructuredOutput, StructuredOutputMode, Warning,
 };
 
@@ -146,6 +146,46 @@ fn a_number_no_float_holds_never_satisfies_a_string_field_silently() {
         .warnings
         .iter()
         .any(|w| matches!(w, Warning::Repair(r) if r.kind == RepairKind::NumberOutOfRange)));
+}
+
+#[test]
+fn a_number_read_differently_is_never_clean_where_the_schema_was_enforced() {
+    // Where the provider promised JSON, the answer as written is taken whole only when every
+    // number in it is the value it is read as: an integer whose digits no float keeps and a
+    // non-zero number read as zero (underflow) are each named, wherever they lie.
+    let open = schema(json!({"type": "object"}));
+    let long = "123456789012345678901234567890";
+    for text in [
+        format!(r#"{{"n": {long}}}"#),
+        format!(r#"{{"a": 0.0, "s": "x", "n": {long}}}"#),
+        format!(r#"{{"s": "x", "n": [1.5, {long}], "t": "y"}}"#),
+        r#"{"z": 0.0, "u": 1e-400}"#.to_string(),
+        r#"{"z": 0.0, "s": "x\"y", "t": "w", "u": [0.25, 1e-400]}"#.to_string(),
+    ] {
+        for mode in [
+            StructuredOutputMode::SchemaEnforced,
+            StructuredOutputMode::ToolUseWorkaround,
+        ] {
+            let read = Reading::new(mode).value(text.as_str(), &open);
+            match read {
+                Ok(read) => assert!(!read.warnings.is_empty(), "{mode:?} {text}: clean"),
+                Err(_) => {}
+            }
+            let strict = ParseOptions::strict();
+            let refused = Reading::new(mode)
+                .options(&strict)
+                .value(text.as_str(), &open);
+            assert!(refused.is_err(), "{mode:?} {text}: {refused:?}");
+        }
+    }
+    // Zeros, plain floats and long fractions (read to the nearest float, as every JSON reader
+    // reads them) are the value written.
+    let plain = r#"{"a": 0.0, "b": 0.5, "c": -0.0e0, "d": 0.1000000000000000000000001}"#;
+    let read = Reading::new(StructuredOutputMode::SchemaEnforced)
+        .value(plain, &open)
+        .unwrap();
+    assert!(read.warnings.is_empty(), "{:?}", read.warnings);
+    assert_eq!(read.provenance, Provenance::Clean);
 }
 
 #[derive(Debug, Deserialize, StructuredOutput)]

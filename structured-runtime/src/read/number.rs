@@ -104,9 +104,7 @@ pub(crate) fn same_number(written: &str, f: f64) -> bool {
 /// may read differently from how they are written.
 pub(crate) fn long_numbers(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let bytes = text.as_bytes();
-    // Most texts hold none, which one look a byte says ([`may_hold_long`]); the tokens are
-    // found only in a text that may.
-    let mut i = if may_hold_long(bytes) { 0 } else { bytes.len() };
+    let mut i = 0;
     std::iter::from_fn(move || loop {
         // Structure, whitespace and literals are skipped a byte at a time by table.
         while bytes.get(i).is_some_and(|&b| !STARTS[usize::from(b)]) {
@@ -140,8 +138,9 @@ pub(crate) fn long_numbers(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// or an exponent, so it holds a run of more than 15 of the bytes a number is written with
 /// before any `e`, or an `e` (`E`) right after one of them. A run in a string (a long figure, a
 /// word with an `e` after a digit) says "may" too: a filter, looking at each byte once, without
-/// telling strings apart.
-fn may_hold_long(bytes: &[u8]) -> bool {
+/// telling strings apart. Before [`long_numbers`] on a short part of a text, where setting out
+/// to skip each string costs more than looking at its bytes.
+pub(crate) fn may_hold_long(bytes: &[u8]) -> bool {
     let numeric = |b: &u8| NUMERIC[usize::from(*b)];
     let mut i = 0;
     while let Some(skip) = bytes

@@ -15,7 +15,8 @@ use crate::read::markdown::{route, Route};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::output::StructuredOutput;
 use crate::read::repair::{
-    inexact_number, repair_common, repair_then, used_part, Repair, RepairError, Repaired,
+    inexact_number, inexact_number_from, repair_common, repair_then, used_part, Repair,
+    RepairError, Repaired,
 };
 use crate::read::reshape::Reshape;
 use crate::read::select;
@@ -1012,15 +1013,19 @@ impl Target for Untyped<'_> {
 /// The value `json` is exactly, or why it is not: a number no value holds as written, a key
 /// given twice, or not JSON.
 fn exact_json(json: &str) -> Result<Value, String> {
-    if let Some(number) = inexact_number(json) {
-        return Err(number.to_string());
+    // A number read differently is named before a key given twice (the whole text looked at
+    // when the reading stopped at the key; else only where a float only the text can vouch for
+    // lies).
+    let (value, long_float) =
+        strict_de::value_from_str(json).map_err(|e| match inexact_number(json) {
+            Some(number) => number.to_string(),
+            None if e.path.is_root() => e.error.to_string(),
+            None => format!("{}: {}", e.path, e.error),
+        })?;
+    match long_float.and_then(|from| inexact_number_from(json, from)) {
+        Some(number) => Err(number.to_string()),
+        None => Ok(value),
     }
-    strict_de::value_from_str(json)
-        .map(|(value, _)| value)
-        .map_err(|e| match e.path.is_root() {
-            true => e.error.to_string(),
-            false => format!("{}: {}", e.path, e.error),
-        })
 }
 
 /// A target read through the shape its request asked for ([`Reshape`]): every value is read

@@ -20,7 +20,7 @@ use std::cell::{Cell, RefCell};
 use std::fmt;
 use std::hash::BuildHasherDefault;
 
-use crate::read::number::long_numbers;
+use crate::read::number::{long_numbers, may_hold_long};
 use crate::schema::Pointer;
 use serde::de::{
     self, DeserializeOwned, DeserializeSeed, Deserializer, IntoDeserializer, MapAccess, SeqAccess,
@@ -695,7 +695,11 @@ impl Track<'_> {
                 let from = offset(start, 1).unwrap_or(0);
                 let to = offset(end, -1).unwrap_or(text.len());
                 let part = text.get(from..to.max(from)).unwrap_or_default();
-                long_numbers(part).next().map(|(at, _)| from + at)
+                // (Most parts hold no long number, which a look at each byte says first.)
+                may_hold_long(part.as_bytes())
+                    .then(|| long_numbers(part).next())
+                    .flatten()
+                    .map(|(at, _)| from + at)
             }
             // No text to look in: from its start.
             None => Some(0),

@@ -57,8 +57,12 @@ pub(crate) fn repair_then(
     if text.trim_start().starts_with(['{', '['])
         && serde_json::from_str::<serde::de::IgnoredAny>(text).is_ok()
     {
-        if let Ok((value, _)) = crate::read::strict_de::value_from_str(text) {
-            if inexact_number(text).is_none() {
+        if let Ok((value, long_float)) = crate::read::strict_de::value_from_str(text) {
+            // (Looked at again only where a float only the text can vouch for lies.)
+            if long_float
+                .and_then(|from| inexact_number_from(text, from))
+                .is_none()
+            {
                 return Ok(Repaired {
                     value,
                     repairs: Vec::new(),
