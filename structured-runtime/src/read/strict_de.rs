@@ -657,9 +657,9 @@ impl Track<'_> {
         }
     }
 
-    /// A string value read (a struct's keys are not seen here: the type reads them itself):
-    /// where it ends is kept, and it ends the part of the text holding the floats read since
-    /// the last one. Addresses, made offsets only when such a float was read: a few
+    /// A string value or a struct's key read ([`KeySeed`]): where it ends is kept, and it ends
+    /// the part of the text holding the floats read since the last one. Addresses, made
+    /// offsets only when such a float was read: a few
     /// instructions a string. A string not borrowed from the text (written with an escape, or
     /// read from a value) is not seen here, and one from elsewhere widens the part to the
     /// text's start or end ([`Track::close_floats`]).
@@ -1199,7 +1199,8 @@ impl<'de, A: MapAccess<'de>> MapAccess<'de> for StructMap<'_, '_, 'de, A> {
         seed: K,
     ) -> Result<Option<K::Value>, A::Error> {
         if self.track.unlocated {
-            let key = self.map.next_key_seed(seed)?;
+            let track = self.track;
+            let key = self.map.next_key_seed(KeySeed { seed, track })?;
             self.cursor.keys += usize::from(key.is_some());
             return Ok(key);
         }
@@ -1254,6 +1255,129 @@ impl<'de, E: de::Error> Deserializer<'de> for KeyStr<'_, 'de, E> {
         bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
         bytes byte_buf option unit unit_struct newtype_struct seq tuple
         tuple_struct map struct enum identifier ignored_any
+    }
+}
+
+/// A struct's key, read by the type's own key reader, where it lies noted
+/// ([`Track::string_at`]): a key ends the part of the text holding the floats read before it
+/// as a string value does, so that part is a value's few bytes, not every string written with
+/// an escape since the last plain one.
+struct KeySeed<'t, K> {
+    seed: K,
+    track: &'t Track<'t>,
+}
+
+impl<'de, K: DeserializeSeed<'de>> DeserializeSeed<'de> for KeySeed<'_, K> {
+    type Value = K::Value;
+    #[inline(always)]
+    fn deserialize<D: Deserializer<'de>>(self, de: D) -> Result<K::Value, D::Error> {
+        self.seed.deserialize(KeyDe {
+            de,
+            track: self.track,
+        })
+    }
+}
+
+/// [`KeySeed`]'s deserializer: the ways a key is read as a string see it; every other way is
+/// the deserializer's own.
+struct KeyDe<'t, D> {
+    de: D,
+    track: &'t Track<'t>,
+}
+
+impl<'t, D> KeyDe<'t, D> {
+    fn seen<V>(self, v: V) -> (D, KeyWrap<'t, V>) {
+        (
+            self.de,
+            KeyWrap {
+                v,
+                track: self.track,
+            },
+        )
+    }
+
+    fn plain<V>(self, v: V) -> (D, V) {
+        (self.de, v)
+    }
+}
+
+impl<'de, D: Deserializer<'de>> Deserializer<'de> for KeyDe<'_, D> {
+    type Error = D::Error;
+
+    forward_de! { seen;
+        deserialize_any(); deserialize_identifier(); deserialize_str(); deserialize_string();
+    }
+
+    forward_de! { plain;
+        deserialize_bool(); deserialize_i8(); deserialize_i16(); deserialize_i32();
+        deserialize_i64(); deserialize_i128(); deserialize_u8(); deserialize_u16();
+        deserialize_u32(); deserialize_u64(); deserialize_u128(); deserialize_f32();
+        deserialize_f64(); deserialize_char(); deserialize_bytes(); deserialize_byte_buf();
+        deserialize_option(); deserialize_unit(); deserialize_unit_struct(name: &'static str);
+        deserialize_newtype_struct(name: &'static str); deserialize_seq();
+        deserialize_tuple(len: usize); deserialize_tuple_struct(name: &'static str, len: usize);
+        deserialize_map();
+        deserialize_struct(name: &'static str, fields: &'static [&'static str]);
+        deserialize_enum(name: &'static str, variants: &'static [&'static str]);
+        deserialize_ignored_any();
+    }
+
+    fn is_human_readable(&self) -> bool {
+        self.de.is_human_readable()
+    }
+}
+
+/// [`KeyDe`]'s visitor: a key borrowed from the text is noted, then given on.
+struct KeyWrap<'t, V> {
+    v: V,
+    track: &'t Track<'t>,
+}
+
+impl<'de, V: Visitor<'de>> Visitor<'de> for KeyWrap<'_, V> {
+    type Value = V::Value;
+
+    fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+        self.v.expecting(f)
+    }
+
+    forward_visit! {
+        visit_bool(bool); visit_i64(i64); visit_u64(u64); visit_i128(i128); visit_u128(u128);
+        visit_f64(f64); visit_char(char); visit_str(&str); visit_string(String);
+        visit_bytes(&[u8]); visit_borrowed_bytes(&'de [u8]); visit_byte_buf(Vec<u8>);
+    }
+
+    #[inline(always)]
+    fn visit_borrowed_str<E: de::Error>(self, x: &'de str) -> Result<Self::Value, E> {
+        self.track.string_at(x);
+        self.v.visit_borrowed_str(x)
+    }
+
+    fn visit_none<E: de::Error>(self) -> Result<V::Value, E> {
+        self.v.visit_none()
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<V::Value, E> {
+        self.v.visit_unit()
+    }
+
+    fn visit_some<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        self.v.visit_some(de)
+    }
+
+    fn visit_newtype_struct<D: Deserializer<'de>>(self, de: D) -> Result<V::Value, D::Error> {
+        self.v.visit_newtype_struct(de)
+    }
+
+    fn visit_seq<A: SeqAccess<'de>>(self, seq: A) -> Result<V::Value, A::Error> {
+        self.v.visit_seq(seq)
+    }
+
+    fn visit_map<A: MapAccess<'de>>(self, map: A) -> Result<V::Value, A::Error> {
+        self.v.visit_map(map)
+    }
+
+    fn visit_enum<A: de::EnumAccess<'de>>(self, data: A) -> Result<V::Value, A::Error> {
+        self.v.visit_enum(data)
     }
 }
 
