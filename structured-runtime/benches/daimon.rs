@@ -6,39 +6,12 @@
 #![allow(dead_code)]
 
 use serde::Deserialize;
-use structured_runtime::StructuredOutput;
 
-/// An emotional appraisal as a PAD vector and a Plutchik label (the type as the examples crate
-/// declares it).
-#[derive(Debug, Deserialize, StructuredOutput)]
-pub struct DaimonAppraisal {
-    #[range(-1.0, 1.0)]
-    #[fallback_keyword]
-    pleasure: f64,
-    #[range(-1.0, 1.0)]
-    #[fallback_keyword]
-    arousal: f64,
-    #[range(-1.0, 1.0)]
-    #[fallback_keyword]
-    dominance: f64,
-    #[enum_values(
-        "joy",
-        "trust",
-        "fear",
-        "surprise",
-        "sadness",
-        "disgust",
-        "anger",
-        "anticipation"
-    )]
-    #[fallback_keyword(default = "anticipation")]
-    primary_emotion: String,
-    secondary_emotion: Option<String>,
-    #[fallback_keyword(excerpt = 100)]
-    trigger: String,
-    #[fallback_keyword(default = "neutral")]
-    memory_bias: String,
-}
+/// The type as the examples crate declares it (the same file, read from there).
+#[path = "../../examples/src/daimon.rs"]
+mod declared;
+
+pub use declared::DaimonAppraisal;
 
 /// The words `primary_emotion` takes.
 const EMOTIONS: [&str; 8] = [
