@@ -11,7 +11,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use structured_examples::{DaimonAppraisal, HeartbeatDecision};
-use structured_fuzz::{is_json, serde_reads_back};
+use structured_fuzz::{is_json, numbers_read_as_written, serde_reads_back};
 use structured_runtime::read::parts::{
     parse_value_json, parse_value_json_nesting_every_item, parse_value_json_within,
 };
@@ -100,6 +100,8 @@ fn holds<T>(parsed: &Parsed<T>, text: &str, options: &ParseOptions) {
     assert!(!options.exact || parsed.provenance == Provenance::Clean);
     if parsed.provenance == Provenance::Clean && !text.is_empty() {
         assert!(is_json(text));
+        // Every number in it is the value read.
+        assert!(numbers_read_as_written(text), "{text:?}");
     }
     if parsed.provenance == Provenance::Clean {
         assert!(parsed.warnings.is_empty() && !parsed.truncated);
