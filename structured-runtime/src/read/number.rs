@@ -228,4 +228,27 @@ mod tests {
         assert!(all_plain(r#"{"a": "\"1e999"}"#));
         assert!(all_plain("no numbers"));
     }
+
+    proptest::proptest! {
+        /// The filter never says "none" where [`long_numbers`] finds one: over texts of
+        /// numbers short and long, with and without exponents, strings holding figures and
+        /// escapes, and structure (each part of a text the strict reading looks at again is
+        /// looked at by it first).
+        #[test]
+        fn may_hold_long_says_may_wherever_long_numbers_finds_one(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    "-?[0-9]{1,20}(\\.[0-9]{1,20})?([eE][-+]?[0-9]{1,4})?",
+                    "\"([a-z0-9e.]|\\\\\")*\"",
+                    "[ ,:\\[\\]{}]{1,3}",
+                ],
+                0..12,
+            )
+        ) {
+            let text = parts.concat();
+            if long_numbers(&text).next().is_some() {
+                proptest::prop_assert!(may_hold_long(text.as_bytes()), "{:?}", text);
+            }
+        }
+    }
 }
