@@ -15,8 +15,7 @@ use crate::read::markdown::{route, Route};
 use crate::read::mode::StructuredOutputMode;
 use crate::read::output::StructuredOutput;
 use crate::read::repair::{
-    inexact_number, inexact_number_from, repair_common, repair_then, used_part, Repair,
-    RepairError, Repaired,
+    repair_common, repair_then, used_part, value_as_written, Repair, RepairError, Repaired,
 };
 use crate::read::reshape::Reshape;
 use crate::read::select;
@@ -965,7 +964,7 @@ impl Target for Untyped<'_> {
         self.is_valid(&value).then_some(value)
     }
     fn explained(&self, json: &str) -> Result<Value, String> {
-        let value = exact_json(json)?;
+        let value = value_as_written(json)?;
         match self.0.check_instance(&value) {
             Ok(()) => Ok(value),
             Err(violations) => Err(violations.to_string()),
@@ -1010,24 +1009,6 @@ impl Target for Untyped<'_> {
     }
 }
 
-/// The value `json` is exactly, or why it is not: a number no value holds as written, a key
-/// given twice, or not JSON.
-fn exact_json(json: &str) -> Result<Value, String> {
-    // A number read differently is named before a key given twice (the whole text looked at
-    // when the reading stopped at the key; else only where a float only the text can vouch for
-    // lies).
-    let (value, long_float) =
-        strict_de::value_from_str(json).map_err(|e| match inexact_number(json) {
-            Some(number) => number.to_string(),
-            None if e.path.is_root() => e.error.to_string(),
-            None => format!("{}: {}", e.path, e.error),
-        })?;
-    match long_float.and_then(|from| inexact_number_from(json, from)) {
-        Some(number) => Err(number.to_string()),
-        None => Ok(value),
-    }
-}
-
 /// A target read through the shape its request asked for ([`Reshape`]): every value is read
 /// back into the schema's own shape first, then given to the target.
 struct Reshaped<'r, G> {
@@ -1068,7 +1049,7 @@ impl<G: Target> Target for Reshaped<'_, G> {
         self.inner.exact_value(&self.back_as_sent(value).ok()?)
     }
     fn explained(&self, json: &str) -> Result<G::Out, String> {
-        let value = self.back_as_sent(exact_json(json)?)?;
+        let value = self.back_as_sent(value_as_written(json)?)?;
         self.inner.explained_value(&value)
     }
     fn explained_value(&self, value: &Value) -> Result<G::Out, String> {

@@ -78,20 +78,9 @@ pub fn read_response(
             return Ok(response);
         }
     }
-    let value = value_as_written(body).map_err(|message| CodecError::NotJson { api, message })?;
+    let value = crate::read::repair::value_as_written(body)
+        .map_err(|message| CodecError::NotJson { api, message })?;
     read_response_value(api, expect, &value)
-}
-
-/// JSON a provider sent (a body, a stream's event) read as written or refused, with what is
-/// wrong: a key given twice, or a number no value holds as written (a tool call's arguments
-/// sent as an object are read from it, and must not change on the way).
-pub(super) fn value_as_written(json: &str) -> Result<Value, String> {
-    let (value, long_float) =
-        crate::read::strict_de::value_from_str(json).map_err(|e| e.to_string())?;
-    match long_float.and_then(|from| crate::read::repair::inexact_number_from(json, from)) {
-        Some(number) => Err(number.to_string()),
-        None => Ok(value),
-    }
 }
 
 /// Reads a response body already parsed.

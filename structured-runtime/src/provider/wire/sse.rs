@@ -136,7 +136,7 @@ pub(super) fn problem(api: WireApi, problem: impl Into<String>) -> CodecError {
 
 /// An event's data as JSON, read as written or refused ([`super::value_as_written`]).
 pub(super) fn data(api: WireApi, event: &Event) -> Result<Value, CodecError> {
-    super::value_as_written(&event.data).map_err(|err| {
+    crate::read::repair::value_as_written(&event.data).map_err(|err| {
         problem(
             api,
             format!("event at line {} is not JSON: {err}", event.line),

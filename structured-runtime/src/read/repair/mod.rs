@@ -131,6 +131,20 @@ pub(crate) fn inexact_number(json: &str) -> Option<Repair> {
     inexact_number_from(json, 0)
 }
 
+/// The `Value` `json` is exactly, or why it is not: a number no value holds as written (named
+/// first), a key given twice, or not JSON. The JSON a provider promised (an enforced answer, a
+/// tool call's arguments, a body) is read by this. The text is looked at again only where the
+/// strict reading found a float only the text can vouch for, or whole when the reading refused
+/// it (a key given twice is reported after a number read differently anywhere).
+pub(crate) fn value_as_written(json: &str) -> Result<serde_json::Value, String> {
+    let (value, long_float) = crate::read::strict_de::value_from_str(json)
+        .map_err(|e| inexact_number(json).map_or_else(|| e.to_string(), |n| n.to_string()))?;
+    match long_float.and_then(|from| inexact_number_from(json, from)) {
+        Some(number) => Err(number.to_string()),
+        None => Ok(value),
+    }
+}
+
 /// [`inexact_number`] looked for from byte `from` of `json` on (a place outside any string:
 /// where the first long number lies that the strict reading found, `strict_de::Noted`), its
 /// offset in the whole text.
