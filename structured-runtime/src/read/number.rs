@@ -139,8 +139,13 @@ pub(crate) fn long_numbers(text: &str) -> impl Iterator<Item = (usize, &str)> {
 /// before any `e`, or an `e` (`E`) right after one of them. A run in a string (a long figure, a
 /// word with an `e` after a digit) says "may" too: a filter, looking at each byte once, without
 /// telling strings apart. Before [`long_numbers`] on a short part of a text, where setting out
-/// to skip each string costs more than looking at its bytes.
+/// to skip each string costs more than looking at its bytes. A text of at most 15 bytes holds
+/// no run that long, so only an `e` can say "may" (the parts looked at again for a zero are
+/// mostly a value's few bytes).
 pub(crate) fn may_hold_long(bytes: &[u8]) -> bool {
+    if bytes.len() <= PLAIN_DIGITS {
+        return bytes.iter().any(|b| b | 0x20 == b'e');
+    }
     let numeric = |b: &u8| NUMERIC[usize::from(*b)];
     let mut i = 0;
     while let Some(skip) = bytes
@@ -239,6 +244,8 @@ mod tests {
             parts in proptest::collection::vec(
                 proptest::prop_oneof![
                     "-?[0-9]{1,20}(\\.[0-9]{1,20})?([eE][-+]?[0-9]{1,4})?",
+                    // Short texts whose one long number is long by its exponent.
+                    "-?[0-9]{1,3}[eE]-?[0-9]{3}",
                     "\"([a-z0-9e.]|\\\\\")*\"",
                     "[ ,:\\[\\]{}]{1,3}",
                 ],

@@ -695,13 +695,9 @@ impl Track<'_> {
                 let from = offset(start, 1).unwrap_or(0);
                 let to = offset(end, -1).unwrap_or(text.len());
                 let part = text.get(from..to.max(from)).unwrap_or_default();
-                // (Most parts hold no long number, which a look at each byte says first; a part
-                // of at most 15 bytes holds one only with an exponent.)
-                let may = match part.len() <= 15 {
-                    true => part.bytes().any(|b| b | 0x20 == b'e'),
-                    false => may_hold_long(part.as_bytes()),
-                };
-                may.then(|| long_numbers(part).next())
+                // (Most parts hold no long number, which a look at each byte says first.)
+                may_hold_long(part.as_bytes())
+                    .then(|| long_numbers(part).next())
                     .flatten()
                     .map(|(at, _)| from + at)
             }
