@@ -8,6 +8,7 @@
 pub(crate) mod byte_table;
 pub mod coerce;
 pub mod extract;
+pub(crate) mod fingerprint;
 pub(crate) mod from_json;
 pub(crate) mod from_text;
 pub(crate) mod held;

@@ -37,9 +37,9 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
+use crate::read::fingerprint::{fingerprint, Fingerprints};
 use crate::read::held::{holds_within, values_within, Skeleton, MAX_WHOLE};
 use crate::read::repair::{hex4, surrogate_pair};
-use crate::read::strict_de::{fingerprint, Fingerprints};
 use crate::schema::checks::asserts_nothing;
 use crate::schema::node::{entry, JsonType, Node, Types};
 use crate::schema::pointer::edit_at;
@@ -369,7 +369,7 @@ impl<'s> Named<'s> {
         let met = self
             .met
             .is_some_and(|met| self.place(name).is_some_and(|i| met & (1 << i) != 0));
-        met || (!self.prints.is_empty() && self.prints.contains(&fingerprint(name)))
+        met || (!self.prints.is_empty() && self.prints.contains(fingerprint(name)))
     }
 
     /// Whether every required name was met, noted as bits; if not, those met are put in `map`
@@ -2813,6 +2813,31 @@ mod tests {
                 String::from_utf8_lossy(&content)
             );
         }
+    }
+
+    /// An object whose names are kept as fingerprints only, wide enough that most are merged
+    /// into the sorted list: an early name is still complete, a name not given is not, and the
+    /// first name given again (after the merges) stops the reading as written.
+    #[test]
+    fn a_wide_object_kept_by_names_knows_each_after_many_merges() {
+        let schema = ResponseSchema::new(
+            "s",
+            serde_json::json!({"type": "object", "properties": {"title": {"type": "string"}}}),
+        )
+        .unwrap();
+        let mut reader = StreamReader::changes_only(&schema);
+        reader.feed(br#"{"title": "rows""#);
+        for i in 0..20_000 {
+            reader.feed(format!(r#", "k{i}": {i}"#).as_bytes());
+        }
+        assert_eq!(reader.status(), StreamStatus::Reading);
+        let at = |name: &str| Pointer::root().key(name);
+        assert!(reader.is_complete(&at("k3")));
+        // (The last number may go on: it is complete once something follows it.)
+        assert!(reader.is_complete(&at("k19998")));
+        assert!(!reader.is_complete(&at("k20000")));
+        reader.feed(br#", "k3": 0"#);
+        assert_eq!(reader.status(), StreamStatus::Unreadable);
     }
 
     /// A list kept as prints notes each item from its own text: one print per distinct item

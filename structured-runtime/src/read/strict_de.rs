@@ -18,8 +18,8 @@
 use std::borrow::Cow;
 use std::cell::{Cell, RefCell};
 use std::fmt;
-use std::hash::BuildHasherDefault;
 
+use crate::read::fingerprint::fingerprint;
 use crate::read::number::{long_numbers, may_hold_long};
 use crate::schema::Pointer;
 use serde::de::{
@@ -439,36 +439,6 @@ impl<'de> Visitor<'de> for KeyText {
 enum SeenKeys<'de> {
     Few(Vec<Cow<'de, str>>),
     Many(Vec<u64>),
-}
-
-/// A set of fingerprints ([`fingerprint`]), each its own hash.
-pub(crate) type Fingerprints = std::collections::HashSet<u64, BuildHasherDefault<Fingerprinted>>;
-
-/// A key's fingerprint (the standard hasher with its fixed keys: the same for a whole run), for
-/// noting a wide object's keys in 8 bytes each: here, and in a stream reader keeping no value.
-pub(crate) fn fingerprint(key: &str) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut hasher = std::hash::DefaultHasher::new();
-    key.hash(&mut hasher);
-    hasher.finish()
-}
-
-/// Hashes a fingerprint by itself: it is one already.
-#[derive(Default)]
-pub(crate) struct Fingerprinted(u64);
-
-impl std::hash::Hasher for Fingerprinted {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, n: u64) {
-        self.0 = n;
-    }
 }
 
 impl Default for SeenKeys<'_> {
