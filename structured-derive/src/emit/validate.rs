@@ -11,12 +11,12 @@ pub fn validate_impl(cont: &Container) -> TokenStream {
     let g = super::generics(cont.original);
     let (impl_generics, ty_generics, where_clause) =
         (&g.impl_generics, &g.ty_generics, &g.where_clause);
-    let whole = cont.attrs.validators.iter().map(|v| {
+    let whole: Vec<TokenStream> = cont.attrs.validators.iter().map(|v| {
         let name = path_string(v);
         quote_spanned! {v.span()=>
             _structured::__private::custom_check(#v, self, #name, __structured_path, __structured_out);
         }
-    });
+    }).collect();
     let checks: Vec<TokenStream> = match &cont.body {
         Body::Struct(fields) => fields
             .iter()
@@ -44,6 +44,9 @@ pub fn validate_impl(cont: &Container) -> TokenStream {
         // A unit variant has no rules: serde only reads allowed names.
         _ => Vec::new(),
     };
+    // The caller's checks of the whole value run once its structure holds (only a type that
+    // has some counts its violations: each line here is compiled for every type derived).
+    let (before, whole) = guarded(&whole);
     quote! {
         #[automatically_derived]
         impl #impl_generics _structured::__private::Validate for #ident #ty_generics #where_clause {
@@ -52,15 +55,28 @@ pub fn validate_impl(cont: &Container) -> TokenStream {
                 __structured_path: &_structured::__private::Path<'_>,
                 __structured_out: &mut ::std::vec::Vec<_structured::__private::Violation>,
             ) {
-                let __structured_before = __structured_out.len();
+                #before
                 #(#checks)*
-                // The caller's checks of the whole value run once its structure holds.
-                if __structured_out.len() == __structured_before {
-                    #(#whole)*
-                }
+                #whole
             }
         }
     }
+}
+
+/// `checks` run only when no violation was found since the start: what notes the count at the
+/// start, and the guarded checks; nothing when there are none.
+fn guarded(checks: &[TokenStream]) -> (TokenStream, TokenStream) {
+    if checks.is_empty() {
+        return (TokenStream::new(), TokenStream::new());
+    }
+    (
+        quote!(let __structured_before = __structured_out.len();),
+        quote! {
+            if __structured_out.len() == __structured_before {
+                #(#checks)*
+            }
+        },
+    )
 }
 
 /// Where a field's value sits, from the value that holds it.
@@ -111,12 +127,14 @@ fn field_checks(f: &Field, access: &TokenStream, at: At) -> TokenStream {
             <#ty as _structured::__private::EnumTarget>::check_enum(#access, &[#(#values),*], __structured_path, __structured_out);
         }
     });
-    let custom = f.attrs.validators.iter().map(|v| {
+    let custom: Vec<TokenStream> = f.attrs.validators.iter().map(|v| {
         let fn_name = path_string(v);
         quote_spanned! {v.span()=>
             _structured::__private::custom_check(#v, #access, #fn_name, __structured_path, __structured_out);
         }
-    });
+    }).collect();
+    // The caller's own checks run once the field's structural rules hold.
+    let (before, custom) = guarded(&custom);
     let path = match at {
         At::Here => quote!(__structured_path),
         At::Key(name) => quote!(&_structured::__private::Path::key(__structured_path, #name)),
@@ -125,17 +143,14 @@ fn field_checks(f: &Field, access: &TokenStream, at: At) -> TokenStream {
     quote! {
         {
             let __structured_path = #path;
-            let __structured_before = __structured_out.len();
+            #before
             <#ty as _structured::__private::SchemaType>::validate_nested(#access, __structured_path, __structured_out);
             #range
             #length
             #pattern
             #format
             #enum_values
-            // The caller's own checks run once the field's structural rules hold.
-            if __structured_out.len() == __structured_before {
-                #(#custom)*
-            }
+            #custom
         }
     }
 }
