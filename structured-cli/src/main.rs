@@ -145,8 +145,8 @@ struct Args {
 /// freed goes back to the system at once. By default glibc raises that threshold to the size of
 /// each such buffer freed (up to 32 MiB): after `stream` lets go of what its reader held (the
 /// sorted names of a wide object: 8 MB of room for a 10 MB answer of them), the final reading's
-/// growing buffers were taken from
-/// the heap instead, and a buffer outgrowing it left its old room there, resident: the 10 MB
+/// growing buffers were taken from the heap instead, and a buffer outgrowing it left its old
+/// room there, resident: the 10 MB
 /// answer of 700,000 members peaked at 32.7 MB through `stream` against 28.9 MB through
 /// `check`, and at 28.8 MB with the threshold kept (`scripts/cli-memory`; the time the same, and
 /// the same for every other shape at 10 and 100 MB). `MALLOC_MMAP_THRESHOLD_=131072` in the
