@@ -41,6 +41,10 @@
 //!   feed costs that only keeps its chunk); `changes_copied_4`: `stream_lean_reader_4` with
 //!   each chunk's changes copied and dropped (less `stream_lean_reader_4`: what building and
 //!   dropping the changes costs);
+//!   `actson_whole`, `actson_4`, `actson_1`: that answer through `actson`'s push parser, whole
+//!   and in 4- and 1-byte chunks, each string and number read off its events (what a push
+//!   parser costs that builds no value, no path and judges nothing: a peer's floor for reading
+//!   in chunks);
 //!   `valid_100k`, `stream_valid_4_100k`:
 //!   `from_json` and `stream_valid_4` on an answer ten times as long (a chunk's cost does not
 //!   grow with what was read before it).
@@ -54,6 +58,10 @@
 //! - `read_body`: reading the runner's OpenAI Chat body (the envelope around the answer);
 //!   `answer_string`: `serde_json` decoding the answer's JSON string alone (what the body holds
 //!   it in: its quotes and line breaks escaped).
+//! - `serde_body`: the same body read by hand with `serde_json` alone (the choices' first
+//!   message's content into a `String`, then that text into `HandChecked` and its ranges
+//!   checked): what reading the provider's answer costs a careful `serde` user, with no request
+//!   built, no mode and nothing reported but the value.
 //! - `runner`: one `run_structured` attempt against an in-memory provider that answers with the
 //!   clean JSON in an OpenAI Chat body: mode resolution, lowering, the body, reading, parsing.
 
@@ -73,8 +81,8 @@ use structured_runtime::{
 #[path = "../benches/heartbeat.rs"]
 mod heartbeat;
 use heartbeat::{
-    answer, chatty, corpus_inputs, long_answer, text_answer, valid_answer, HeartbeatDecision,
-    Offsets, ANSWER,
+    answer, chatty, corpus_inputs, long_answer, text_answer, valid_answer, HandChecked,
+    HeartbeatDecision, Offsets, ANSWER,
 };
 
 /// The answer as a weak model writes it: a line of prose around it, single quotes, trailing
@@ -129,6 +137,64 @@ impl Provider for Canned {
         let reply = self.0.clone();
         async move { Ok(reply) }
     }
+}
+
+/// `text` through `actson`'s push parser in chunks of `chunk` bytes: each chunk pushed as the
+/// parser asks for more, each name and string read as text and each number as a float. What it
+/// reads, summed, so nothing is left unread.
+fn actson_events(text: &[u8], chunk: usize) -> usize {
+    use actson::feeder::PushJsonFeeder;
+    use actson::{JsonEvent, JsonParser};
+    let mut parser = JsonParser::new(PushJsonFeeder::new());
+    let mut pieces = text.chunks(chunk);
+    let mut rest: &[u8] = &[];
+    let mut read = 0usize;
+    loop {
+        let event = match parser.next_event() {
+            Ok(Some(event)) => event,
+            Ok(None) => return read,
+            Err(_) => return 0,
+        };
+        match event {
+            JsonEvent::NeedMoreInput => {
+                if rest.is_empty() {
+                    match pieces.next() {
+                        Some(piece) => rest = black_box(piece),
+                        None => {
+                            parser.feeder.done();
+                            continue;
+                        }
+                    }
+                }
+                // (The feeder takes what fits in its buffer; the rest waits for the next ask.)
+                let took = parser.feeder.push_bytes(rest);
+                rest = rest.get(took..).unwrap_or_default();
+            }
+            JsonEvent::FieldName | JsonEvent::ValueString => {
+                read += parser.current_str().map_or(0, str::len);
+            }
+            JsonEvent::ValueInt | JsonEvent::ValueFloat => {
+                read += parser.current_float().map_or(0, |f| usize::from(f > 0.5));
+            }
+            _ => read += 1,
+        }
+    }
+}
+
+/// An OpenAI Chat body as a `serde` user reads it by hand: the first choice's content.
+#[derive(serde::Deserialize)]
+struct ChatBody {
+    choices: Vec<ChatChoice>,
+}
+
+#[derive(serde::Deserialize)]
+struct ChatChoice {
+    message: ChatMessage,
+}
+
+#[derive(serde::Deserialize)]
+struct ChatMessage {
+    content: String,
 }
 
 /// Polls a future that never waits (the canned provider's) to its end.
@@ -276,6 +342,13 @@ fn main() {
                 black_box(&provider.0),
             )
             .is_ok(),
+            "serde_body" => serde_json::from_str::<ChatBody>(black_box(&provider.0))
+                .ok()
+                .and_then(|body| body.choices.into_iter().next())
+                .and_then(|choice| {
+                    serde_json::from_str::<HandChecked>(&choice.message.content).ok()
+                })
+                .is_some_and(|value| value.valid()),
             "repair_value" => repair(black_box(repaired_json_at.get(i))).is_ok(),
             "repair_json" => repair_json(black_box(repaired_json_at.get(i))).is_ok(),
             "jsonrepair_repaired" => {
@@ -327,6 +400,9 @@ fn main() {
             "value_10k" => {
                 serde_json::from_str::<serde_json::Value>(black_box(valid_at.get(i))).is_ok()
             }
+            "actson_whole" => actson_events(black_box(valid.as_bytes()), usize::MAX) > 0,
+            "actson_4" => actson_events(black_box(valid.as_bytes()), 4) > 0,
+            "actson_1" => actson_events(black_box(valid.as_bytes()), 1) > 0,
             "valid_100k" => HeartbeatDecision::from_json(black_box(valid_100k_at.get(i))).is_ok(),
             "stream_valid_4_100k" => stream_valid(4, false, &valid_100k),
             "stream_lean_1" => stream_valid(1, true, &valid),
@@ -377,7 +453,7 @@ fn main() {
             ))
             .is_ok(),
             other => {
-                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, stream_lean_reader_4, feed_floor_4, changes_copied_4, value_10k, stream_lean_4_str, stream_text_4_str, valid_100k, stream_valid_4_100k, answer_string, read_body or runner (see the top of this file)");
+                eprintln!("unknown path {other:?}: use from_json, repaired, fenced_4k, chatty_4k, chatty_100k, repair_1mb, whole_10k, stream_10k, stream_10k_reader, prefixes_10k, corpus, jsonrepair_1mb, jsonrepair_corpus, repair_value, repair_json, jsonrepair_repaired, stream_reader_4, stream_lean_reader_4, feed_floor_4, changes_copied_4, value_10k, actson_whole, actson_4, actson_1, stream_lean_4_str, stream_text_4_str, valid_100k, stream_valid_4_100k, answer_string, read_body, serde_body or runner (see the top of this file)");
                 std::process::exit(2);
             }
         } as usize;
