@@ -146,10 +146,10 @@ struct Args {
 /// each such buffer freed (up to 32 MiB): after `stream` lets go of what its reader held (the
 /// sorted names of a wide object: 8 MB of room for a 10 MB answer of them), the final reading's
 /// growing buffers were taken from the heap instead, and a buffer outgrowing it left its old
-/// room there, resident: the 10 MB
-/// answer of 700,000 members peaked at 32.7 MB through `stream` against 28.9 MB through
-/// `check`, and at 28.8 MB with the threshold kept (`scripts/cli-memory`; the time the same, and
-/// the same for every other shape at 10 and 100 MB). `MALLOC_MMAP_THRESHOLD_=131072` in the
+/// room there, resident: the 10 MB answer of 700,000 members peaked at 32.7 MB through `stream`
+/// against 28.9 MB through `check`, and at 28.8 MB with the threshold kept
+/// (`scripts/cli-memory`; the time the same, and the same for every other shape at 10 and 100
+/// MB). `MALLOC_MMAP_THRESHOLD_=131072` in the
 /// environment does the same; this is that setting, made by the program.
 fn give_back_large_buffers() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]

@@ -134,7 +134,8 @@ pub(super) fn problem(api: WireApi, problem: impl Into<String>) -> CodecError {
     }
 }
 
-/// An event's data as JSON, read as written or refused ([`super::value_as_written`]).
+/// An event's data as JSON, read as written or refused
+/// ([`crate::read::repair::value_as_written`]).
 pub(super) fn data(api: WireApi, event: &Event) -> Result<Value, CodecError> {
     crate::read::repair::value_as_written(&event.data).map_err(|err| {
         problem(
